@@ -1,0 +1,96 @@
+#include "backends/cpu_avx512/cpu_backend.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/cpu_avx512/cpu_ops.hpp"
+
+namespace dlk::cpu {
+
+CpuBackend::CpuBackend(const core::BackendConfig &config) : config_(config) {}
+
+CpuBackend::~CpuBackend() {
+  // Memory the caller forgot to free goes with the context, as cudaFree does on reset.
+  for (auto &entry : allocations_) std::free(const_cast<void *>(entry.first));
+}
+
+core::DeviceInfo CpuBackend::info() const {
+  const core::CpuFeatures &f = core::cpu_features();
+  core::DeviceInfo d;
+  d.device = f.model;
+  d.isa = core::cpu_isa_name(config_.cpu_isa);
+  // Theoretical peaks: two FMA pipes per core at the nominal clock.
+  const double per_cycle_f32 = config_.cpu_isa == core::CpuIsa::avx512 ? 64
+                               : config_.cpu_isa == core::CpuIsa::avx2 ? 32
+                                                                       : 4;
+  const double bf16_factor = config_.cpu_isa == core::CpuIsa::avx512 && f.avx512_bf16 ? 2 : 1;
+  const double int8_factor = config_.cpu_isa == core::CpuIsa::avx512 && f.avx512_vnni ? 4
+                             : config_.cpu_isa != core::CpuIsa::scalar             ? 2
+                                                                                   : 1;
+  const double cycles = f.nominal_hz * config_.num_threads;
+  d.peak_f32_flops = per_cycle_f32 * cycles;
+  d.peak_f16_flops = per_cycle_f32 * cycles;
+  d.peak_bf16_flops = per_cycle_f32 * bf16_factor * cycles;
+  d.peak_int8_ops = per_cycle_f32 * int8_factor * cycles;
+  d.memory_bandwidth = 0;  // no datasheet figure to read: dlk-perf measures it
+  return d;
+}
+
+bool CpuBackend::supports(dlk_op, dlk_dtype, dlk_dtype, dlk_dtype) const {
+  // The reference implementations cover every combination core validates.
+  return true;
+}
+
+void *CpuBackend::allocate(size_t bytes) {
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64, rounded);
+  if (!p) throw core::Error(DLK_STATUS_OUT_OF_MEMORY, "dlk_malloc: cannot allocate " +
+                                                          std::to_string(bytes) + " bytes");
+  std::lock_guard<std::mutex> lock(allocations_mutex_);
+  allocations_[p] = bytes;
+  return p;
+}
+
+void CpuBackend::deallocate(void *ptr) {
+  {
+    std::lock_guard<std::mutex> lock(allocations_mutex_);
+    allocations_.erase(ptr);
+  }
+  std::free(ptr);
+}
+
+bool CpuBackend::owns(const void *ptr) const {
+  std::lock_guard<std::mutex> lock(allocations_mutex_);
+  return allocations_.count(ptr) != 0;
+}
+
+void CpuBackend::copy(void *dst, const void *src, size_t bytes, dlk_copy_kind) {
+  std::memcpy(dst, src, bytes);
+}
+
+core::OpResult CpuBackend::gemm(const core::GemmArgs &args) {
+  return gemm_reference(args, config_.num_threads);
+}
+core::OpResult CpuBackend::conv2d_forward(const core::Conv2dArgs &args) {
+  return conv2d_forward_im2col(args, config_.num_threads);
+}
+core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
+  return conv2d_backward_data_col2im(args, config_.num_threads);
+}
+core::OpResult CpuBackend::conv2d_backward_weights(const core::Conv2dArgs &args) {
+  return conv2d_backward_weights_im2col(args, config_.num_threads);
+}
+core::OpResult CpuBackend::pool2d_forward(const core::Pool2dArgs &args) {
+  return pool2d_forward_reference(args, config_.num_threads);
+}
+core::OpResult CpuBackend::pool2d_backward(const core::Pool2dArgs &args) {
+  return pool2d_backward_reference(args, config_.num_threads);
+}
+
+}  // namespace dlk::cpu
+
+namespace dlk::core {
+std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config) {
+  return std::make_unique<cpu::CpuBackend>(config);
+}
+}  // namespace dlk::core

@@ -1,0 +1,81 @@
+// C ABI: 2-D convolution, forward and backward.
+#include "core/api_guard.hpp"
+#include "core/context.hpp"
+#include "core/validate.hpp"
+
+using namespace dlk::core;
+
+extern "C" {
+
+void dlk_conv2d_desc_init(dlk_conv2d_desc *desc, dlk_dtype dtype, int64_t n, int64_t c, int64_t h,
+                          int64_t w, int64_t k, int64_t kh, int64_t kw) {
+  if (!desc) return;
+  *desc = dlk_conv2d_desc{};
+  desc->format = DLK_FORMAT_NCHW;
+  desc->n = n, desc->c = c, desc->h = h, desc->w = w, desc->k = k, desc->kh = kh, desc->kw = kw;
+  desc->stride_h = desc->stride_w = 1;
+  desc->dilation_h = desc->dilation_w = 1;
+  desc->groups = 1;
+  desc->src_type = desc->weights_type = desc->dst_type = dtype;
+  desc->scale_mode = DLK_SCALE_NONE;
+}
+
+dlk_status dlk_conv2d_output_shape(const dlk_conv2d_desc *desc, int64_t *oh, int64_t *ow) {
+  return api_guard("dlk_conv2d_output_shape", [&] {
+    constexpr const char *call = "dlk_conv2d_output_shape";
+    const Conv2dArgs args = validate_conv2d_desc(call, desc, DLK_OP_CONV2D_FORWARD);
+    if (!oh) throw_invalid(call, "oh", "must not be NULL");
+    if (!ow) throw_invalid(call, "ow", "must not be NULL");
+    *oh = args.oh;
+    *ow = args.ow;
+  });
+}
+
+dlk_status dlk_conv2d_forward(dlk_context_t context, const dlk_conv2d_desc *desc, const void *src,
+                              const void *weights, const float *bias, void *dst) {
+  return api_guard("dlk_conv2d_forward", [&] {
+    constexpr const char *call = "dlk_conv2d_forward";
+    constexpr dlk_op op = DLK_OP_CONV2D_FORWARD;
+    dlk_context &ctx = checked_context(call, context);
+    Conv2dArgs args = validate_conv2d_desc(call, desc, op);
+    args.src = src, args.weights = weights, args.bias = bias, args.dst = dst;
+    validate_conv2d_forward(args);
+    require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
+    if (desc->n == 0) return;
+    run_op(ctx, summarize_conv2d(op, args), [&] { return ctx.backend->conv2d_forward(args); });
+  });
+}
+
+dlk_status dlk_conv2d_backward_data(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                    const void *diff_dst, const void *weights, void *diff_src) {
+  return api_guard("dlk_conv2d_backward_data", [&] {
+    constexpr const char *call = "dlk_conv2d_backward_data";
+    constexpr dlk_op op = DLK_OP_CONV2D_BACKWARD_DATA;
+    dlk_context &ctx = checked_context(call, context);
+    Conv2dArgs args = validate_conv2d_desc(call, desc, op);
+    args.diff_dst = diff_dst, args.weights = weights, args.diff_src = diff_src;
+    validate_conv2d_backward_data(args);
+    require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
+    if (desc->n == 0) return;
+    run_op(ctx, summarize_conv2d(op, args), [&] { return ctx.backend->conv2d_backward_data(args); });
+  });
+}
+
+dlk_status dlk_conv2d_backward_weights(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                       const void *src, const void *diff_dst, void *diff_weights,
+                                       float *diff_bias) {
+  return api_guard("dlk_conv2d_backward_weights", [&] {
+    constexpr const char *call = "dlk_conv2d_backward_weights";
+    constexpr dlk_op op = DLK_OP_CONV2D_BACKWARD_WEIGHTS;
+    dlk_context &ctx = checked_context(call, context);
+    Conv2dArgs args = validate_conv2d_desc(call, desc, op);
+    args.src = src, args.diff_dst = diff_dst, args.diff_weights = diff_weights,
+    args.diff_bias = diff_bias;
+    validate_conv2d_backward_weights(args);
+    require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
+    // An empty batch still writes: the gradients of nothing are zero.
+    run_op(ctx, summarize_conv2d(op, args), [&] { return ctx.backend->conv2d_backward_weights(args); });
+  });
+}
+
+}  // extern "C"

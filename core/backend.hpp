@@ -1,0 +1,82 @@
+// The backend interface: the one header a backend includes from core. A backend
+// is one object per device; core validates every argument before calling it, times
+// the call and prints the verbose line, so a backend only computes.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/cpu_features.hpp"
+#include "core/error.hpp"
+#include "core/numeric.hpp"
+#include "core/op_args.hpp"
+#include "dlk/dlk.h"
+
+namespace dlk::core {
+
+enum class CpuIsa { scalar = 0, avx2 = 1, avx512 = 2 };
+const char *cpu_isa_name(CpuIsa isa);
+
+// The context's resolved configuration (code over environment over default).
+struct BackendConfig {
+  CpuIsa cpu_isa = CpuIsa::scalar;  // highest ISA the CPU may use, already capped by the hardware
+  int num_threads = 1;
+  int verbose = 0;
+  std::string fpga_sim_config;  // empty: built-in
+  int device = 0;
+  void *stream = nullptr;
+};
+
+struct DeviceInfo {
+  std::string device;
+  std::string isa;
+  double peak_f32_flops = 0, peak_f16_flops = 0, peak_bf16_flops = 0, peak_int8_ops = 0;
+  double memory_bandwidth = 0;
+};
+
+// What the backend reports back about one op: the implementation that ran
+// (names the ISA and kernel, as oneDNN's verbose does) and, for a simulator,
+// the simulated cycles.
+struct OpResult {
+  std::string implementation;
+  double sim_cycles = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual const char *name() const = 0;
+  virtual DeviceInfo info() const = 0;
+  virtual bool supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const = 0;
+
+  // Memory. Errors are thrown as dlk::core::Error.
+  virtual void *allocate(size_t bytes) = 0;
+  virtual void deallocate(void *ptr) = 0;
+  // Whether ptr came from allocate() on this backend and is still live.
+  virtual bool owns(const void *ptr) const = 0;
+  virtual void copy(void *dst, const void *src, size_t bytes, dlk_copy_kind kind) = 0;
+  virtual void synchronize() = 0;
+
+  // Ops. Called only for (op, types) where supports() is true.
+  virtual OpResult gemm(const GemmArgs &args) = 0;
+  virtual OpResult conv2d_forward(const Conv2dArgs &args) = 0;
+  virtual OpResult conv2d_backward_data(const Conv2dArgs &args) = 0;
+  virtual OpResult conv2d_backward_weights(const Conv2dArgs &args) = 0;
+  virtual OpResult pool2d_forward(const Pool2dArgs &args) = 0;
+  virtual OpResult pool2d_backward(const Pool2dArgs &args) = 0;
+};
+
+// Backends built into libdlk define these; core's registry is the only caller.
+std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config);
+
+// A backend built as a separate module (libdlk_<name>.so) exports this C symbol,
+// which core finds with dlsym after dlopen. api_version guards against a module
+// built from another dlk.
+#define DLK_BACKEND_MODULE_API_VERSION 1
+#define DLK_BACKEND_MODULE_ENTRY "dlk_backend_module_create"
+using BackendModuleCreateFn = Backend *(*)(int api_version, const BackendConfig *config,
+                                           char *error, size_t error_size);
+
+}  // namespace dlk::core

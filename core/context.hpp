@@ -1,0 +1,30 @@
+// A context: one backend object, its configuration, and the record of its last op.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "core/backend.hpp"
+#include "core/env_config.hpp"
+#include "core/op_record.hpp"
+
+struct dlk_context {
+  dlk::core::ContextConfig config;
+  std::unique_ptr<dlk::core::Backend> backend;
+  dlk_op_record last_op{};
+};
+
+namespace dlk::core {
+
+// The context, or an invalid-argument error naming `call` when it is NULL.
+dlk_context &checked_context(const char *call, dlk_context_t context);
+
+// Throws DLK_STATUS_UNSUPPORTED naming the backend and types when the backend
+// does not implement the op for them.
+void require_supported(const char *call, const dlk_context &ctx, dlk_op op, dlk_dtype a,
+                       dlk_dtype b, dlk_dtype c);
+
+// Runs one op on the backend: times it, keeps its record, prints the verbose line.
+void run_op(dlk_context &ctx, const OpSummary &summary, const std::function<OpResult()> &body);
+
+}  // namespace dlk::core

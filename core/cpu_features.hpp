@@ -1,0 +1,18 @@
+// What the CPU and the operating system let us run, read once with cpuid/xgetbv.
+#pragma once
+
+#include <string>
+
+namespace dlk::core {
+
+struct CpuFeatures {
+  bool avx2 = false, fma = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
+  bool avx512_vnni = false, avx512_bf16 = false, avx512_fp16 = false;
+  std::string model;       // brand string
+  double nominal_hz = 0;   // cpufreq's maximum, else /proc/cpuinfo; 0 when neither says
+};
+
+const CpuFeatures &cpu_features();
+
+}  // namespace dlk::core

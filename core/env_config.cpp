@@ -1,0 +1,150 @@
+#include "core/env_config.hpp"
+
+#include <sched.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+#include "core/cpu_features.hpp"
+
+namespace dlk::core {
+namespace {
+
+constexpr const char *kCall = "dlk_context_create";
+const std::vector<std::string> kBackends = {"auto", "cpu", "cuda", "fpga_sim"};
+const std::vector<std::string> kIsas = {"avx512", "avx2", "scalar"};
+
+std::string join(const std::vector<std::string> &values) {
+  std::string s;
+  for (const auto &v : values) s += (s.empty() ? "" : ", ") + v;
+  return s;
+}
+
+// The value from code when given, else from the environment, else empty; `source`
+// names where it came from, for the error message.
+std::string pick(const char *from_code, const char *option_name, const char *env_name,
+                 std::string &source) {
+  if (from_code) {
+    source = option_name;
+    return from_code;
+  }
+  const char *env = std::getenv(env_name);
+  source = env_name;
+  return env ? env : "";
+}
+
+std::string choice(const std::string &value, const std::string &source,
+                   const std::vector<std::string> &valid) {
+  for (const auto &v : valid)
+    if (value == v) return value;
+  throw_invalid(kCall, source.c_str(),
+                "has unknown value '" + value + "'; valid values: " + join(valid));
+}
+
+int parse_int(const std::string &value, const std::string &source, int lo, int hi) {
+  errno = 0;
+  char *end = nullptr;
+  const long v = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+    throw_invalid(kCall, source.c_str(),
+                  "has value '" + value + "'; valid values: an integer from " +
+                      std::to_string(lo) + " to " + std::to_string(hi));
+  return static_cast<int>(v);
+}
+
+CpuIsa best_isa() {
+  const CpuFeatures &f = cpu_features();
+  if (f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq) return CpuIsa::avx512;
+  if (f.avx2 && f.fma) return CpuIsa::avx2;
+  return CpuIsa::scalar;
+}
+
+CpuIsa isa_from_name(const std::string &name) {
+  if (name == "avx512") return CpuIsa::avx512;
+  if (name == "avx2") return CpuIsa::avx2;
+  return CpuIsa::scalar;
+}
+
+int cores_available() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  const int n = CPU_COUNT(&set);
+  return n > 0 ? n : 1;
+}
+
+}  // namespace
+
+const char *cpu_isa_name(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::avx512: return "avx512";
+    case CpuIsa::avx2: return "avx2";
+    case CpuIsa::scalar: return "scalar";
+  }
+  return "scalar";
+}
+
+const std::vector<EnvVar> &env_vars() {
+  static const std::vector<EnvVar> vars = {
+      {"DLK_BACKEND", "auto, cpu, cuda, fpga_sim", "auto",
+       "default backend of a new context; auto = cuda when usable, else cpu"},
+      {"DLK_CPU_ISA", "avx512, avx2, scalar", "the best the CPU has",
+       "highest ISA the CPU backend may use"},
+      {"DLK_NUM_THREADS", "integer >= 1", "the cores the process may run on", "CPU threads"},
+      {"DLK_VERBOSE", "0, 1, 2", "0",
+       "1: one line per op on stderr; 2: also dispatch decisions"},
+      {"DLK_FPGA_SIM_CONFIG", "path", "built-in array", "accelerator description (JSON)"},
+  };
+  return vars;
+}
+
+ContextConfig resolve_context_config(const dlk_context_options *options) {
+  dlk_context_options defaults;
+  dlk_context_options_init(&defaults);
+  const dlk_context_options &o = options ? *options : defaults;
+  ContextConfig cfg;
+  std::string source;
+
+  std::string backend = pick(o.backend, "options->backend", "DLK_BACKEND", source);
+  cfg.backend = backend.empty() ? "auto" : choice(backend, source, kBackends);
+
+  const CpuIsa hardware = best_isa();
+  std::string isa = pick(o.cpu_isa, "options->cpu_isa", "DLK_CPU_ISA", source);
+  if (isa.empty()) {
+    cfg.backend_config.cpu_isa = hardware;
+  } else {
+    const CpuIsa asked = isa_from_name(choice(isa, source, kIsas));
+    cfg.backend_config.cpu_isa = asked < hardware ? asked : hardware;
+    if (asked > hardware)
+      cfg.decisions.push_back(std::string("cpu_isa: ") + source + "=" + isa +
+                              " capped to " + cpu_isa_name(hardware) + " (what this CPU has)");
+  }
+
+  if (o.num_threads < 0)
+    throw_invalid(kCall, "options->num_threads", "must be >= 0 (0: from DLK_NUM_THREADS)");
+  if (o.num_threads > 0) {
+    cfg.backend_config.num_threads = o.num_threads;
+  } else if (const char *env = std::getenv("DLK_NUM_THREADS")) {
+    cfg.backend_config.num_threads = parse_int(env, "DLK_NUM_THREADS", 1, 4096);
+  } else {
+    cfg.backend_config.num_threads = cores_available();
+  }
+
+  if (o.verbose < -1 || o.verbose > 2)
+    throw_invalid(kCall, "options->verbose", "must be -1 (from DLK_VERBOSE), 0, 1 or 2");
+  if (o.verbose >= 0) {
+    cfg.backend_config.verbose = o.verbose;
+  } else if (const char *env = std::getenv("DLK_VERBOSE")) {
+    cfg.backend_config.verbose = parse_int(env, "DLK_VERBOSE", 0, 2);
+  }
+
+  cfg.backend_config.fpga_sim_config =
+      pick(o.fpga_sim_config, "options->fpga_sim_config", "DLK_FPGA_SIM_CONFIG", source);
+  if (o.device < 0) throw_invalid(kCall, "options->device", "must be >= 0");
+  cfg.backend_config.device = o.device;
+  cfg.backend_config.stream = o.stream;
+  return cfg;
+}
+
+}  // namespace dlk::core

@@ -1,0 +1,28 @@
+// Errors inside dlk are exceptions of one type, turned into a dlk_status and a
+// thread-local message at the C ABI boundary (core/api_guard.hpp).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "dlk/dlk.h"
+
+namespace dlk::core {
+
+class Error : public std::runtime_error {
+ public:
+  Error(dlk_status status, const std::string &message)
+      : std::runtime_error(message), status_(status) {}
+  dlk_status status() const { return status_; }
+
+ private:
+  dlk_status status_;
+};
+
+// "<call>: argument '<argument>' <rule>" — every invalid-argument message has this
+// shape, so a user (and the validation tests) find the argument by name.
+[[noreturn]] void throw_invalid(const char *call, const char *argument, const std::string &rule);
+[[noreturn]] void throw_unsupported(const char *call, const std::string &what);
+[[noreturn]] void throw_runtime(const std::string &what);
+
+}  // namespace dlk::core

@@ -1,0 +1,48 @@
+#include "core/registry.hpp"
+
+#include "core/module_loader.hpp"
+
+namespace dlk::core {
+namespace {
+
+struct BackendEntry {
+  const char *name;
+  std::unique_ptr<Backend> (*create)(const BackendConfig &);
+};
+
+std::unique_ptr<Backend> create_cuda(const BackendConfig &config) {
+  return load_backend_module("cuda", config);
+}
+
+std::unique_ptr<Backend> create_fpga_sim(const BackendConfig &) {
+  throw Error(DLK_STATUS_BACKEND_UNAVAILABLE,
+              "backend 'fpga_sim': not part of this build of dlk yet");
+}
+
+// In the order auto tries them.
+const BackendEntry kBackends[] = {
+    {"cuda", create_cuda},
+    {"cpu", make_cpu_backend},
+    {"fpga_sim", create_fpga_sim},
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> create_backend(const std::string &name, const BackendConfig &config,
+                                        std::vector<std::string> &decisions) {
+  if (name != "auto") {
+    for (const auto &entry : kBackends)
+      if (name == entry.name) return entry.create(config);
+    throw Error(DLK_STATUS_INVALID_ARGUMENT, "unknown backend '" + name + "'");
+  }
+  try {
+    auto cuda = create_cuda(config);
+    decisions.push_back("backend: auto chose cuda");
+    return cuda;
+  } catch (const Error &e) {
+    decisions.push_back(std::string("backend: auto skipped cuda (") + e.what() + "), chose cpu");
+  }
+  return make_cpu_backend(config);
+}
+
+}  // namespace dlk::core

@@ -1,0 +1,60 @@
+// Argument validation, in one place for every op (oneDNN's common-file pattern):
+// each function checks every rule of its call, throws the first broken one as an
+// invalid-argument Error naming the argument, and returns the normalised args.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/op_args.hpp"
+
+namespace dlk::core {
+
+GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, void *c,
+                       std::vector<float> &multiplier_storage);
+
+// Shape-only rules, shared by dlk_conv2d_output_shape and the ops.
+Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, dlk_op op);
+void validate_conv2d_forward(Conv2dArgs &args);
+void validate_conv2d_backward_data(Conv2dArgs &args);
+void validate_conv2d_backward_weights(Conv2dArgs &args);
+
+Pool2dArgs validate_pool2d_desc(const char *call, const dlk_pool2d_desc *desc, dlk_op op);
+void validate_pool2d_forward(Pool2dArgs &args);
+void validate_pool2d_backward(Pool2dArgs &args);
+
+// Helpers the validators share.
+namespace check {
+
+// a * b, or an invalid-argument error on `argument` when it overflows int64.
+int64_t mul(const char *call, const char *argument, int64_t a, int64_t b);
+int64_t add(const char *call, const char *argument, int64_t a, int64_t b);
+
+// The bytes a tensor spans, from its element strides; 0 when any dim is 0.
+struct Span {
+  const void *ptr = nullptr;
+  int64_t bytes = 0;
+  const char *name = "";
+};
+// dims and strides in elements, counted from the first element.
+Span span(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
+          const std::vector<int64_t> &dims, const std::vector<int64_t> &strides);
+// Dense tensor with `elements` elements.
+Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype, int64_t elements);
+
+void not_null(const char *call, const Span &s);
+// The output must not share a byte with any input.
+void no_overlap(const char *call, const Span &output, const Span &input);
+
+void at_least(const char *call, const char *argument, int64_t value, int64_t minimum,
+              const std::string &why = "");
+bool is_int8(dlk_dtype t);
+bool is_float(dlk_dtype t);
+void zero_point_fits(const char *call, const char *argument, int32_t zero_point, dlk_dtype t);
+// scales[0..count) exist (non-NULL) and are finite.
+void scales(const char *call, const float *scales, int64_t count);
+std::string valid_list(const std::vector<std::string> &items);
+
+}  // namespace check
+}  // namespace dlk::core

@@ -1,0 +1,93 @@
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/validate.hpp"
+
+namespace dlk::core::check {
+
+int64_t mul(const char *call, const char *argument, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw_invalid(call, argument, "makes a size that overflows 64 bits");
+  return r;
+}
+
+int64_t add(const char *call, const char *argument, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    throw_invalid(call, argument, "makes a size that overflows 64 bits");
+  return r;
+}
+
+Span span(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
+          const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+  Span s;
+  s.ptr = ptr;
+  s.name = name;
+  int64_t last = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0) return s;
+    last = add(call, name, last, mul(call, name, dims[i] - 1, strides[i]));
+  }
+  s.bytes = mul(call, name, add(call, name, last, 1), static_cast<int64_t>(dlk_dtype_size(dtype)));
+  return s;
+}
+
+Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype, int64_t elements) {
+  Span s;
+  s.ptr = ptr;
+  s.name = name;
+  s.bytes = mul(call, name, elements, static_cast<int64_t>(dlk_dtype_size(dtype)));
+  return s;
+}
+
+void not_null(const char *call, const Span &s) {
+  if (s.bytes > 0 && !s.ptr) throw_invalid(call, s.name, "must not be NULL");
+}
+
+void no_overlap(const char *call, const Span &output, const Span &input) {
+  if (output.bytes == 0 || input.bytes == 0) return;
+  const auto o = reinterpret_cast<uintptr_t>(output.ptr);
+  const auto i = reinterpret_cast<uintptr_t>(input.ptr);
+  if (o < i + static_cast<uintptr_t>(input.bytes) && i < o + static_cast<uintptr_t>(output.bytes))
+    throw_invalid(call, output.name, std::string("overlaps '") + input.name +
+                                         "' (outputs must not alias inputs)");
+}
+
+void at_least(const char *call, const char *argument, int64_t value, int64_t minimum,
+              const std::string &why) {
+  if (value < minimum)
+    throw_invalid(call, argument, "is " + std::to_string(value) + "; must be >= " +
+                                      std::to_string(minimum) + (why.empty() ? "" : " (" + why + ")"));
+}
+
+bool is_int8(dlk_dtype t) { return t == DLK_DTYPE_S8 || t == DLK_DTYPE_U8; }
+bool is_float(dlk_dtype t) {
+  return t == DLK_DTYPE_F32 || t == DLK_DTYPE_F16 || t == DLK_DTYPE_BF16;
+}
+
+void zero_point_fits(const char *call, const char *argument, int32_t zero_point, dlk_dtype t) {
+  int32_t lo = 0, hi = 0;
+  if (t == DLK_DTYPE_U8) hi = 255;
+  if (t == DLK_DTYPE_S8) lo = -128, hi = 127;
+  if (zero_point < lo || zero_point > hi)
+    throw_invalid(call, argument,
+                  "is " + std::to_string(zero_point) + "; must be in [" + std::to_string(lo) + ", " +
+                      std::to_string(hi) + "] for " + dlk_dtype_name(t) +
+                      (is_int8(t) ? "" : " (zero points apply to int8 tensors only)"));
+}
+
+void scales(const char *call, const float *values, int64_t count) {
+  if (!values) throw_invalid(call, "scales", "must not be NULL when scale_mode is not DLK_SCALE_NONE");
+  for (int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(values[i]))
+      throw_invalid(call, "scales", "[" + std::to_string(i) + "] is not finite");
+}
+
+std::string valid_list(const std::vector<std::string> &items) {
+  std::string s;
+  for (const auto &i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+}  // namespace dlk::core::check

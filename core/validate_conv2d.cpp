@@ -1,0 +1,188 @@
+#include <string>
+
+#include "core/error.hpp"
+#include "core/validate.hpp"
+
+namespace dlk::core {
+namespace {
+
+bool known_dtype(dlk_dtype t) { return dlk_dtype_size(t) != 0; }
+
+void check_types(const char *call, const dlk_conv2d_desc &d, dlk_op op) {
+  if (!known_dtype(d.src_type)) throw_invalid(call, "src_type", "is not a dlk_dtype value");
+  if (!known_dtype(d.weights_type)) throw_invalid(call, "weights_type", "is not a dlk_dtype value");
+  if (!known_dtype(d.dst_type)) throw_invalid(call, "dst_type", "is not a dlk_dtype value");
+  const std::string combo = std::string(dlk_dtype_name(d.src_type)) + ":" +
+                            dlk_dtype_name(d.weights_type) + ":" + dlk_dtype_name(d.dst_type);
+  const char *float_rule = "f32:f32:f32, f16:f16:f16, bf16:bf16:bf16";
+  if (check::is_float(d.src_type)) {
+    if (d.weights_type != d.src_type)
+      throw_invalid(call, "weights_type", "gives " + combo + " (src:weights:dst); valid: " + float_rule);
+    if (d.dst_type != d.src_type)
+      throw_invalid(call, "dst_type", "gives " + combo + " (src:weights:dst); valid: " + float_rule);
+    return;
+  }
+  if (op != DLK_OP_CONV2D_FORWARD)
+    throw_invalid(call, "src_type", std::string("is ") + dlk_dtype_name(d.src_type) +
+                                        "; backward passes take f32, f16 or bf16");
+  const std::string int_rule =
+      std::string(float_rule) + ", and for the forward pass u8|s8:s8:s32|f32|s8|u8";
+  if (!check::is_int8(d.src_type))
+    throw_invalid(call, "src_type", "gives " + combo + " (src:weights:dst); valid: " + int_rule);
+  if (d.weights_type != DLK_DTYPE_S8)
+    throw_invalid(call, "weights_type", "gives " + combo + " (src:weights:dst); valid: " + int_rule);
+  if (d.dst_type == DLK_DTYPE_F16 || d.dst_type == DLK_DTYPE_BF16)
+    throw_invalid(call, "dst_type", "gives " + combo + " (src:weights:dst); valid: " + int_rule);
+}
+
+}  // namespace
+
+Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, dlk_op op) {
+  if (!desc) throw_invalid(call, "desc", "must not be NULL");
+  const dlk_conv2d_desc &d = *desc;
+  if (d.format != DLK_FORMAT_NCHW && d.format != DLK_FORMAT_NHWC)
+    throw_invalid(call, "format", "must be DLK_FORMAT_NCHW or DLK_FORMAT_NHWC");
+  check::at_least(call, "n", d.n, 0);
+  check::at_least(call, "c", d.c, 1);
+  check::at_least(call, "h", d.h, 1);
+  check::at_least(call, "w", d.w, 1);
+  check::at_least(call, "k", d.k, 1);
+  check::at_least(call, "kh", d.kh, 1);
+  check::at_least(call, "kw", d.kw, 1);
+  check::at_least(call, "stride_h", d.stride_h, 1);
+  check::at_least(call, "stride_w", d.stride_w, 1);
+  check::at_least(call, "pad_h", d.pad_h, 0);
+  check::at_least(call, "pad_w", d.pad_w, 0);
+  check::at_least(call, "dilation_h", d.dilation_h, 1, "1 means a dense kernel");
+  check::at_least(call, "dilation_w", d.dilation_w, 1, "1 means a dense kernel");
+  check::at_least(call, "groups", d.groups, 1);
+  if (d.c % d.groups != 0)
+    throw_invalid(call, "groups", "is " + std::to_string(d.groups) + "; must divide c (" +
+                                      std::to_string(d.c) + ")");
+  if (d.k % d.groups != 0)
+    throw_invalid(call, "groups", "is " + std::to_string(d.groups) + "; must divide k (" +
+                                      std::to_string(d.k) + ")");
+  if (d.relu != 0 && d.relu != 1) throw_invalid(call, "relu", "must be 0 or 1");
+  if (d.relu && op != DLK_OP_CONV2D_FORWARD)
+    throw_invalid(call, "relu", "must be 0 for a backward pass (apply ReLU's mask to diff_dst first)");
+
+  // Output extent; every product is checked so hostile sizes cannot wrap.
+  const auto out_size = [&](const char *kernel_arg, int64_t in, int64_t kernel, int64_t pad,
+                            int64_t dilation, int64_t stride) {
+    const int64_t padded = check::add(call, kernel_arg, in, check::mul(call, kernel_arg, 2, pad));
+    const int64_t span = check::add(call, kernel_arg, check::mul(call, kernel_arg, dilation, kernel - 1), 1);
+    if (span > padded)
+      throw_invalid(call, kernel_arg,
+                    "spans " + std::to_string(span) + " with dilation, more than the padded input (" +
+                        std::to_string(padded) + ")");
+    return (padded - span) / stride + 1;
+  };
+  Conv2dArgs args;
+  args.desc = d;
+  args.oh = out_size("kh", d.h, d.kh, d.pad_h, d.dilation_h, d.stride_h);
+  args.ow = out_size("kw", d.w, d.kw, d.pad_w, d.dilation_w, d.stride_w);
+  args.c_per_group = d.c / d.groups;
+  args.k_per_group = d.k / d.groups;
+  check_types(call, d, op);
+
+  const bool integer = check::is_int8(d.src_type);
+  if (integer) {
+    check::zero_point_fits(call, "src_zero_point", d.src_zero_point, d.src_type);
+  } else if (d.src_zero_point != 0) {
+    throw_invalid(call, "src_zero_point", "must be 0 unless src is u8 or s8");
+  }
+  if (check::is_int8(d.dst_type)) {
+    check::zero_point_fits(call, "dst_zero_point", d.dst_zero_point, d.dst_type);
+  } else if (d.dst_zero_point != 0) {
+    throw_invalid(call, "dst_zero_point", "must be 0 unless dst is u8 or s8");
+  }
+  if (d.scale_mode != DLK_SCALE_NONE && d.scale_mode != DLK_SCALE_PER_TENSOR &&
+      d.scale_mode != DLK_SCALE_PER_CHANNEL)
+    throw_invalid(call, "scale_mode", "must be a dlk_scale_mode value");
+  if (d.scale_mode != DLK_SCALE_NONE && (!integer || d.dst_type == DLK_DTYPE_S32))
+    throw_invalid(call, "scale_mode",
+                  "must be DLK_SCALE_NONE unless an int8 convolution has f32, s8 or u8 dst");
+  if (d.scale_mode == DLK_SCALE_PER_TENSOR) {
+    check::scales(call, d.scales, 1);
+    args.multiplier = d.scales[0];
+  } else if (d.scale_mode == DLK_SCALE_PER_CHANNEL) {
+    check::scales(call, d.scales, d.k);
+    args.channel_multipliers = d.scales;
+  }
+
+  // Element counts must fit, whatever pointers come later.
+  const int64_t src = check::mul(call, "n", check::mul(call, "c", d.n, d.c), check::mul(call, "h", d.h, d.w));
+  const int64_t dst = check::mul(call, "n", check::mul(call, "k", d.n, d.k), check::mul(call, "h", args.oh, args.ow));
+  const int64_t wei = check::mul(call, "k", check::mul(call, "k", d.k, args.c_per_group),
+                                 check::mul(call, "kh", d.kh, d.kw));
+  check::dense(call, "src", nullptr, d.src_type, src);
+  check::dense(call, "dst", nullptr, d.dst_type, dst);
+  check::dense(call, "weights", nullptr, d.weights_type, wei);
+  return args;
+}
+
+namespace {
+
+struct ConvSpans {
+  check::Span src, dst, weights, bias;
+};
+
+// Spans of the tensors in their roles; `reads` is false when the batch is empty
+// and nothing is read.
+ConvSpans conv_spans(const char *call, const Conv2dArgs &a, const char *src_name, const void *src,
+                     const char *dst_name, const void *dst, const char *wei_name, const void *wei,
+                     const char *bias_name, const void *bias, bool weights_always) {
+  const dlk_conv2d_desc &d = a.desc;
+  const int64_t n = d.n;
+  ConvSpans s;
+  s.src = check::dense(call, src_name, src, d.src_type, n * d.c * d.h * d.w);
+  s.dst = check::dense(call, dst_name, dst, d.dst_type, n * d.k * a.oh * a.ow);
+  const int64_t wei_elems = (n > 0 || weights_always) ? d.k * a.c_per_group * d.kh * d.kw : 0;
+  s.weights = check::dense(call, wei_name, wei, d.weights_type, wei_elems);
+  s.bias = check::dense(call, bias_name, bias, DLK_DTYPE_F32, bias && (n > 0 || weights_always) ? d.k : 0);
+  return s;
+}
+
+}  // namespace
+
+void validate_conv2d_forward(Conv2dArgs &a) {
+  constexpr const char *call = "dlk_conv2d_forward";
+  if (a.bias && a.desc.dst_type == DLK_DTYPE_S32)
+    throw_invalid(call, "bias", "must be NULL for s32 dst (add it after dequantizing)");
+  const ConvSpans s = conv_spans(call, a, "src", a.src, "dst", a.dst, "weights", a.weights, "bias",
+                                 a.bias, false);
+  check::not_null(call, s.src);
+  check::not_null(call, s.weights);
+  check::not_null(call, s.dst);
+  check::no_overlap(call, s.dst, s.src);
+  check::no_overlap(call, s.dst, s.weights);
+  check::no_overlap(call, s.dst, s.bias);
+}
+
+void validate_conv2d_backward_data(Conv2dArgs &a) {
+  constexpr const char *call = "dlk_conv2d_backward_data";
+  const ConvSpans s = conv_spans(call, a, "diff_src", a.diff_src, "diff_dst", a.diff_dst, "weights",
+                                 a.weights, "bias", nullptr, false);
+  check::not_null(call, s.dst);
+  check::not_null(call, s.weights);
+  check::not_null(call, s.src);
+  check::no_overlap(call, s.src, s.dst);
+  check::no_overlap(call, s.src, s.weights);
+}
+
+void validate_conv2d_backward_weights(Conv2dArgs &a) {
+  constexpr const char *call = "dlk_conv2d_backward_weights";
+  // diff_weights is written even for an empty batch (it becomes zero).
+  const ConvSpans s = conv_spans(call, a, "src", a.src, "diff_dst", a.diff_dst, "diff_weights",
+                                 a.diff_weights, "diff_bias", a.diff_bias, true);
+  check::not_null(call, s.src);
+  check::not_null(call, s.dst);
+  check::not_null(call, s.weights);
+  check::no_overlap(call, s.weights, s.src);
+  check::no_overlap(call, s.weights, s.dst);
+  check::no_overlap(call, s.bias, s.src);
+  check::no_overlap(call, s.bias, s.dst);
+  check::no_overlap(call, s.bias, s.weights);
+}
+
+}  // namespace dlk::core

@@ -1,0 +1,23 @@
+#include "core/verbose.hpp"
+
+#include <cstdio>
+
+namespace dlk::core {
+
+void print_exec_line(const char *backend, const OpSummary &s, const OpResult &result,
+                     double seconds) {
+  const double gflops = seconds > 0 ? s.flops / seconds * 1e-9 : 0.0;
+  std::fprintf(stderr, "dlk_verbose,exec,%s,%s,%s,%s,%s,%.4fms,%.2fGFLOP/s\n", backend,
+               dlk_op_name(s.op), result.implementation.c_str(), s.types.c_str(),
+               s.problem.c_str(), seconds * 1e3, gflops);
+}
+
+void print_info_line(const std::string &what) {
+  std::fprintf(stderr, "dlk_verbose,info,%s\n", what.c_str());
+}
+
+void print_dispatch_line(const std::string &decision) {
+  std::fprintf(stderr, "dlk_verbose,dispatch,%s\n", decision.c_str());
+}
+
+}  // namespace dlk::core
