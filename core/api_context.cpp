@@ -5,6 +5,7 @@
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
 #include "core/registry.hpp"
+#include "core/validate.hpp"
 #include "core/verbose.hpp"
 
 namespace dlk::core {
@@ -133,8 +134,13 @@ dlk_status dlk_context_supports(dlk_context_t context, dlk_op op, dlk_dtype a_ty
   return api_guard("dlk_context_supports", [&] {
     dlk_context &ctx = checked_context("dlk_context_supports", context);
     if (!supported) throw_invalid("dlk_context_supports", "supported", "must not be NULL");
-    if (std::string(dlk_op_name(op)) == "unknown")
+    if (!check::holds(op, {DLK_OP_GEMM, DLK_OP_CONV2D_FORWARD, DLK_OP_CONV2D_BACKWARD_DATA,
+                           DLK_OP_CONV2D_BACKWARD_WEIGHTS, DLK_OP_POOL2D_FORWARD,
+                           DLK_OP_POOL2D_BACKWARD}))
       throw_invalid("dlk_context_supports", "op", "is not a dlk_op value");
+    if (!check::holds_dtype(a_type)) throw_invalid("dlk_context_supports", "a_type", "is not a dlk_dtype value");
+    if (!check::holds_dtype(b_type)) throw_invalid("dlk_context_supports", "b_type", "is not a dlk_dtype value");
+    if (!check::holds_dtype(c_type)) throw_invalid("dlk_context_supports", "c_type", "is not a dlk_dtype value");
     *supported = ctx.backend->supports(op, a_type, b_type, c_type) ? 1 : 0;
   });
 }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,20 @@ void no_overlap(const char *call, const Span &output, const Span &input);
 
 void at_least(const char *call, const char *argument, int64_t value, int64_t minimum,
               const std::string &why = "");
+// Whether an enum field of a descriptor holds one of `valid`. C lets a caller
+// store any int in an enum field, and loading a value outside the enum as the
+// C++ type is undefined behaviour (UBSan stops on it), so the field's bytes are
+// read as an int. Check a field this way before anything else reads it.
+template <class Enum>
+bool holds(const Enum &field, std::initializer_list<Enum> valid) {
+  static_assert(sizeof(Enum) == sizeof(int), "the enums of dlk.h are int-sized");
+  int stored;
+  std::memcpy(&stored, &field, sizeof stored);
+  for (Enum e : valid)
+    if (stored == static_cast<int>(e)) return true;
+  return false;
+}
+bool holds_dtype(const dlk_dtype &field);
 bool is_int8(dlk_dtype t);
 bool is_float(dlk_dtype t);
 void zero_point_fits(const char *call, const char *argument, int32_t zero_point, dlk_dtype t);

@@ -61,6 +61,11 @@ void at_least(const char *call, const char *argument, int64_t value, int64_t min
                                       std::to_string(minimum) + (why.empty() ? "" : " (" + why + ")"));
 }
 
+bool holds_dtype(const dlk_dtype &field) {
+  return holds(field, {DLK_DTYPE_F32, DLK_DTYPE_F16, DLK_DTYPE_BF16, DLK_DTYPE_S8, DLK_DTYPE_U8,
+                       DLK_DTYPE_S32});
+}
+
 bool is_int8(dlk_dtype t) { return t == DLK_DTYPE_S8 || t == DLK_DTYPE_U8; }
 bool is_float(dlk_dtype t) {
   return t == DLK_DTYPE_F32 || t == DLK_DTYPE_F16 || t == DLK_DTYPE_BF16;

@@ -6,12 +6,10 @@
 namespace dlk::core {
 namespace {
 
-bool known_dtype(dlk_dtype t) { return dlk_dtype_size(t) != 0; }
-
 void check_types(const char *call, const dlk_conv2d_desc &d, dlk_op op) {
-  if (!known_dtype(d.src_type)) throw_invalid(call, "src_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.weights_type)) throw_invalid(call, "weights_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.dst_type)) throw_invalid(call, "dst_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.src_type)) throw_invalid(call, "src_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.weights_type)) throw_invalid(call, "weights_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.dst_type)) throw_invalid(call, "dst_type", "is not a dlk_dtype value");
   const std::string combo = std::string(dlk_dtype_name(d.src_type)) + ":" +
                             dlk_dtype_name(d.weights_type) + ":" + dlk_dtype_name(d.dst_type);
   const char *float_rule = "f32:f32:f32, f16:f16:f16, bf16:bf16:bf16";
@@ -40,7 +38,7 @@ void check_types(const char *call, const dlk_conv2d_desc &d, dlk_op op) {
 Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, dlk_op op) {
   if (!desc) throw_invalid(call, "desc", "must not be NULL");
   const dlk_conv2d_desc &d = *desc;
-  if (d.format != DLK_FORMAT_NCHW && d.format != DLK_FORMAT_NHWC)
+  if (!check::holds(d.format, {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}))
     throw_invalid(call, "format", "must be DLK_FORMAT_NCHW or DLK_FORMAT_NHWC");
   check::at_least(call, "n", d.n, 0);
   check::at_least(call, "c", d.c, 1);
@@ -96,8 +94,7 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
   } else if (d.dst_zero_point != 0) {
     throw_invalid(call, "dst_zero_point", "must be 0 unless dst is u8 or s8");
   }
-  if (d.scale_mode != DLK_SCALE_NONE && d.scale_mode != DLK_SCALE_PER_TENSOR &&
-      d.scale_mode != DLK_SCALE_PER_CHANNEL)
+  if (!check::holds(d.scale_mode, {DLK_SCALE_NONE, DLK_SCALE_PER_TENSOR, DLK_SCALE_PER_CHANNEL}))
     throw_invalid(call, "scale_mode", "must be a dlk_scale_mode value");
   if (d.scale_mode != DLK_SCALE_NONE && (!integer || d.dst_type == DLK_DTYPE_S32))
     throw_invalid(call, "scale_mode",
