@@ -45,6 +45,14 @@ Span span(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
 // Dense tensor with `elements` elements.
 Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype, int64_t elements);
 
+// Bytes of a dense tensor of `dtype` with these dims (outermost first), or an
+// invalid-argument error naming the dim whose product overflows 64 bits.
+struct Dim {
+  const char *name;
+  int64_t size;
+};
+int64_t dense_bytes(const char *call, dlk_dtype dtype, std::initializer_list<Dim> dims);
+
 void not_null(const char *call, const Span &s);
 // The output must not share a byte with any input.
 void no_overlap(const char *call, const Span &output, const Span &input);

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <iterator>
 
 #include "core/error.hpp"
 #include "core/validate.hpp"
@@ -39,6 +40,14 @@ Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
   s.name = name;
   s.bytes = mul(call, name, elements, static_cast<int64_t>(dlk_dtype_size(dtype)));
   return s;
+}
+
+int64_t dense_bytes(const char *call, dlk_dtype dtype, std::initializer_list<Dim> dims) {
+  // Innermost first, so the overflow is charged to the dim that tips the product over.
+  int64_t bytes = static_cast<int64_t>(dlk_dtype_size(dtype));
+  for (auto dim = std::rbegin(dims); dim != std::rend(dims); ++dim)
+    bytes = mul(call, dim->name, bytes, dim->size);
+  return bytes;
 }
 
 void not_null(const char *call, const Span &s) {

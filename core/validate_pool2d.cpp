@@ -44,14 +44,16 @@ Pool2dArgs validate_pool2d_desc(const char *call, const dlk_pool2d_desc *desc, d
                                      "; the backward pass takes f32, f16 or bf16");
   if (check::mul(call, "h", d.h, d.w) > INT32_MAX)
     throw_invalid(call, "h", "times w must fit the int32 argmax index");
+  // The window's size is average pooling's divisor (include padding).
+  check::mul(call, "kw", d.kh, d.kw);
 
   Pool2dArgs args;
   args.desc = d;
   args.oh = (padded_h - d.kh) / d.stride_h + 1;
   args.ow = (padded_w - d.kw) / d.stride_w + 1;
-  const int64_t planes = check::mul(call, "c", d.n, d.c);
-  check::dense(call, "src", nullptr, d.dtype, check::mul(call, "n", planes, d.h * d.w));
-  check::dense(call, "dst", nullptr, d.dtype, check::mul(call, "n", planes, args.oh * args.ow));
+  // Tensor sizes in bytes must fit (oh and ow follow from h and w).
+  check::dense_bytes(call, d.dtype, {{"n", d.n}, {"c", d.c}, {"h", d.h}, {"w", d.w}});
+  check::dense_bytes(call, d.dtype, {{"n", d.n}, {"c", d.c}, {"h", args.oh}, {"w", args.ow}});
   return args;
 }
 
