@@ -91,8 +91,13 @@ dlk_status dlk_context_create(dlk_context_t *context, const dlk_context_options 
     if (!context) throw_invalid("dlk_context_create", "context", "must not be NULL");
     auto ctx = std::make_unique<dlk_context>();
     ctx->config = resolve_context_config(options);
-    ctx->backend =
-        create_backend(ctx->config.backend, ctx->config.backend_config, ctx->config.decisions);
+    try {
+      ctx->backend =
+          create_backend(ctx->config.backend, ctx->config.backend_config, ctx->config.decisions);
+    } catch (const Error &e) {
+      // The registry says why the backend cannot run; the message names the call too.
+      throw Error(e.status(), std::string("dlk_context_create: ") + e.what());
+    }
     const BackendConfig &bc = ctx->config.backend_config;
     if (bc.verbose >= 2)
       for (const auto &d : ctx->config.decisions) print_dispatch_line(d);
