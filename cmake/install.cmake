@@ -1,6 +1,5 @@
 # Installation: libraries, public headers, a CMake package (find_package(dlk CONFIG))
 # and a pkg-config file, so frameworks link dlk like oneDNN or cuDNN.
-include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS dlk EXPORT dlkTargets
