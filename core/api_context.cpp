@@ -95,7 +95,9 @@ dlk_status dlk_context_create(dlk_context_t *context, const dlk_context_options 
       ctx->backend =
           create_backend(ctx->config.backend, ctx->config.backend_config, ctx->config.decisions);
     } catch (const Error &e) {
-      // The registry says why the backend cannot run; the message names the call too.
+      // The registry says why a backend cannot run ("backend 'cuda': ..."); the
+      // message names the call too. Other errors (a module's invalid option) do already.
+      if (e.status() != DLK_STATUS_BACKEND_UNAVAILABLE) throw;
       throw Error(e.status(), std::string("dlk_context_create: ") + e.what());
     }
     const BackendConfig &bc = ctx->config.backend_config;
