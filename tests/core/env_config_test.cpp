@@ -121,18 +121,21 @@ TEST_CASE("env: DLK_BACKEND rejects an unknown value, listing the valid ones", "
   }
 }
 
-TEST_CASE("env: DLK_BACKEND=cuda without the CUDA module is unavailable, saying why", "[env]") {
+TEST_CASE("env: DLK_BACKEND=cuda where it cannot run is unavailable, saying why", "[env]") {
+  // Without the module (fake_machine_test checks that message) or without a
+  // usable GPU, the reason follows the backend's name.
   CleanDlkEnvironment clean;
   ScopedEnv env("DLK_BACKEND", "cuda");
   const Outcome out = create(nullptr);
   if (out.status == DLK_STATUS_SUCCESS) {
-    WARN("the CUDA module loaded here; this test needs a machine without it");
+    WARN("the cuda backend runs here; this test needs a machine where it cannot");
     return;
   }
   INFO("dlk_last_error(): " << out.error);
   CHECK(status_name(out.status) == status_name(DLK_STATUS_BACKEND_UNAVAILABLE));
-  CHECK_THAT(out.error, Catch::StartsWith("dlk_context_create: backend 'cuda': "));
-  CHECK_THAT(out.error, Catch::Contains("libdlk_cuda.so"));  // what it looked for, and why not
+  const std::string prefix = "dlk_context_create: backend 'cuda': ";
+  CHECK_THAT(out.error, Catch::StartsWith(prefix));
+  CHECK(out.error.size() > prefix.size() + 10);  // a reason, not just the name
   CHECK_FALSE(out.context_written);
 }
 

@@ -1,6 +1,8 @@
-// DLK_CPU_ISA above what the CPU has is capped, with a dispatch line at
-// DLK_VERBOSE=2. Linked with fake_cpu_features_avx2.cpp: the "hardware" has AVX2
-// and no AVX-512, whatever this machine has.
+// A machine of known make-up, whatever this one is: the program links libdlk's
+// objects with fake_cpu_features_avx2.cpp (a CPU with AVX2, without AVX-512) and
+// keeps no backend module beside itself, where core looks for one.
+// - DLK_CPU_ISA above what the CPU has is capped, with a dispatch line at DLK_VERBOSE=2.
+// - DLK_BACKEND=cuda without the CUDA module is unavailable, saying why.
 #include <string>
 
 #include "tests/core/scoped_env.hpp"
@@ -34,7 +36,7 @@ Created create_capturing(const dlk_context_options *options) {
 
 }  // namespace
 
-TEST_CASE("isa cap: with no DLK_CPU_ISA the context uses what the CPU has", "[env][isa]") {
+TEST_CASE("fake machine: with no DLK_CPU_ISA the context uses what the CPU has", "[env][fake_machine]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
   ScopedEnv verbose("DLK_VERBOSE", "2");
@@ -43,8 +45,8 @@ TEST_CASE("isa cap: with no DLK_CPU_ISA the context uses what the CPU has", "[en
   CHECK(out.dispatch.empty());
 }
 
-TEST_CASE("isa cap: DLK_CPU_ISA=avx512 on an AVX2 CPU is capped to avx2, with a dispatch line",
-          "[env][isa]") {
+TEST_CASE("fake machine: DLK_CPU_ISA=avx512 on an AVX2 CPU is capped to avx2, with a dispatch line",
+          "[env][fake_machine]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
   ScopedEnv isa("DLK_CPU_ISA", "avx512");
@@ -56,7 +58,7 @@ TEST_CASE("isa cap: DLK_CPU_ISA=avx512 on an AVX2 CPU is capped to avx2, with a 
         "dlk_verbose,dispatch,cpu_isa: DLK_CPU_ISA=avx512 capped to avx2 (what this CPU has)");
 }
 
-TEST_CASE("isa cap: options->cpu_isa is capped the same way, naming the option", "[env][isa]") {
+TEST_CASE("fake machine: options->cpu_isa is capped the same way, naming the option", "[env][fake_machine]") {
   CleanDlkEnvironment clean;
   dlk_context_options options;
   dlk_context_options_init(&options);
@@ -70,8 +72,8 @@ TEST_CASE("isa cap: options->cpu_isa is capped the same way, naming the option",
         "dlk_verbose,dispatch,cpu_isa: options->cpu_isa=avx512 capped to avx2 (what this CPU has)");
 }
 
-TEST_CASE("isa cap: the cap is a level-2 line only, and ISAs at or below the CPU pass as asked",
-          "[env][isa]") {
+TEST_CASE("fake machine: the cap is a level-2 line only, and ISAs at or below the CPU pass as asked",
+          "[env][fake_machine]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
   {
@@ -89,4 +91,19 @@ TEST_CASE("isa cap: the cap is a level-2 line only, and ISAs at or below the CPU
     CHECK(out.isa == asked);
     CHECK(out.dispatch.empty());
   }
+}
+
+TEST_CASE("fake machine: DLK_BACKEND=cuda without the CUDA module is unavailable, saying why",
+          "[env][fake_machine]") {
+  CleanDlkEnvironment clean;
+  ScopedEnv backend("DLK_BACKEND", "cuda");
+  dlk_context_t context = nullptr;
+  const dlk_status status = dlk_context_create(&context, nullptr);
+  const std::string error = dlk_last_error();
+  INFO("dlk_last_error(): " << error);
+  CHECK(status_name(status) == status_name(DLK_STATUS_BACKEND_UNAVAILABLE));
+  CHECK(context == nullptr);
+  CHECK_THAT(error, Catch::StartsWith("dlk_context_create: backend 'cuda': cannot load libdlk_cuda.so." +
+                                      std::to_string(DLK_ABI_VERSION) + " ("));
+  CHECK_THAT(error, Catch::EndsWith("); was dlk built with its module?"));
 }
