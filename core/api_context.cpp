@@ -145,9 +145,12 @@ dlk_status dlk_context_supports(dlk_context_t context, dlk_op op, dlk_dtype a_ty
                            DLK_OP_CONV2D_BACKWARD_WEIGHTS, DLK_OP_POOL2D_FORWARD,
                            DLK_OP_POOL2D_BACKWARD}))
       throw_invalid("dlk_context_supports", "op", "is not a dlk_op value");
-    if (!check::holds_dtype(a_type)) throw_invalid("dlk_context_supports", "a_type", "is not a dlk_dtype value");
-    if (!check::holds_dtype(b_type)) throw_invalid("dlk_context_supports", "b_type", "is not a dlk_dtype value");
-    if (!check::holds_dtype(c_type)) throw_invalid("dlk_context_supports", "c_type", "is not a dlk_dtype value");
+    if (!check::holds_dtype(a_type))
+      throw_invalid("dlk_context_supports", "a_type", "is not a dlk_dtype value");
+    if (!check::holds_dtype(b_type))
+      throw_invalid("dlk_context_supports", "b_type", "is not a dlk_dtype value");
+    if (!check::holds_dtype(c_type))
+      throw_invalid("dlk_context_supports", "c_type", "is not a dlk_dtype value");
     *supported = ctx.backend->supports(op, a_type, b_type, c_type) ? 1 : 0;
   });
 }

@@ -127,8 +127,8 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
 
   if (o.num_threads < 0 || o.num_threads > kMaxThreads)
     throw_invalid(kCall, "options->num_threads",
-                  "is " + std::to_string(o.num_threads) + "; must be 0 (from DLK_NUM_THREADS) or 1 to " +
-                      std::to_string(kMaxThreads));
+                  "is " + std::to_string(o.num_threads) +
+                      "; must be 0 (from DLK_NUM_THREADS) or 1 to " + std::to_string(kMaxThreads));
   if (o.num_threads > 0) {
     cfg.backend_config.num_threads = o.num_threads;
   } else if (const char *env = std::getenv("DLK_NUM_THREADS")) {
