@@ -1,4 +1,7 @@
 // C ABI: device memory of a context's backend.
+#include <cstdint>
+#include <string>
+
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
 #include "core/validate.hpp"
@@ -11,6 +14,11 @@ dlk_status dlk_malloc(dlk_context_t context, size_t bytes, void **ptr) {
   return api_guard("dlk_malloc", [&] {
     dlk_context &ctx = checked_context("dlk_malloc", context);
     if (!ptr) throw_invalid("dlk_malloc", "ptr", "must not be NULL");
+    // No address space holds more, and a backend rounding a larger size up to its
+    // alignment would wrap around to a tiny block.
+    if (bytes > static_cast<size_t>(PTRDIFF_MAX))
+      throw Error(DLK_STATUS_OUT_OF_MEMORY, "dlk_malloc: cannot allocate " + std::to_string(bytes) +
+                                                " bytes (more than PTRDIFF_MAX)");
     *ptr = bytes ? ctx.backend->allocate(bytes) : nullptr;
   });
 }
