@@ -1,7 +1,9 @@
 // The rules of the memory calls (core/api_memory.cpp): dlk_malloc, dlk_free,
 // dlk_memcpy, dlk_synchronize.
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -23,6 +25,18 @@ TEST_CASE("dlk_malloc: rules, zero bytes, alignment", "[api][memory]") {
   CHECK(reinterpret_cast<uintptr_t>(ptr) % 64 == 0);
   std::memset(ptr, 1, 100);  // all of it is usable (ASan would say otherwise)
   expect_success(dlk_free(context.get(), ptr));
+}
+
+TEST_CASE("dlk_malloc: more than PTRDIFF_MAX bytes is out of memory, *ptr untouched", "[api][memory]") {
+  TestContext context;
+  for (size_t bytes : {SIZE_MAX, SIZE_MAX - 10, static_cast<size_t>(PTRDIFF_MAX) + 1}) {
+    INFO("bytes " << bytes);
+    void *ptr = &bytes;
+    const dlk_status status = dlk_malloc(context.get(), bytes, &ptr);
+    CHECK(status_name(status) == status_name(DLK_STATUS_OUT_OF_MEMORY));
+    CHECK_THAT(dlk_last_error(), Catch::StartsWith("dlk_malloc: cannot allocate " + std::to_string(bytes)));
+    CHECK(ptr == &bytes);
+  }
 }
 
 TEST_CASE("dlk_free: NULL is a no-op that succeeds", "[api][memory]") {
