@@ -102,6 +102,14 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
   if (d.scale_mode != DLK_SCALE_NONE && (!integer || d.dst_type == DLK_DTYPE_S32))
     throw_invalid(call, "scale_mode",
                   "must be DLK_SCALE_NONE unless an int8 convolution has f32, s8 or u8 dst");
+
+  // Tensor sizes in bytes must fit, whatever pointers come later (oh and ow follow from h and w).
+  check::dense_bytes(call, d.src_type, {{"n", d.n}, {"c", d.c}, {"h", d.h}, {"w", d.w}});
+  check::dense_bytes(call, d.dst_type, {{"n", d.n}, {"k", d.k}, {"h", args.oh}, {"w", args.ow}});
+  check::dense_bytes(call, d.weights_type,
+                     {{"k", d.k}, {"c", args.c_per_group}, {"kh", d.kh}, {"kw", d.kw}});
+
+  // The scales are read last: k is known to be a sane size only now.
   if (d.scale_mode == DLK_SCALE_PER_TENSOR) {
     check::scales(call, d.scales, 1);
     args.multiplier = d.scales[0];
@@ -109,12 +117,6 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
     check::scales(call, d.scales, d.k);
     args.channel_multipliers = d.scales;
   }
-
-  // Tensor sizes in bytes must fit, whatever pointers come later (oh and ow follow from h and w).
-  check::dense_bytes(call, d.src_type, {{"n", d.n}, {"c", d.c}, {"h", d.h}, {"w", d.w}});
-  check::dense_bytes(call, d.dst_type, {{"n", d.n}, {"k", d.k}, {"h", args.oh}, {"w", args.ow}});
-  check::dense_bytes(call, d.weights_type,
-                     {{"k", d.k}, {"c", args.c_per_group}, {"kh", d.kh}, {"kw", d.kw}});
   return args;
 }
 

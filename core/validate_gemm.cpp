@@ -149,16 +149,6 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
   g.rs_c = sc.rs, g.cs_c = sc.cs, g.batch_stride_c = stride_c;
   g.alpha = d.alpha, g.beta = d.beta;
   g.a_zero_point = d.a_zero_point, g.c_zero_point = d.c_zero_point;
-  g.multiplier = d.alpha;
-  if (d.scale_mode == DLK_SCALE_PER_TENSOR) {
-    check::scales(kCall, d.scales, 1);
-    g.multiplier = d.alpha * d.scales[0];
-  } else if (d.scale_mode == DLK_SCALE_PER_CHANNEL) {
-    check::scales(kCall, d.scales, d.n);
-    multiplier_storage.resize(static_cast<size_t>(d.n));
-    for (int64_t j = 0; j < d.n; ++j) multiplier_storage[j] = d.alpha * d.scales[j];
-    g.column_multipliers = multiplier_storage.data();
-  }
 
   // A and B are read only when there is math to do; C whenever it has elements.
   const bool reads_ab = d.m > 0 && d.n > 0 && d.k > 0 && batch > 0;
@@ -175,6 +165,18 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
   check::not_null(kCall, span_c);
   check::no_overlap(kCall, span_c, span_a);
   check::no_overlap(kCall, span_c, span_b);
+
+  // The scales are read last: n is known to be a sane size only now.
+  g.multiplier = d.alpha;
+  if (d.scale_mode == DLK_SCALE_PER_TENSOR) {
+    check::scales(kCall, d.scales, 1);
+    g.multiplier = d.alpha * d.scales[0];
+  } else if (d.scale_mode == DLK_SCALE_PER_CHANNEL) {
+    check::scales(kCall, d.scales, d.n);
+    multiplier_storage.resize(static_cast<size_t>(d.n));
+    for (int64_t j = 0; j < d.n; ++j) multiplier_storage[j] = d.alpha * d.scales[j];
+    g.column_multipliers = multiplier_storage.data();
+  }
   return g;
 }
 
