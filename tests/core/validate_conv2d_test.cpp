@@ -197,6 +197,11 @@ const std::vector<Rule> &descriptor_rules() {
        [](ConvCall &g) { g.desc.n = g.desc.c = g.desc.h = g.desc.w = int64_t{1} << 20; }, "n", kAllCalls},
       {"h alone overflows the bytes of src", f32_unit, [](ConvCall &g) { g.desc.h = g.desc.kh = int64_t{1} << 62; }, "h", kAllCalls},
       {"k alone overflows the bytes of dst", f32_unit, [](ConvCall &g) { g.desc.k = int64_t{1} << 62; }, "k", kAllCalls},
+      {"k overflows the weights before k per-channel scales are read", u8_requantized,
+       [](ConvCall &g) {
+         g.desc.n = g.desc.h = g.desc.kh = g.desc.w = g.desc.kw = 1, g.desc.pad_h = g.desc.pad_w = 0;
+         g.desc.groups = 1, g.desc.k = int64_t{1} << 62;
+       }, "k", kForwardCalls},
       {"c * k overflows the weights", f32_unit,
        [](ConvCall &g) { g.desc.c = g.desc.k = int64_t{1} << 31; }, "k", kAllCalls},
   };

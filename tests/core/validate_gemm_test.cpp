@@ -189,6 +189,8 @@ const std::vector<Rule> &gemm_rules() {
        [](GemmCall &g) { g.desc.k = 0, g.desc.m = g.desc.n = g.desc.ldb = g.desc.ldc = kHuge; }, "c"},
       {"C's bytes overflow", f32_row,
        [](GemmCall &g) { g.desc.m = 1, g.desc.k = 0, g.desc.n = g.desc.ldb = g.desc.ldc = int64_t{1} << 62; }, "c"},
+      {"C's extent overflows before n per-channel scales are read", u8_requantized,
+       [](GemmCall &g) { g.desc.m = 2, g.desc.k = 0, g.desc.n = g.desc.ldb = g.desc.ldc = int64_t{1} << 62; }, "c"},
       {"batch_count * stride_a overflows", f32_batched,
        [](GemmCall &g) { g.desc.batch_count = g.desc.stride_a = kHuge; }, "a"},
       {"the extent of one C of a batch overflows", f32_batched,
