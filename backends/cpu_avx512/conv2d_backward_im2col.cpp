@@ -104,7 +104,7 @@ void backward_weights(const core::Conv2dArgs &a, int threads) {
     }
     // The gradient's (kk, tap) order is the weights' own layout.
     T *diff_weights = static_cast<T *>(a.diff_weights) + g * grad_size;
-    std::transform(grad, grad + grad_size, diff_weights, Storage::store);
+    std::transform(grad, grad + grad_size, diff_weights, [](float v) { return Storage::store(v); });
   });
   if (a.diff_bias) bias_gradient<Storage>(a, s, threads);
 }

@@ -85,27 +85,43 @@ template void im2col<uint8_t>(const ConvShape &, const uint8_t *, uint8_t, int64
 
 void col2im_add(const ConvShape &s, const float *col, int64_t oy0, int64_t oy1, float *image,
                 int threads) {
-  const ColLayout layout = col_layout(s, (oy1 - oy0) * s.ow);
-  const int64_t cst = s.group_channel_stride(), pst = s.group_pixel_stride();
-  // Tasks own disjoint channels, so the scattered sums never race: one channel
-  // per task for NCHW, a contiguous run of channels per task for NHWC (whose
-  // channels are innermost in both col and image).
-  const int64_t tasks = s.nhwc ? team_size(s.cg, threads) : s.cg;
+  const int64_t pixels = (oy1 - oy0) * s.ow;
+  // Tasks own disjoint channels, so the scattered sums never race.
+  if (!s.nhwc) {
+    // One channel plane per task; each of its taps' rows of col adds into it.
+    parallel_for(s.cg, threads, [&](int64_t ci, int) {
+      float *plane = image + ci * s.group_channel_stride();
+      for (int64_t r = 0; r < s.kh; ++r) {
+        for (int64_t t = 0; t < s.kw; ++t) {
+          const float *in = col + s.tap(ci, r, t) * pixels;
+          for (int64_t oy = oy0; oy < oy1; ++oy, in += s.ow) {
+            const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+            if (iy < 0 || iy >= s.h) continue;
+            float *out = plane + iy * s.w;
+            for (int64_t ox = 0; ox < s.ow; ++ox) {
+              const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
+              if (ix >= 0 && ix < s.w) out[ix] += in[ox];
+            }
+          }
+        }
+      }
+    });
+    return;
+  }
+  // NHWC: a contiguous run of channels per task, innermost in both col and image.
+  const int64_t tasks = team_size(s.cg, threads);
   parallel_for(tasks, threads, [&](int64_t task, int) {
-    const int64_t c_begin = s.nhwc ? s.cg * task / tasks : task;
-    const int64_t c_end = s.nhwc ? s.cg * (task + 1) / tasks : task + 1;
-    for (int64_t r = 0; r < s.kh; ++r) {
-      for (int64_t t = 0; t < s.kw; ++t) {
-        for (int64_t oy = oy0; oy < oy1; ++oy) {
+    const int64_t c0 = s.cg * task / tasks, c1 = s.cg * (task + 1) / tasks;
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      for (int64_t ox = 0; ox < s.ow; ++ox) {
+        const float *in = col + ((oy - oy0) * s.ow + ox) * s.taps();
+        for (int64_t r = 0; r < s.kh; ++r) {
           const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
-          if (iy < 0 || iy >= s.h) continue;
-          for (int64_t ox = 0; ox < s.ow; ++ox) {
+          for (int64_t t = 0; t < s.kw; ++t, in += s.cg) {
             const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
-            if (ix < 0 || ix >= s.w) continue;
-            const int64_t pixel = (oy - oy0) * s.ow + ox;
-            float *out = image + (iy * s.w + ix) * pst;
-            for (int64_t ci = c_begin; ci < c_end; ++ci)
-              out[ci * cst] += col[s.tap(ci, r, t) * layout.tap_stride + pixel * layout.pixel_stride];
+            if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+            float *out = image + (iy * s.w + ix) * s.group_pixel_stride();
+            for (int64_t ci = c0; ci < c1; ++ci) out[ci] += in[ci];
           }
         }
       }

@@ -62,7 +62,9 @@ PanelSource b_block(const core::GemmArgs &g, int64_t batch, int64_t p0, int64_t 
 void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int width, float *out) {
   with_float_storage(src.dtype, [&](auto storage) {
     using Storage = decltype(storage);
-    pack_panels<typename Storage::type>(src, count, kc, width, out, Storage::load);
+    using T = typename Storage::type;
+    // A lambda rather than &Storage::load, so the conversion inlines.
+    pack_panels<T>(src, count, kc, width, out, [](T v) { return Storage::load(v); });
   });
 }
 

@@ -189,7 +189,7 @@ core::OpResult pool2d_forward_reference(const core::Pool2dArgs &args, int thread
       with_float_storage(args.desc.dtype, [&](auto storage) {
         using Storage = decltype(storage);
         using T = typename Storage::type;
-        if (max) max_forward<T>(args, s, threads, Storage::load);
+        if (max) max_forward<T>(args, s, threads, [](T v) { return Storage::load(v); });
         else average_forward<T, float>(args, s, threads, FloatAverage<Storage>{});
       });
   }
