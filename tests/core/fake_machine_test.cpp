@@ -4,6 +4,7 @@
 // - DLK_CPU_ISA above what the CPU has is capped, with a dispatch line at DLK_VERBOSE=2.
 // - DLK_BACKEND=cuda without the CUDA module is unavailable, saying why.
 #include <string>
+#include <vector>
 
 #include "tests/core/scoped_env.hpp"
 #include "tests/core/stderr_capture.hpp"

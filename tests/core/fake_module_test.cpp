@@ -2,6 +2,7 @@
 // sits beside this program as libdlk_cuda.so.<abi> (the program links libdlk's
 // objects, so core looks for modules here): a loaded module, one that declines,
 // one that rejects an option, auto's choice, and the UNSUPPORTED rule of every op.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 // DLK_VERBOSE (core/verbose.cpp, core/context.cpp): level 1 prints exactly one
 // "dlk_verbose,exec," line on stderr per op call that ran, level 2 adds the
 // dispatch decisions, level 0 prints nothing, and a rejected call prints nothing.
-#include <cstring>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
