@@ -115,24 +115,19 @@ struct Int8Average {
   }
 };
 
-// Every argmax must point into its own window, or backward would write outside
-// diff_src; checked before anything is written, so a bad argmax changes nothing.
+// Backward scatters into diff_src at each argmax, so every index must lie in its
+// (n, c) plane; checked before anything is written, so a bad argmax changes nothing.
 void check_argmax(const core::Pool2dArgs &a, const PoolShape &s) {
-  const int64_t ps = s.pixel_stride();
+  const int64_t ps = s.pixel_stride(), plane_size = s.d.h * s.d.w;
   for (int64_t plane = 0; plane < s.planes(); ++plane) {
     const int32_t *argmax = a.argmax_in + s.dst_plane(plane);
-    for (int64_t oy = 0; oy < s.oh; ++oy) {
-      for (int64_t ox = 0; ox < s.ow; ++ox) {
-        const int64_t index = argmax[(oy * s.ow + ox) * ps];
-        const Window win = window(s.d, oy, ox);
-        const int64_t y = index / s.d.w, x = index % s.d.w;
-        if (index >= 0 && y >= win.y0 && y < win.y1 && x >= win.x0 && x < win.x1) continue;
-        core::throw_invalid("dlk_pool2d_backward", "argmax",
-                            "holds " + std::to_string(index) + " for output (" +
-                                std::to_string(oy) + ", " + std::to_string(ox) + ") of plane " +
-                                std::to_string(plane) +
-                                ", which is not y * w + x of an image element in its window");
-      }
+    for (int64_t out = 0; out < s.oh * s.ow; ++out) {
+      const int32_t index = argmax[out * ps];
+      if (index >= 0 && index < plane_size) continue;
+      core::throw_invalid("dlk_pool2d_backward", "argmax",
+                          "holds " + std::to_string(index) + " for output " + std::to_string(out) +
+                              " of plane " + std::to_string(plane) + "; must be y * w + x, in [0, " +
+                              std::to_string(plane_size) + ")");
     }
   }
 }
