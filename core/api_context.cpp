@@ -4,6 +4,7 @@
 
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
+#include "core/op_types.hpp"
 #include "core/registry.hpp"
 #include "core/validate.hpp"
 #include "core/verbose.hpp"
@@ -151,7 +152,10 @@ dlk_status dlk_context_supports(dlk_context_t context, dlk_op op, dlk_dtype a_ty
       throw_invalid("dlk_context_supports", "b_type", "is not a dlk_dtype value");
     if (!check::holds_dtype(c_type))
       throw_invalid("dlk_context_supports", "c_type", "is not a dlk_dtype value");
-    *supported = ctx.backend->supports(op, a_type, b_type, c_type) ? 1 : 0;
+    *supported = op_defines_types(op, a_type, b_type, c_type) &&
+                         ctx.backend->supports(op, a_type, b_type, c_type)
+                     ? 1
+                     : 0;
   });
 }
 

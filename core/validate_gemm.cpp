@@ -3,31 +3,13 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/op_types.hpp"
 #include "core/validate.hpp"
 
 namespace dlk::core {
 namespace {
 
 constexpr const char *kCall = "dlk_gemm";
-
-struct TypeCombo {
-  dlk_dtype a, b, c;
-};
-
-const std::vector<TypeCombo> &gemm_type_combos() {
-  static const std::vector<TypeCombo> combos = [] {
-    std::vector<TypeCombo> v = {{DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32},
-                                {DLK_DTYPE_F16, DLK_DTYPE_F16, DLK_DTYPE_F16},
-                                {DLK_DTYPE_F16, DLK_DTYPE_F16, DLK_DTYPE_F32},
-                                {DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_BF16},
-                                {DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_F32}};
-    for (dlk_dtype a : {DLK_DTYPE_U8, DLK_DTYPE_S8})
-      for (dlk_dtype c : {DLK_DTYPE_S32, DLK_DTYPE_F32, DLK_DTYPE_S8, DLK_DTYPE_U8})
-        v.push_back({a, DLK_DTYPE_S8, c});
-    return v;
-  }();
-  return combos;
-}
 
 void check_types(const dlk_gemm_desc &d) {
   if (!check::holds_dtype(d.a_type)) throw_invalid(kCall, "a_type", "is not a dlk_dtype value");

@@ -121,6 +121,30 @@ TEST_CASE("dlk_context_supports: rules and a success", "[api][context]") {
   CHECK(supported == 1);  // the CPU backend implements every op and type core accepts
 }
 
+TEST_CASE("dlk_context_supports: 0 for type signatures the API does not define", "[api][context]") {
+  TestContext context;
+  struct Case {
+    dlk_op op;
+    dlk_dtype a, b, c;
+  };
+  const std::vector<Case> undefined = {
+      {DLK_OP_GEMM, DLK_DTYPE_F32, DLK_DTYPE_S8, DLK_DTYPE_U8},
+      {DLK_OP_GEMM, DLK_DTYPE_S8, DLK_DTYPE_U8, DLK_DTYPE_S32},
+      {DLK_OP_GEMM, DLK_DTYPE_F16, DLK_DTYPE_BF16, DLK_DTYPE_F32},
+      {DLK_OP_CONV2D_FORWARD, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_BF16},
+      {DLK_OP_CONV2D_BACKWARD_DATA, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S32},
+      {DLK_OP_POOL2D_FORWARD, DLK_DTYPE_S32, DLK_DTYPE_S32, DLK_DTYPE_S32},
+      {DLK_OP_POOL2D_BACKWARD, DLK_DTYPE_S8, DLK_DTYPE_S8, DLK_DTYPE_S8},
+  };
+  for (const Case &c : undefined) {
+    INFO(dlk_op_name(c.op) << " " << dlk_dtype_name(c.a) << ":" << dlk_dtype_name(c.b) << ":"
+                           << dlk_dtype_name(c.c));
+    int supported = -5;
+    expect_success(dlk_context_supports(context.get(), c.op, c.a, c.b, c.c, &supported));
+    CHECK(supported == 0);
+  }
+}
+
 TEST_CASE("dlk_context_last_op: rules, then the record of a GEMM", "[api][context]") {
   TestContext context;
   dlk_op_record record;
