@@ -1,6 +1,7 @@
 #include "tests/conformance/conv2d_problems.hpp"
 
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "tests/conformance/int8_parameters.hpp"
@@ -103,6 +104,7 @@ ConvProblem random_problem(dlk_op op, const ConvTypes &t, Rng &rng) {
 std::string ConvProblem::describe() const {
   const dlk_conv2d_desc &d = desc;
   std::ostringstream s;
+  s << std::setprecision(9);  // alpha, beta and scales exactly as floats
   s << dlk_op_name(op) << " " << dlk_dtype_name(d.src_type) << ":" << dlk_dtype_name(d.weights_type)
     << ":" << dlk_dtype_name(d.dst_type) << " " << (d.format == DLK_FORMAT_NCHW ? "nchw" : "nhwc")
     << " n=" << d.n << " c=" << d.c << " h=" << d.h << " w=" << d.w << " k=" << d.k

@@ -1,6 +1,7 @@
 #include "tests/conformance/gemm_problems.hpp"
 
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "tests/conformance/int8_parameters.hpp"
@@ -185,6 +186,7 @@ void add_edge_cases(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b, dl
 std::string GemmProblem::describe() const {
   const dlk_gemm_desc &d = desc;
   std::ostringstream s;
+  s << std::setprecision(9);  // alpha, beta and scales exactly as floats
   s << "gemm " << dlk_dtype_name(d.a_type) << ":" << dlk_dtype_name(d.b_type) << ":"
     << dlk_dtype_name(d.c_type) << " " << (d.layout == DLK_ROW_MAJOR ? "row" : "col") << " "
     << trans_name(d.trans_a) << trans_name(d.trans_b) << " m=" << d.m << " n=" << d.n

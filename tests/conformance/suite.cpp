@@ -47,10 +47,13 @@ const Settings &settings() {
   return s;
 }
 
-std::string executable_path() {
-  char path[4096];
-  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  return n > 0 ? std::string(path, static_cast<size_t>(n)) : "test_conformance";
+const std::string &executable_path() {
+  static const std::string path = [] {
+    char buffer[4096];
+    const ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+    return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("conformance_test");
+  }();
+  return path;
 }
 
 std::string types_name(const OpTypes &t) {
@@ -100,6 +103,9 @@ void Suite::run(size_t index, const std::string &problem, const OpTypes &types,
       ++tally.unsupported[types_name(types)];
       continue;
     }
+    // Printed with a failure below, and by Catch2 should the call crash.
+    INFO("case " << id_ << "/" << index << " on " << target.name << " (seed " << settings().seed
+                 << ")\n  problem: " << problem << "\n  repro: " << repro(index, target.name));
     Verdict verdict;
     try {
       verdict = on_target(target);
@@ -113,10 +119,7 @@ void Suite::run(size_t index, const std::string &problem, const OpTypes &types,
       continue;
     }
     ++tally.failed;
-    if (failures_reported_++ < kFailuresReported)
-      FAIL_CHECK("case " << id_ << "/" << index << " on " << target.name << " failed (seed "
-                         << settings().seed << ")\n  problem: " << problem << "\n"
-                         << verdict.detail << "  repro: " << repro(index, target.name));
+    if (failures_reported_++ < kFailuresReported) FAIL_CHECK(verdict.detail);
   }
 }
 
@@ -137,6 +140,9 @@ void Suite::finish() {
                        << " cases skipped");
   }
   std::printf("%s\n", summary.c_str());
+  const std::string &only = settings().only_case;
+  if (cases_ == 0 && only.compare(0, id_.size() + 1, id_ + "/") == 0)
+    FAIL_CHECK("DLK_CONFORMANCE_CASE=" << only << " names no case of " << id_);
   if (targets().available.empty()) WARN(id_ << ": no backend available to test");
   if (failed > kFailuresReported)
     FAIL_CHECK(failed - kFailuresReported << " more failing cases not shown");
