@@ -1,6 +1,7 @@
 // C ABI: device memory of a context's backend.
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
+#include "core/validate.hpp"
 
 using namespace dlk::core;
 
@@ -28,8 +29,8 @@ dlk_status dlk_memcpy(dlk_context_t context, void *dst, const void *src, size_t 
                       dlk_copy_kind kind) {
   return api_guard("dlk_memcpy", [&] {
     dlk_context &ctx = checked_context("dlk_memcpy", context);
-    if (kind != DLK_COPY_HOST_TO_DEVICE && kind != DLK_COPY_DEVICE_TO_HOST &&
-        kind != DLK_COPY_DEVICE_TO_DEVICE)
+    if (!check::holds(kind, {DLK_COPY_HOST_TO_DEVICE, DLK_COPY_DEVICE_TO_HOST,
+                             DLK_COPY_DEVICE_TO_DEVICE}))
       throw_invalid("dlk_memcpy", "kind", "must be a dlk_copy_kind value");
     if (bytes == 0) return;
     if (!dst) throw_invalid("dlk_memcpy", "dst", "must not be NULL");

@@ -73,10 +73,10 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config);
 
 // A backend built as a separate module (libdlk_<name>.so) exports this C symbol,
 // which core finds with dlsym after dlopen. api_version guards against a module
-// built from another dlk.
+// built from another dlk. On refusal it returns NULL with *status and error set.
 #define DLK_BACKEND_MODULE_API_VERSION 1
 #define DLK_BACKEND_MODULE_ENTRY "dlk_backend_module_create"
 using BackendModuleCreateFn = Backend *(*)(int api_version, const BackendConfig *config,
-                                           char *error, size_t error_size);
+                                           dlk_status *status, char *error, size_t error_size);
 
 }  // namespace dlk::core

@@ -9,7 +9,9 @@
 
 namespace dlk::core {
 
-class Error : public std::runtime_error {
+// Default visibility: a backend module throws it across the dlopen boundary and
+// libdlk must catch it as the same type (hidden typeinfo would not match).
+class __attribute__((visibility("default"))) Error : public std::runtime_error {
  public:
   Error(dlk_status status, const std::string &message)
       : std::runtime_error(message), status_(status) {}

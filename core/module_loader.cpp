@@ -32,9 +32,13 @@ std::unique_ptr<Backend> load_backend_module(const std::string &name, const Back
     throw Error(DLK_STATUS_BACKEND_UNAVAILABLE,
                 "backend '" + name + "': " + file + " has no " DLK_BACKEND_MODULE_ENTRY);
   char error[512] = {};
-  Backend *backend = create(DLK_BACKEND_MODULE_API_VERSION, &config, error, sizeof(error));
-  if (!backend)
+  dlk_status status = DLK_STATUS_BACKEND_UNAVAILABLE;
+  Backend *backend = create(DLK_BACKEND_MODULE_API_VERSION, &config, &status, error, sizeof(error));
+  if (!backend) {
+    // An invalid option (a device ordinal past the last GPU) keeps its status.
+    if (status == DLK_STATUS_INVALID_ARGUMENT) throw Error(status, error);
     throw Error(DLK_STATUS_BACKEND_UNAVAILABLE, "backend '" + name + "': " + error);
+  }
   return std::unique_ptr<Backend>(backend);
 }
 

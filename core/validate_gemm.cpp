@@ -29,12 +29,10 @@ const std::vector<TypeCombo> &gemm_type_combos() {
   return combos;
 }
 
-bool known_dtype(dlk_dtype t) { return dlk_dtype_size(t) != 0; }
-
 void check_types(const dlk_gemm_desc &d) {
-  if (!known_dtype(d.a_type)) throw_invalid(kCall, "a_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.b_type)) throw_invalid(kCall, "b_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.c_type)) throw_invalid(kCall, "c_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.a_type)) throw_invalid(kCall, "a_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.b_type)) throw_invalid(kCall, "b_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.c_type)) throw_invalid(kCall, "c_type", "is not a dlk_dtype value");
   bool a_ok = false, ab_ok = false;
   std::vector<std::string> valid;
   for (const auto &t : gemm_type_combos()) {
@@ -87,11 +85,11 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
                        std::vector<float> &multiplier_storage) {
   if (!desc) throw_invalid(kCall, "desc", "must not be NULL");
   const dlk_gemm_desc &d = *desc;
-  if (d.layout != DLK_ROW_MAJOR && d.layout != DLK_COL_MAJOR)
+  if (!check::holds(d.layout, {DLK_ROW_MAJOR, DLK_COL_MAJOR}))
     throw_invalid(kCall, "layout", "must be DLK_ROW_MAJOR or DLK_COL_MAJOR");
-  if (d.trans_a != DLK_NO_TRANSPOSE && d.trans_a != DLK_TRANSPOSE)
+  if (!check::holds(d.trans_a, {DLK_NO_TRANSPOSE, DLK_TRANSPOSE}))
     throw_invalid(kCall, "trans_a", "must be DLK_NO_TRANSPOSE or DLK_TRANSPOSE");
-  if (d.trans_b != DLK_NO_TRANSPOSE && d.trans_b != DLK_TRANSPOSE)
+  if (!check::holds(d.trans_b, {DLK_NO_TRANSPOSE, DLK_TRANSPOSE}))
     throw_invalid(kCall, "trans_b", "must be DLK_NO_TRANSPOSE or DLK_TRANSPOSE");
   check::at_least(kCall, "m", d.m, 0);
   check::at_least(kCall, "n", d.n, 0);
@@ -131,8 +129,7 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
   } else if (d.c_zero_point != 0) {
     throw_invalid(kCall, "c_zero_point", "must be 0 unless C is u8 or s8");
   }
-  if (d.scale_mode != DLK_SCALE_NONE && d.scale_mode != DLK_SCALE_PER_TENSOR &&
-      d.scale_mode != DLK_SCALE_PER_CHANNEL)
+  if (!check::holds(d.scale_mode, {DLK_SCALE_NONE, DLK_SCALE_PER_TENSOR, DLK_SCALE_PER_CHANNEL}))
     throw_invalid(kCall, "scale_mode", "must be a dlk_scale_mode value");
   if (d.c_type == DLK_DTYPE_S32) {
     if (d.alpha != 1.0f) throw_invalid(kCall, "alpha", "must be 1 for s32 C");

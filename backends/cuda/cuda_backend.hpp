@@ -1,0 +1,50 @@
+// The CUDA backend: one device, one stream (its own or the caller's), cuBLAS for
+// GEMM. Built as the module libdlk_cuda.so, which libdlk loads with dlopen.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <unordered_set>
+
+#include "core/backend.hpp"
+
+namespace dlk::cuda {
+
+class CudaBackend final : public core::Backend {
+ public:
+  explicit CudaBackend(const core::BackendConfig &config);
+  ~CudaBackend() override;
+
+  const char *name() const override { return "cuda"; }
+  core::DeviceInfo info() const override;
+  bool supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const override;
+
+  void *allocate(size_t bytes) override;
+  void deallocate(void *ptr) override;
+  bool owns(const void *ptr) const override;
+  void copy(void *dst, const void *src, size_t bytes, dlk_copy_kind kind) override;
+  void synchronize() override;
+
+  core::OpResult gemm(const core::GemmArgs &args) override;
+  core::OpResult conv2d_forward(const core::Conv2dArgs &args) override;
+  core::OpResult conv2d_backward_data(const core::Conv2dArgs &args) override;
+  core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args) override;
+  core::OpResult pool2d_forward(const core::Pool2dArgs &args) override;
+  core::OpResult pool2d_backward(const core::Pool2dArgs &args) override;
+
+ private:
+  int device_ = 0;
+  cudaStream_t stream_ = nullptr;
+  bool owns_stream_ = false;
+  cublasHandle_t cublas_ = nullptr;
+  mutable std::mutex allocations_mutex_;
+  std::unordered_set<const void *> allocations_;
+};
+
+// GEMM through cublasGemmStridedBatchedEx (gemm_cublas.cpp).
+bool cublas_gemm_supports(dlk_dtype a, dlk_dtype b, dlk_dtype c);
+core::OpResult cublas_gemm(cublasHandle_t handle, const core::GemmArgs &args);
+
+}  // namespace dlk::cuda

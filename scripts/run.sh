@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (as root): installs the Debian
+# packages dlk needs when they are missing, builds, then runs what is asked.
+#   scripts/run.sh roofline   build, then print dlk-perf's roofline report of the default backend
+#   scripts/run.sh test       build and run every test: Release (-Werror), ASan+UBSan, fuzzers
+# Build trees go to build/<name> under the source tree; re-runs are incremental.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+jobs=$(nproc)
+
+packages=(
+  g++ cmake ninja-build pkg-config
+  libopenblas-dev libdnnl-dev libopenmpi-dev openmpi-bin libhwloc-dev
+  libxsimd-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev
+  clang libclang-rt-14-dev libomp-dev
+)
+
+install_missing_packages() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "missing Debian packages: ${missing[*]}" >&2
+    echo "install them as root: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "== installing ${missing[*]}"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# configure <build dir> [cmake args...]
+configure() {
+  local dir=$1; shift
+  cmake -S "$root" -B "$root/build/$dir" -G Ninja -DDLK_WERROR=ON "$@" >/dev/null
+}
+
+build() { cmake --build "$root/build/$1" -j "$jobs" -- "${@:2}"; }
+
+run_tests() {
+  local dir=$1; shift
+  echo "== tests: $dir"
+  (cd "$root/build/$dir" && ctest --output-on-failure -j "$jobs" "$@")
+}
+
+cmd_roofline() {
+  configure release -DCMAKE_BUILD_TYPE=Release
+  build release dlk-perf
+  "$root/build/release/perf/dlk-perf" roofline "$@"
+}
+
+cmd_test() {
+  local start=$SECONDS
+  configure release -DCMAKE_BUILD_TYPE=Release
+  build release
+  run_tests release
+
+  # Sanitizers: the whole suite again under ASan and UBSan.
+  configure asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLK_SANITIZE=address,undefined -DDLK_BUILD_PERF=OFF
+  build asan
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_tests asan
+
+  # Fuzzers: libFuzzer needs clang; each runs for a bounded time on its seed corpus.
+  CC=clang CXX=clang++ configure fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLK_BUILD_FUZZERS=ON \
+    -DDLK_BUILD_PERF=OFF
+  build fuzz
+  run_tests fuzz -L fuzz
+  echo "== all tests passed in $((SECONDS - start)) s"
+}
+
+case "${1:-}" in
+  roofline) shift; install_missing_packages; cmd_roofline "$@" ;;
+  test) shift; install_missing_packages; cmd_test "$@" ;;
+  *) echo "usage: $0 roofline|test" >&2; exit 2 ;;
+esac
