@@ -4,7 +4,7 @@ namespace dlk::perf::kernels {
 
 float mul_add_loop_scalar(std::int64_t iterations) {
   // acc = acc * a + b has its fixed point at b / (1 - a) = 1: values stay normal.
-  // Built with -fno-tree-vectorize and -ffp-contract=off: one mulss and one addss each.
+  // Built without vectorizers and with -ffp-contract=off: one mulss and one addss each.
   const float a = 0.999999f, b = 1e-6f;
   volatile float start = 1.0f;  // unknown to the compiler, which would otherwise fold the loop
   float acc[12];
