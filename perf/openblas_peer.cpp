@@ -84,20 +84,17 @@ OpenBlasPeer OpenBlasPeer::load(const OpenBlasLoadOptions &options) {
   peer.library_ = library;
   peer.removed_ = std::move(removed);
   peer.set_ = std::move(set);
+  peer.kept_ = options.keep_environment;
   peer.loaded_before_ = loaded_before;
   return peer;
 }
 
-int OpenBlasPeer::set_threads(int threads) const {
-  api_->set_num_threads(threads);
-  return api_->get_num_threads();
+void OpenBlasPeer::set_threads(int threads) const { api_->set_num_threads(threads); }
+
+OpenBlasPeer::Description OpenBlasPeer::describe() const {
+  return {api_->get_corename(), api_->get_num_threads(), api_->get_config(), library_,
+          removed_, set_, kept_};
 }
-
-int OpenBlasPeer::threads() const { return api_->get_num_threads(); }
-
-std::string OpenBlasPeer::core_name() const { return api_->get_corename(); }
-
-std::string OpenBlasPeer::config() const { return api_->get_config(); }
 
 void OpenBlasPeer::sgemm(int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                          int ldb, float beta, float *c, int ldc) const {

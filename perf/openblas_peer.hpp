@@ -30,15 +30,21 @@ class OpenBlasPeer {
   // OpenBLAS cannot be loaded.
   static OpenBlasPeer load(const OpenBlasLoadOptions &options);
 
-  // openblas_set_num_threads, then what OpenBLAS reports it will use.
-  int set_threads(int threads) const;
-  int threads() const;
-  std::string core_name() const;  // openblas_get_corename(): the kernel set it runs
-  std::string config() const;     // openblas_get_config(): version and build options
-  std::string library() const { return library_; }
-  // "NAME=value" of each variable load() removed, and of each it set.
-  const std::vector<std::string> &removed_environment() const { return removed_; }
-  const std::vector<std::string> &set_environment() const { return set_; }
+  // openblas_set_num_threads; describe() says what OpenBLAS then uses.
+  void set_threads(int threads) const;
+
+  // What a report says about the peer it ran.
+  struct Description {
+    std::string core;     // openblas_get_corename(): the kernel set it runs
+    int threads = 0;      // openblas_get_num_threads()
+    std::string config;   // openblas_get_config(): version and build options
+    std::string library;  // what was dlopen'ed
+    std::vector<std::string> removed_environment;  // "NAME=value" removed before loading
+    std::vector<std::string> set_environment;      // "NAME=value" set before loading
+    bool kept_environment = false;
+  };
+  Description describe() const;
+
   // True when OpenBLAS was in the process before load(), so removing the
   // variables could not change the core it had picked.
   bool was_loaded_before() const { return loaded_before_; }
@@ -54,6 +60,7 @@ class OpenBlasPeer {
   std::string library_;
   std::vector<std::string> removed_;
   std::vector<std::string> set_;
+  bool kept_ = false;
   bool loaded_before_ = false;
 };
 

@@ -64,7 +64,8 @@ ReportTable points_table() {
                       {"intensity", "FLOP/B", 1, 1},
                       {"seconds", "ms", 1e3, 3},
                       {"seconds_min", "min ms", 1e3, 3, Show::json},
-                      {"runs", "runs", 1, 0},
+                      {"samples", "samples", 1, 0},
+                      {"calls_per_sample", "calls", 1, 0, Show::json},
                       {"flops_per_second", "GFLOP/s", 1e-9, 1},
                       {"roof_flops_per_second", "roof", 1e-9, 1},
                       {"percent_of_roof", "%roof", 1, 1},
@@ -74,118 +75,133 @@ ReportTable points_table() {
                       {"kernel", "kernel", 1, 0}});
 }
 
-struct PeerInfo {
-  std::string core;
-  int threads = 0;
+// Everything one run measured, printed as text or JSON.
+struct RooflineReport {
+  dlk_context_info info{};
+  OpenBlasPeer::Description peer;
+  RoofCeilings ceilings;
+  ReportTable points = points_table();
+  std::vector<std::string> warnings;
+  double wall_seconds = 0;
 };
 
-// Runs one size on dlk and OpenBLAS and adds a row for each.
-std::string add_gemm_points(ReportTable &table, dlk::Context &context, const OpenBlasPeer &peer,
-                            const PeerInfo &peer_info, std::int64_t size, const Roof &roof,
-                            const TimingOptions &timing) {
+// Times one size on dlk and OpenBLAS and adds a row for each to report.points.
+void add_gemm_points(RooflineReport &report, dlk::Context &context, const OpenBlasPeer &peer,
+                     std::int64_t size, const TimingOptions &timing) {
   GemmF32Problem problem(context, size, size, size);
   const std::vector<Timing> t =
       time_interleaved({problem.dlk_candidate(), problem.openblas_candidate(peer)}, timing);
   const dlk_op_record record = context.last_op();
   const Work work{record.flops, record.bytes};
   const double difference = problem.max_relative_difference();
-  const Summary dlk_time = t[0].summary(), peer_time = t[1].summary();
+  const Roof roof = report.ceilings.roof();
   const std::string shape = fmt::format("{}x{}x{}", size, size, size);
 
-  auto add = [&](const char *impl, const Summary &time, Cell ratio, Cell diff,
+  auto add = [&](const char *impl, const Timing &timing_of, Cell ratio, Cell diff,
                  const std::string &kernel) {
+    const Summary time = timing_of.summary();
     const RooflinePoint p = place_on_roof(work, time.median, roof);
-    table.add_row({std::string("gemm_f32"), shape, size, size, size, std::string(impl), work.flops,
-                   work.bytes, p.intensity, time.median, time.min,
-                   static_cast<std::int64_t>(time.count), p.rate, p.roof, p.percent_of_roof,
-                   std::string(bound_name(p.bound)), ratio, diff, kernel});
+    report.points.add_row({std::string("gemm_f32"), shape, size, size, size, std::string(impl),
+                           work.flops, work.bytes, p.intensity, time.median, time.min,
+                           static_cast<std::int64_t>(time.count),
+                           static_cast<std::int64_t>(timing_of.calls_per_burst), p.rate, p.roof,
+                           p.percent_of_roof, std::string(bound_name(p.bound)), ratio, diff,
+                           kernel});
   };
-  add("dlk", dlk_time, peer_time.median / dlk_time.median, difference, record.implementation);
-  add("openblas", peer_time, Cell(), Cell(),
-      fmt::format("cblas_sgemm:{}:{}t", peer_info.core, peer_info.threads));
+  add("dlk", t[0], t[1].summary().median / t[0].summary().median, difference,
+      record.implementation);
+  add("openblas", t[1], Cell(), Cell(),
+      fmt::format("cblas_sgemm:{}:{}t", report.peer.core, report.peer.threads));
   if (difference > kDifferenceWarning)
-    return fmt::format("warning: at {} dlk's C differs from OpenBLAS's by {:.2e} of max |C|", shape,
-                       difference);
-  return {};
+    report.warnings.push_back(fmt::format(
+        "at {} dlk's C differs from OpenBLAS's by {:.2e} of max |C|", shape, difference));
 }
 
-int run_roofline(const RooflineOptions &o) {
+RooflineReport measure(const RooflineOptions &o) {
   const double start = now_seconds();
-  const dlk_context_options context_options = o.context.to_dlk();
-  dlk::Context context(context_options);
-  const dlk_context_info info = context.info();
+  RooflineReport report;
+  dlk::Context context(o.context.to_dlk());
+  report.info = context.info();
   if (!context.supports(DLK_OP_GEMM, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32))
-    throw std::runtime_error(std::string("backend ") + info.backend + " has no GEMM f32");
+    throw std::runtime_error(std::string("backend ") + report.info.backend + " has no GEMM f32");
 
   // Ceilings first: OpenBLAS's worker threads spin for a while after it loads,
   // and would take cycles from the FMA and bandwidth loops.
   CeilingOptions ceiling_options;
   ceiling_options.dram_bytes = static_cast<size_t>(o.dram_mib) << 20;
-  const RoofCeilings ceilings = context_ceilings(info, ceiling_options);
-  const Roof roof = ceilings.roof();
+  report.ceilings = context_ceilings(report.info, ceiling_options);
 
-  const OpenBlasPeer peer =
-      OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
-  const PeerInfo peer_info{peer.core_name(), peer.set_threads(info.num_threads)};
-
-  ReportTable points = points_table();
-  std::vector<std::string> warnings;
+  const OpenBlasPeer peer = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
+  peer.set_threads(report.info.num_threads);
+  report.peer = peer.describe();
   if (peer.was_loaded_before())
-    warnings.push_back("warning: OpenBLAS was loaded before dlk-perf cleared its environment");
-  for (std::int64_t size : o.sizes) {
-    std::string w = add_gemm_points(points, context, peer, peer_info, size, roof, o.timing);
-    if (!w.empty()) warnings.push_back(std::move(w));
-  }
-  const double wall = now_seconds() - start;
-  const dlk_version version = dlk_get_version();
+    report.warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
 
-  if (o.json) {
-    nlohmann::ordered_json doc;
-    doc["schema"] = "dlk-perf/roofline/1";
-    doc["dlk"] = {{"version", fmt::format("{}.{}.{}", version.major, version.minor, version.patch)},
-                  {"backend", info.backend},
-                  {"device", info.device},
-                  {"isa", info.isa},
-                  {"threads", info.num_threads}};
-    doc["peer"] = {{"name", "openblas"},
-                   {"core", peer_info.core},
-                   {"threads", peer_info.threads},
-                   {"config", peer.config()},
-                   {"library", peer.library()},
-                   {"environment_removed", peer.removed_environment()},
-                   {"environment_set", peer.set_environment()},
-                   {"environment_kept", o.keep_openblas_env}};
-    doc["ceilings"] = ceilings_table(ceilings).json();
-    doc["roof"] = {{"peak_flops_per_second", roof.peak_flops},
-                   {"bandwidth_bytes_per_second", roof.bandwidth},
-                   {"ridge_intensity", roof.ridge_intensity()}};
-    doc["points"] = points.json();
-    doc["warnings"] = warnings;
-    doc["wall_seconds"] = wall;
-    fmt::print("{}\n", doc.dump(2));
-    return 0;
-  }
+  for (std::int64_t size : o.sizes) add_gemm_points(report, context, peer, size, o.timing);
+  report.wall_seconds = now_seconds() - start;
+  return report;
+}
 
-  fmt::print("dlk-perf roofline: dlk {}.{}.{}, backend {}, isa {}, {} threads, device \"{}\"\n",
-             version.major, version.minor, version.patch, info.backend, info.isa,
-             info.num_threads, info.device);
-  fmt::print("peer: OpenBLAS core {}, {} threads ({})\n", peer_info.core, peer_info.threads,
-             peer.config());
-  if (o.keep_openblas_env)
+std::string dlk_version_text() {
+  const dlk_version v = dlk_get_version();
+  return fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
+}
+
+void print_json(const RooflineReport &r) {
+  const Roof roof = r.ceilings.roof();
+  nlohmann::ordered_json doc;
+  doc["schema"] = "dlk-perf/roofline/1";
+  doc["dlk"] = {{"version", dlk_version_text()},
+                {"backend", r.info.backend},
+                {"device", r.info.device},
+                {"isa", r.info.isa},
+                {"threads", r.info.num_threads}};
+  doc["peer"] = {{"name", "openblas"},
+                 {"core", r.peer.core},
+                 {"threads", r.peer.threads},
+                 {"config", r.peer.config},
+                 {"library", r.peer.library},
+                 {"environment_removed", r.peer.removed_environment},
+                 {"environment_set", r.peer.set_environment},
+                 {"environment_kept", r.peer.kept_environment}};
+  doc["ceilings"] = ceilings_table(r.ceilings).json();
+  doc["roof"] = {{"peak_flops_per_second", roof.peak_flops},
+                 {"bandwidth_bytes_per_second", roof.bandwidth},
+                 {"ridge_intensity", roof.ridge_intensity()}};
+  doc["points"] = r.points.json();
+  doc["warnings"] = r.warnings;
+  doc["wall_seconds"] = r.wall_seconds;
+  fmt::print("{}\n", doc.dump(2));
+}
+
+void print_text(const RooflineReport &r) {
+  fmt::print("dlk-perf roofline: dlk {}, backend {}, isa {}, {} threads, device \"{}\"\n",
+             dlk_version_text(), r.info.backend, r.info.isa, r.info.num_threads, r.info.device);
+  fmt::print("peer: OpenBLAS core {}, {} threads ({})\n", r.peer.core, r.peer.threads,
+             r.peer.config);
+  if (r.peer.kept_environment)
     fmt::print("      environment kept as it was (--keep-openblas-env)\n");
-  if (!peer.removed_environment().empty())
+  if (!r.peer.removed_environment.empty())
     fmt::print("      removed before loading OpenBLAS, so it picks its own kernels: {}\n",
-               fmt::join(peer.removed_environment(), " "));
-  if (!peer.set_environment().empty())
+               fmt::join(r.peer.removed_environment, " "));
+  if (!r.peer.set_environment.empty())
     fmt::print("      set before loading OpenBLAS, so its idle workers stop spinning sooner: {}\n",
-               fmt::join(peer.set_environment(), " "));
-  fmt::print("\nceilings\n{}", ceilings_table(ceilings).text());
-  fmt::print("ridge at {:.1f} FLOP/B\n", roof.ridge_intensity());
-  fmt::print("\nGEMM f32 (row-major, no transposes, alpha 1, beta 0); medians of interleaved runs;"
-             " x openblas = dlk GFLOP/s / OpenBLAS GFLOP/s\n{}",
-             points.text());
-  for (const std::string &w : warnings) fmt::print("{}\n", w);
-  fmt::print("\nwall time {:.1f} s\n", wall);
+               fmt::join(r.peer.set_environment, " "));
+  fmt::print("\nceilings\n{}", ceilings_table(r.ceilings).text());
+  fmt::print("ridge at {:.1f} FLOP/B\n", r.ceilings.roof().ridge_intensity());
+  fmt::print("\nGEMM f32 (row-major, no transposes, alpha 1, beta 0): median per call over interleaved"
+             " bursts; x openblas = dlk GFLOP/s / OpenBLAS GFLOP/s\n{}",
+             r.points.text());
+  for (const std::string &w : r.warnings) fmt::print("warning: {}\n", w);
+  fmt::print("\nwall time {:.1f} s\n", r.wall_seconds);
+}
+
+int run_roofline(const RooflineOptions &o) {
+  const RooflineReport report = measure(o);
+  if (o.json)
+    print_json(report);
+  else
+    print_text(report);
   return 0;
 }
 

@@ -19,7 +19,8 @@
 namespace dlk::perf {
 
 struct TimingOptions {
-  int warmup_calls = 1;             // untimed calls of each candidate before the first round
+  int warmup_calls = 1;             // untimed calls of each candidate before the first round,
+                                    // more until they took min_burst_seconds (at most 1000)
   double min_burst_seconds = 0;     // a sample's burst lasts at least this (0: one call)
   double pause_seconds = 0;         // sleep before each burst
   int min_samples = 5;              // samples of each candidate ...
@@ -50,7 +51,7 @@ size_t interleaved_index(int round, size_t position, size_t count);
 // min_burst_seconds, at least one.
 int calls_per_burst(double call_seconds, double min_burst_seconds);
 
-// Warms up each candidate (its last warm-up call sets its burst length), then
+// Warms up each candidate (its fastest warm-up call sets its burst length), then
 // runs rounds until needs_another_round says stop. Returns one Timing per
 // candidate, in the order given.
 std::vector<Timing> time_interleaved(const std::vector<Candidate> &candidates,

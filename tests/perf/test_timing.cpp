@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "perf/timing.hpp"
@@ -63,6 +65,28 @@ TEST_CASE("a burst lasts at least the minimum, one call at least", "[perf][timin
   CHECK(calls_per_burst(0.5, 0.02) == 1);
   CHECK(calls_per_burst(0.001, 0.0) == 1);
   CHECK(calls_per_burst(0.0, 0.02) == 1);
+}
+
+TEST_CASE("warm-up goes on until it took a burst's time", "[perf][timing]") {
+  // Each call sleeps at least 2 ms, so a 5 ms warm-up takes 2 (the minimum) or 3 calls,
+  // and a burst of at least 5 ms takes at most 3 calls, however slow the machine.
+  int calls = 0;
+  const Candidate sleeper{"sleeper", [&] {
+                            ++calls;
+                            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                          }};
+  TimingOptions o;
+  o.warmup_calls = 2;
+  o.min_burst_seconds = 0.005;
+  o.min_samples = 1;
+  o.max_samples = 1;
+  const std::vector<Timing> t = time_interleaved({sleeper}, o);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].calls_per_burst >= 1);
+  CHECK(t[0].calls_per_burst <= 3);
+  const int warmup = calls - t[0].calls_per_burst;
+  CHECK(warmup >= 2);
+  CHECK(warmup <= 3);
 }
 
 TEST_CASE("no candidates give no timings", "[perf][timing]") {
