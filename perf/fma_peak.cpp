@@ -1,5 +1,6 @@
 #include "perf/fma_peak.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>

@@ -3,6 +3,7 @@
 // the command line and runs the one that was named.
 #include <algorithm>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 

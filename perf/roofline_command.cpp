@@ -3,6 +3,7 @@
 // The JSON schema is documented in perf/README.md ("dlk-perf/roofline/1").
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
