@@ -1,0 +1,58 @@
+// Helpers shared by the avx512 kernels (AVX-512 F, BW, DQ; no VL). Internal
+// linkage, see kernels/numerics.hpp.
+#pragma once
+
+// GCC 12 reports the _mm512_undefined_* values inside its own AVX-512 headers as
+// maybe uninitialized (GCC bug 105593); silenced for those headers only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "compression/kernels/kernel_table.hpp"
+#include "compression/kernels/with_store.hpp"
+
+namespace dlk::codec::avx512 {
+namespace {
+
+inline __mmask16 tail_mask(size_t remaining) {
+  return remaining >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << remaining) - 1);
+}
+
+// v = input (+ residual) for the lanes of m, 0 elsewhere.
+inline __m512 load_v(const float *input, const float *residual, __mmask16 m) {
+  const __m512 x = _mm512_maskz_loadu_ps(m, input);
+  return residual ? _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, residual)) : x;
+}
+
+// reduce_lanes16 (numerics.hpp) on one vector: halves added as 8, 4, 2, 1 lanes.
+inline float reduce_lanes16(__m512 v) {
+  const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+
+// Writes the decoded lanes of m as the Store mode says. Stream stores need a
+// full, 64-byte aligned vector: decode groups start at multiples of 16 elements
+// of a 64-byte aligned output, and a partial last group is stored normally.
+template <Store S>
+inline void put(float *out, __m512 d, __mmask16 m) {
+  if (S == Store::accumulate)
+    _mm512_mask_storeu_ps(out, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, out), d));
+  else if (S == Store::stream && m == 0xFFFF)
+    _mm512_stream_ps(out, d);
+  else
+    _mm512_mask_storeu_ps(out, m, d);
+}
+
+}  // namespace
+}  // namespace dlk::codec::avx512

@@ -1,0 +1,42 @@
+// topk selection pass, avx512 tier: compare 16 magnitudes with the threshold,
+// compress the selected (index, value) pairs into the message.
+#include "compression/kernels/avx512/avx512_common.hpp"
+#include "compression/kernels/numerics.hpp"
+
+namespace dlk::codec::avx512 {
+
+size_t topk_select(const float *input, float *residual, size_t begin, size_t end,
+                   uint32_t threshold, uint8_t *indices, uint8_t *values, size_t capacity,
+                   size_t *resume) {
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF);
+  const __m512i limit = _mm512_set1_epi32(static_cast<int>(threshold));
+  size_t selected = 0;
+  for (size_t i = begin; i < end; i += kGroup) {
+    const __mmask16 m = tail_mask(end - i);
+    const __m512 v = load_v(input + i, residual ? residual + i : nullptr, m);
+    const __m512i key = _mm512_and_si512(_mm512_castps_si512(v), magnitude);
+    const __mmask16 chosen = _mm512_mask_cmpge_epu32_mask(m, key, limit);
+    if (chosen) {
+      const auto n = static_cast<size_t>(__builtin_popcount(chosen));
+      if (selected + n > capacity) {
+        *resume = i;
+        return selected;
+      }
+      const auto first = static_cast<__mmask16>((1u << n) - 1);
+      const __m512i index =
+          _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(i))), lanes);
+      _mm512_mask_storeu_epi32(indices + 4 * selected, first,
+                               _mm512_maskz_compress_epi32(chosen, index));
+      _mm512_mask_storeu_ps(values + 4 * selected, first, _mm512_maskz_compress_ps(chosen, v));
+      selected += n;
+    }
+    if (residual)
+      _mm512_mask_storeu_ps(residual + i, m,
+                            _mm512_maskz_mov_ps(static_cast<__mmask16>(~chosen), v));
+  }
+  *resume = end;
+  return selected;
+}
+
+}  // namespace dlk::codec::avx512
