@@ -8,8 +8,8 @@
 // pass, and memory is bounded by 3 k pairs, allocated before anything is written.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include "compression/codec.hpp"
 #include "compression/error.hpp"
@@ -35,17 +35,21 @@ inline bool ranks_before(const Candidate &a, const Candidate &b) {
   return a.key != b.key ? a.key > b.key : a.index < b.index;
 }
 
+// Left uninitialised (new T[]), so that the pages of an overflow that does not
+// happen are never touched: most encodes need none.
 struct Overflow {
-  std::vector<uint32_t> indices;
-  std::vector<float> values;
-  std::vector<Candidate> candidates;
+  size_t capacity;
+  std::unique_ptr<uint32_t[]> indices;
+  std::unique_ptr<float[]> values;
+  std::unique_ptr<Candidate[]> candidates;
 
   explicit Overflow(size_t k)
-      : indices(std::max<size_t>(k, kGroup)),  // a vector group always fits
-        values(indices.size()),
-        candidates(k + indices.size()) {}
-  uint8_t *index_bytes() { return reinterpret_cast<uint8_t *>(indices.data()); }
-  uint8_t *value_bytes() { return reinterpret_cast<uint8_t *>(values.data()); }
+      : capacity(std::max<size_t>(k, kGroup)),  // a vector group always fits
+        indices(new uint32_t[capacity]),
+        values(new float[capacity]),
+        candidates(new Candidate[k + capacity]) {}
+  uint8_t *index_bytes() { return reinterpret_cast<uint8_t *>(indices.get()); }
+  uint8_t *value_bytes() { return reinterpret_cast<uint8_t *>(values.get()); }
 };
 
 // Keeps the k best of `kept` (in the message) and `extra` (in the overflow), in
@@ -72,8 +76,8 @@ size_t keep_largest(Pairs kept, Overflow &overflow, size_t extra, size_t k, floa
       pair_at(j, index, value);
       overflow.candidates[j] = {magnitude_key(value), index};
     }
-    std::nth_element(overflow.candidates.begin(), overflow.candidates.begin() + (k - 1),
-                     overflow.candidates.begin() + total, ranks_before);
+    Candidate *all = overflow.candidates.get();
+    std::nth_element(all, all + (k - 1), all + total, ranks_before);
     cut = overflow.candidates[k - 1];
   }
   // In place: the write position never passes the read position.
@@ -115,7 +119,7 @@ uint64_t encode(const EncodeJob &job) {
   while (at < n) {
     const size_t extra = job.kernels.topk_select(job.input, job.residual, at, n, threshold,
                                                  overflow.index_bytes(), overflow.value_bytes(),
-                                                 overflow.indices.size(), &at);
+                                                 overflow.capacity, &at);
     bool trimmed;
     Candidate cut;
     message.size = keep_largest(message, overflow, extra, k, job.residual, trimmed, cut);

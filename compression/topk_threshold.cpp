@@ -18,6 +18,7 @@ constexpr uint64_t kMinSample = 8192;
 // Sampling pays only when it reads a small part of the buffer; beyond
 // count / kMaxSampleShare the exact threshold costs about as much.
 constexpr uint64_t kMaxSampleShare = 8;
+constexpr uint64_t kPrefetchAhead = 32;
 // Fixed, so that the sample (hence the message) depends on the data only.
 constexpr uint64_t kSampleKey = 0x646C6B746F706B31ull;  // "dlktopk1"
 
@@ -73,11 +74,20 @@ uint32_t sampled_threshold(ThresholdScratch &scratch, const float *input,
   if (!worth_sampling(count, k)) return exact_threshold(scratch, input, residual, count, k);
   std::vector<uint32_t> &sample = scratch.sample;
   const uint64_t s = sample.size();
-  // One element drawn from each of s equal strata of the buffer.
+  // One element drawn from each of s strata of count / s elements (the few past
+  // the last stratum are never drawn), without a division per draw. The draws
+  // miss the caches, so those kPrefetchAhead strata on are requested early.
+  const uint64_t stratum = count / s;  // >= kMaxSampleShare, < 2^32
+  auto position = [&](uint64_t j) {
+    return j * stratum + ((uint64_t(random_word(kSampleKey, j)) * stratum) >> 32);
+  };
   for (uint64_t j = 0; j < s; ++j) {
-    const uint64_t begin = j * count / s, end = (j + 1) * count / s;
-    const uint64_t i = begin + random_word(kSampleKey, j) % (end - begin);
-    sample[j] = key_at(input, residual, i);
+    if (j + kPrefetchAhead < s) {
+      const uint64_t ahead = position(j + kPrefetchAhead);
+      __builtin_prefetch(input + ahead);
+      if (residual) __builtin_prefetch(residual + ahead);
+    }
+    sample[j] = key_at(input, residual, position(j));
   }
   // The sample's rank that corresponds to k in the whole buffer.
   const uint64_t rank = std::min<uint64_t>(s, std::max<uint64_t>(1, (k * s + count - 1) / count));

@@ -27,10 +27,29 @@ inline __mmask16 tail_mask(size_t remaining) {
   return remaining >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << remaining) - 1);
 }
 
+// Masked loads and stores only for a partial last group: on Zen 5 a stream of
+// masked loads that miss the caches reads DRAM at about a quarter of the speed of
+// plain loads (measured: 9 against 37 GB/s), even with every mask bit set.
+inline __m512 load(const float *p, __mmask16 m) {
+  return m == 0xFFFF ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+}
+
+inline void store(float *p, __m512 v, __mmask16 m) {
+  if (m == 0xFFFF)
+    _mm512_storeu_ps(p, v);
+  else
+    _mm512_mask_storeu_ps(p, m, v);
+}
+
+// The first `bytes` (< 64) bytes at p, zeros after them.
+inline __m512i load_partial_bytes(const uint8_t *p, size_t bytes) {
+  return _mm512_maskz_loadu_epi8((__mmask64(1) << bytes) - 1, p);
+}
+
 // v = input (+ residual) for the lanes of m, 0 elsewhere.
 inline __m512 load_v(const float *input, const float *residual, __mmask16 m) {
-  const __m512 x = _mm512_maskz_loadu_ps(m, input);
-  return residual ? _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, residual)) : x;
+  const __m512 x = load(input, m);
+  return residual ? _mm512_add_ps(x, load(residual, m)) : x;
 }
 
 // reduce_lanes16 (numerics.hpp) on one vector: halves added as 8, 4, 2, 1 lanes.
@@ -47,11 +66,11 @@ inline float reduce_lanes16(__m512 v) {
 template <Store S>
 inline void put(float *out, __m512 d, __mmask16 m) {
   if (S == Store::accumulate)
-    _mm512_mask_storeu_ps(out, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, out), d));
+    store(out, _mm512_add_ps(load(out, m), d), m);
   else if (S == Store::stream && m == 0xFFFF)
     _mm512_stream_ps(out, d);
   else
-    _mm512_mask_storeu_ps(out, m, d);
+    store(out, d, m);
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ void encode(const float *input, float *residual, size_t count, uint8_t *codes) {
       _mm256_storeu_si256(reinterpret_cast<__m256i *>(codes + 2 * i), h);
     else
       std::memcpy(codes + 2 * i, &h, 2 * (count - i));
-    if (residual) _mm512_mask_storeu_ps(residual + i, m, _mm512_sub_ps(v, decoded));
+    if (residual) store(residual + i, _mm512_sub_ps(v, decoded), m);
   }
 }
 
@@ -47,8 +47,9 @@ template <HalfFormat F, Store S>
 void decode(const uint8_t *codes, size_t count, float *output) {
   for (size_t i = 0; i < count; i += kGroup) {
     const __mmask16 m = tail_mask(count - i);
-    const __m256i h = _mm512_castsi512_si256(
-        _mm512_maskz_loadu_epi16(static_cast<__mmask32>(m), codes + 2 * i));
+    const __m256i h =
+        m == 0xFFFF ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(codes + 2 * i))
+                    : _mm512_castsi512_si256(load_partial_bytes(codes + 2 * i, 2 * (count - i)));
     const __m512 d =
         F == HalfFormat::fp16 ? _mm512_cvtph_ps(h) : bf16_widen(_mm512_cvtepu16_epi32(h));
     put<S>(output + i, d, m);

@@ -36,7 +36,7 @@ void onebit_encode(const float *input, float *residual, size_t count, size_t blo
       const __mmask16 m = tail_mask(len - g);
       const __m512 v = load_v(x + g, r + g, m);
       const __mmask16 is_negative = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);
-      _mm512_mask_storeu_ps(r + g, m, _mm512_sub_ps(v, _mm512_mask_blend_ps(is_negative, pos, neg)));
+      store(r + g, _mm512_sub_ps(v, _mm512_mask_blend_ps(is_negative, pos, neg)), m);
     }
   }
 }

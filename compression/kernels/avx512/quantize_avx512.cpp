@@ -77,9 +77,7 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
         else
           std::memcpy(codes + i / 2, &packed, (len - g + 1) / 2);
       }
-      if (r)
-        _mm512_mask_storeu_ps(r + g, m,
-                              _mm512_sub_ps(v, _mm512_mul_ps(_mm512_cvtepi32_ps(code), scale)));
+      if (r) store(r + g, _mm512_sub_ps(v, _mm512_mul_ps(_mm512_cvtepi32_ps(code), scale)), m);
     }
   }
 }
@@ -89,15 +87,16 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
 template <int Bits>
 inline __m512i load_codes(const uint8_t *codes, size_t i, size_t remaining) {
   if (Bits == 8) {
-    const __m128i b = remaining >= 16
-                          ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(codes + i))
-                          : _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(
-                                (__mmask64(1) << remaining) - 1, codes + i));
+    const __m128i b =
+        remaining >= 16
+            ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(codes + i))
+            : _mm512_castsi512_si128(load_partial_bytes(codes + i, remaining));
     return _mm512_cvtepi8_epi32(b);
   }
-  const size_t bytes = remaining >= 16 ? 8 : (remaining + 1) / 2;
-  const __m128i b = _mm512_castsi512_si128(
-      _mm512_maskz_loadu_epi8((__mmask64(1) << bytes) - 1, codes + i / 2));
+  const __m128i b =
+      remaining >= 16
+          ? _mm_loadl_epi64(reinterpret_cast<const __m128i *>(codes + i / 2))
+          : _mm512_castsi512_si128(load_partial_bytes(codes + i / 2, (remaining + 1) / 2));
   const __m512i nibbles = _mm512_cvtepu8_epi32(unpack_nibbles(b));
   return _mm512_srai_epi32(_mm512_slli_epi32(nibbles, 28), 28);
 }

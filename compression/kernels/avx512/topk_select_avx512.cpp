@@ -23,17 +23,19 @@ size_t topk_select(const float *input, float *residual, size_t begin, size_t end
         *resume = i;
         return selected;
       }
-      const auto first = static_cast<__mmask16>((1u << n) - 1);
-      const __m512i index =
-          _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(i))), lanes);
-      _mm512_mask_storeu_epi32(indices + 4 * selected, first,
-                               _mm512_maskz_compress_epi32(chosen, index));
-      _mm512_mask_storeu_ps(values + 4 * selected, first, _mm512_maskz_compress_ps(chosen, v));
+      const __m512i index = _mm512_maskz_compress_epi32(
+          chosen,
+          _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(i))), lanes));
+      const __m512 value = _mm512_maskz_compress_ps(chosen, v);
+      // A full store when the arrays have room for 16 (what lies past the pairs
+      // is never read), else only the n pairs.
+      const __mmask16 kept =
+          selected + kGroup <= capacity ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+      store(reinterpret_cast<float *>(indices + 4 * selected), _mm512_castsi512_ps(index), kept);
+      store(reinterpret_cast<float *>(values + 4 * selected), value, kept);
       selected += n;
     }
-    if (residual)
-      _mm512_mask_storeu_ps(residual + i, m,
-                            _mm512_maskz_mov_ps(static_cast<__mmask16>(~chosen), v));
+    if (residual) store(residual + i, _mm512_maskz_mov_ps(static_cast<__mmask16>(~chosen), v), m);
   }
   *resume = end;
   return selected;
