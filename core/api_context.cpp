@@ -4,7 +4,9 @@
 
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
+#include "core/op_types.hpp"
 #include "core/registry.hpp"
+#include "core/validate.hpp"
 #include "core/verbose.hpp"
 
 namespace dlk::core {
@@ -90,8 +92,15 @@ dlk_status dlk_context_create(dlk_context_t *context, const dlk_context_options 
     if (!context) throw_invalid("dlk_context_create", "context", "must not be NULL");
     auto ctx = std::make_unique<dlk_context>();
     ctx->config = resolve_context_config(options);
-    ctx->backend =
-        create_backend(ctx->config.backend, ctx->config.backend_config, ctx->config.decisions);
+    try {
+      ctx->backend =
+          create_backend(ctx->config.backend, ctx->config.backend_config, ctx->config.decisions);
+    } catch (const Error &e) {
+      // The registry says why a backend cannot run ("backend 'cuda': ..."); the
+      // message names the call too. Other errors (a module's invalid option) do already.
+      if (e.status() != DLK_STATUS_BACKEND_UNAVAILABLE) throw;
+      throw Error(e.status(), std::string("dlk_context_create: ") + e.what());
+    }
     const BackendConfig &bc = ctx->config.backend_config;
     if (bc.verbose >= 2)
       for (const auto &d : ctx->config.decisions) print_dispatch_line(d);
@@ -133,9 +142,20 @@ dlk_status dlk_context_supports(dlk_context_t context, dlk_op op, dlk_dtype a_ty
   return api_guard("dlk_context_supports", [&] {
     dlk_context &ctx = checked_context("dlk_context_supports", context);
     if (!supported) throw_invalid("dlk_context_supports", "supported", "must not be NULL");
-    if (std::string(dlk_op_name(op)) == "unknown")
+    if (!check::holds(op, {DLK_OP_GEMM, DLK_OP_CONV2D_FORWARD, DLK_OP_CONV2D_BACKWARD_DATA,
+                           DLK_OP_CONV2D_BACKWARD_WEIGHTS, DLK_OP_POOL2D_FORWARD,
+                           DLK_OP_POOL2D_BACKWARD}))
       throw_invalid("dlk_context_supports", "op", "is not a dlk_op value");
-    *supported = ctx.backend->supports(op, a_type, b_type, c_type) ? 1 : 0;
+    if (!check::holds_dtype(a_type))
+      throw_invalid("dlk_context_supports", "a_type", "is not a dlk_dtype value");
+    if (!check::holds_dtype(b_type))
+      throw_invalid("dlk_context_supports", "b_type", "is not a dlk_dtype value");
+    if (!check::holds_dtype(c_type))
+      throw_invalid("dlk_context_supports", "c_type", "is not a dlk_dtype value");
+    *supported = op_defines_types(op, a_type, b_type, c_type) &&
+                         ctx.backend->supports(op, a_type, b_type, c_type)
+                     ? 1
+                     : 0;
   });
 }
 

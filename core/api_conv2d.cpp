@@ -16,7 +16,11 @@ void dlk_conv2d_desc_init(dlk_conv2d_desc *desc, dlk_dtype dtype, int64_t n, int
   desc->stride_h = desc->stride_w = 1;
   desc->dilation_h = desc->dilation_w = 1;
   desc->groups = 1;
-  desc->src_type = desc->weights_type = desc->dst_type = dtype;
+  // One assignment each: a chain would read an enum field back, which is undefined
+  // when a C caller passed a value outside dlk_dtype (validation reports it later).
+  desc->src_type = dtype;
+  desc->weights_type = dtype;
+  desc->dst_type = dtype;
   desc->scale_mode = DLK_SCALE_NONE;
 }
 

@@ -1,6 +1,10 @@
 // C ABI: device memory of a context's backend.
+#include <cstdint>
+#include <string>
+
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
+#include "core/validate.hpp"
 
 using namespace dlk::core;
 
@@ -10,6 +14,11 @@ dlk_status dlk_malloc(dlk_context_t context, size_t bytes, void **ptr) {
   return api_guard("dlk_malloc", [&] {
     dlk_context &ctx = checked_context("dlk_malloc", context);
     if (!ptr) throw_invalid("dlk_malloc", "ptr", "must not be NULL");
+    // No address space holds more, and a backend rounding a larger size up to its
+    // alignment would wrap around to a tiny block.
+    if (bytes > static_cast<size_t>(PTRDIFF_MAX))
+      throw Error(DLK_STATUS_OUT_OF_MEMORY, "dlk_malloc: cannot allocate " + std::to_string(bytes) +
+                                                " bytes (more than PTRDIFF_MAX)");
     *ptr = bytes ? ctx.backend->allocate(bytes) : nullptr;
   });
 }
@@ -28,8 +37,8 @@ dlk_status dlk_memcpy(dlk_context_t context, void *dst, const void *src, size_t 
                       dlk_copy_kind kind) {
   return api_guard("dlk_memcpy", [&] {
     dlk_context &ctx = checked_context("dlk_memcpy", context);
-    if (kind != DLK_COPY_HOST_TO_DEVICE && kind != DLK_COPY_DEVICE_TO_HOST &&
-        kind != DLK_COPY_DEVICE_TO_DEVICE)
+    if (!check::holds(kind, {DLK_COPY_HOST_TO_DEVICE, DLK_COPY_DEVICE_TO_HOST,
+                             DLK_COPY_DEVICE_TO_DEVICE}))
       throw_invalid("dlk_memcpy", "kind", "must be a dlk_copy_kind value");
     if (bytes == 0) return;
     if (!dst) throw_invalid("dlk_memcpy", "dst", "must not be NULL");

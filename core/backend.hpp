@@ -49,6 +49,7 @@ class Backend {
 
   virtual const char *name() const = 0;
   virtual DeviceInfo info() const = 0;
+  // Asked only for type signatures the API defines (core/op_types.hpp).
   virtual bool supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const = 0;
 
   // Memory. Errors are thrown as dlk::core::Error.

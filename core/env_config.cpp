@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 #include "core/cpu_features.hpp"
 
@@ -14,6 +15,7 @@ namespace {
 constexpr const char *kCall = "dlk_context_create";
 const std::vector<std::string> kBackends = {"auto", "cpu", "cuda", "fpga_sim"};
 const std::vector<std::string> kIsas = {"avx512", "avx2", "scalar"};
+constexpr int kMaxThreads = 4096;
 
 std::string join(const std::vector<std::string> &values) {
   std::string s;
@@ -21,17 +23,19 @@ std::string join(const std::vector<std::string> &values) {
   return s;
 }
 
-// The value from code when given, else from the environment, else empty; `source`
-// names where it came from, for the error message.
-std::string pick(const char *from_code, const char *option_name, const char *env_name,
-                 std::string &source) {
+// The value from code when given, else from the environment, else none; `source`
+// names where it came from, for the error message. An empty string is a value
+// (and an unknown one), never the same as unset.
+std::optional<std::string> pick(const char *from_code, const char *option_name,
+                                const char *env_name, std::string &source) {
   if (from_code) {
     source = option_name;
-    return from_code;
+    return std::string(from_code);
   }
-  const char *env = std::getenv(env_name);
   source = env_name;
-  return env ? env : "";
+  const char *env = std::getenv(env_name);
+  if (!env) return std::nullopt;
+  return std::string(env);
 }
 
 std::string choice(const std::string &value, const std::string &source,
@@ -91,7 +95,7 @@ const std::vector<EnvVar> &env_vars() {
        "default backend of a new context; auto = cuda when usable, else cpu"},
       {"DLK_CPU_ISA", "avx512, avx2, scalar", "the best the CPU has",
        "highest ISA the CPU backend may use"},
-      {"DLK_NUM_THREADS", "integer >= 1", "the cores the process may run on", "CPU threads"},
+      {"DLK_NUM_THREADS", "integer from 1 to 4096", "the cores the process may run on", "CPU threads"},
       {"DLK_VERBOSE", "0, 1, 2", "0",
        "1: one line per op on stderr; 2: also dispatch decisions"},
       {"DLK_FPGA_SIM_CONFIG", "path", "built-in array", "accelerator description (JSON)"},
@@ -106,27 +110,29 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
   ContextConfig cfg;
   std::string source;
 
-  std::string backend = pick(o.backend, "options->backend", "DLK_BACKEND", source);
-  cfg.backend = backend.empty() ? "auto" : choice(backend, source, kBackends);
+  const auto backend = pick(o.backend, "options->backend", "DLK_BACKEND", source);
+  cfg.backend = backend ? choice(*backend, source, kBackends) : "auto";
 
   const CpuIsa hardware = best_isa();
-  std::string isa = pick(o.cpu_isa, "options->cpu_isa", "DLK_CPU_ISA", source);
-  if (isa.empty()) {
+  const auto isa = pick(o.cpu_isa, "options->cpu_isa", "DLK_CPU_ISA", source);
+  if (!isa) {
     cfg.backend_config.cpu_isa = hardware;
   } else {
-    const CpuIsa asked = isa_from_name(choice(isa, source, kIsas));
+    const CpuIsa asked = isa_from_name(choice(*isa, source, kIsas));
     cfg.backend_config.cpu_isa = asked < hardware ? asked : hardware;
     if (asked > hardware)
-      cfg.decisions.push_back(std::string("cpu_isa: ") + source + "=" + isa +
+      cfg.decisions.push_back(std::string("cpu_isa: ") + source + "=" + *isa +
                               " capped to " + cpu_isa_name(hardware) + " (what this CPU has)");
   }
 
-  if (o.num_threads < 0)
-    throw_invalid(kCall, "options->num_threads", "must be >= 0 (0: from DLK_NUM_THREADS)");
+  if (o.num_threads < 0 || o.num_threads > kMaxThreads)
+    throw_invalid(kCall, "options->num_threads",
+                  "is " + std::to_string(o.num_threads) +
+                      "; must be 0 (from DLK_NUM_THREADS) or 1 to " + std::to_string(kMaxThreads));
   if (o.num_threads > 0) {
     cfg.backend_config.num_threads = o.num_threads;
   } else if (const char *env = std::getenv("DLK_NUM_THREADS")) {
-    cfg.backend_config.num_threads = parse_int(env, "DLK_NUM_THREADS", 1, 4096);
+    cfg.backend_config.num_threads = parse_int(env, "DLK_NUM_THREADS", 1, kMaxThreads);
   } else {
     cfg.backend_config.num_threads = cores_available();
   }
@@ -140,7 +146,8 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
   }
 
   cfg.backend_config.fpga_sim_config =
-      pick(o.fpga_sim_config, "options->fpga_sim_config", "DLK_FPGA_SIM_CONFIG", source);
+      pick(o.fpga_sim_config, "options->fpga_sim_config", "DLK_FPGA_SIM_CONFIG", source)
+          .value_or("");
   if (o.device < 0) throw_invalid(kCall, "options->device", "must be >= 0");
   cfg.backend_config.device = o.device;
   cfg.backend_config.stream = o.stream;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -43,12 +45,34 @@ Span span(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
 // Dense tensor with `elements` elements.
 Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype, int64_t elements);
 
+// Bytes of a dense tensor of `dtype` with these dims (outermost first), or an
+// invalid-argument error naming the dim whose product overflows 64 bits.
+struct Dim {
+  const char *name;
+  int64_t size;
+};
+int64_t dense_bytes(const char *call, dlk_dtype dtype, std::initializer_list<Dim> dims);
+
 void not_null(const char *call, const Span &s);
 // The output must not share a byte with any input.
 void no_overlap(const char *call, const Span &output, const Span &input);
 
 void at_least(const char *call, const char *argument, int64_t value, int64_t minimum,
               const std::string &why = "");
+// Whether an enum field of a descriptor holds one of `valid`. C lets a caller
+// store any int in an enum field, and loading a value outside the enum as the
+// C++ type is undefined behaviour (UBSan stops on it), so the field's bytes are
+// read as an int. Check a field this way before anything else reads it.
+template <class Enum>
+bool holds(const Enum &field, std::initializer_list<Enum> valid) {
+  static_assert(sizeof(Enum) == sizeof(int), "the enums of dlk.h are int-sized");
+  int stored;
+  std::memcpy(&stored, &field, sizeof stored);
+  for (Enum e : valid)
+    if (stored == static_cast<int>(e)) return true;
+  return false;
+}
+bool holds_dtype(const dlk_dtype &field);
 bool is_int8(dlk_dtype t);
 bool is_float(dlk_dtype t);
 void zero_point_fits(const char *call, const char *argument, int32_t zero_point, dlk_dtype t);

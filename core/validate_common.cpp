@@ -1,4 +1,5 @@
 #include <cmath>
+#include <iterator>
 
 #include "core/error.hpp"
 #include "core/validate.hpp"
@@ -41,6 +42,14 @@ Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
   return s;
 }
 
+int64_t dense_bytes(const char *call, dlk_dtype dtype, std::initializer_list<Dim> dims) {
+  // Innermost first, so the overflow is charged to the dim that tips the product over.
+  int64_t bytes = static_cast<int64_t>(dlk_dtype_size(dtype));
+  for (auto dim = std::rbegin(dims); dim != std::rend(dims); ++dim)
+    bytes = mul(call, dim->name, bytes, dim->size);
+  return bytes;
+}
+
 void not_null(const char *call, const Span &s) {
   if (s.bytes > 0 && !s.ptr) throw_invalid(call, s.name, "must not be NULL");
 }
@@ -59,6 +68,11 @@ void at_least(const char *call, const char *argument, int64_t value, int64_t min
   if (value < minimum)
     throw_invalid(call, argument, "is " + std::to_string(value) + "; must be >= " +
                                       std::to_string(minimum) + (why.empty() ? "" : " (" + why + ")"));
+}
+
+bool holds_dtype(const dlk_dtype &field) {
+  return holds(field, {DLK_DTYPE_F32, DLK_DTYPE_F16, DLK_DTYPE_BF16, DLK_DTYPE_S8, DLK_DTYPE_U8,
+                       DLK_DTYPE_S32});
 }
 
 bool is_int8(dlk_dtype t) { return t == DLK_DTYPE_S8 || t == DLK_DTYPE_U8; }

@@ -6,12 +6,10 @@
 namespace dlk::core {
 namespace {
 
-bool known_dtype(dlk_dtype t) { return dlk_dtype_size(t) != 0; }
-
 void check_types(const char *call, const dlk_conv2d_desc &d, dlk_op op) {
-  if (!known_dtype(d.src_type)) throw_invalid(call, "src_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.weights_type)) throw_invalid(call, "weights_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.dst_type)) throw_invalid(call, "dst_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.src_type)) throw_invalid(call, "src_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.weights_type)) throw_invalid(call, "weights_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.dst_type)) throw_invalid(call, "dst_type", "is not a dlk_dtype value");
   const std::string combo = std::string(dlk_dtype_name(d.src_type)) + ":" +
                             dlk_dtype_name(d.weights_type) + ":" + dlk_dtype_name(d.dst_type);
   const char *float_rule = "f32:f32:f32, f16:f16:f16, bf16:bf16:bf16";
@@ -40,7 +38,7 @@ void check_types(const char *call, const dlk_conv2d_desc &d, dlk_op op) {
 Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, dlk_op op) {
   if (!desc) throw_invalid(call, "desc", "must not be NULL");
   const dlk_conv2d_desc &d = *desc;
-  if (d.format != DLK_FORMAT_NCHW && d.format != DLK_FORMAT_NHWC)
+  if (!check::holds(d.format, {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}))
     throw_invalid(call, "format", "must be DLK_FORMAT_NCHW or DLK_FORMAT_NHWC");
   check::at_least(call, "n", d.n, 0);
   check::at_least(call, "c", d.c, 1);
@@ -66,11 +64,14 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
   if (d.relu && op != DLK_OP_CONV2D_FORWARD)
     throw_invalid(call, "relu", "must be 0 for a backward pass (apply ReLU's mask to diff_dst first)");
 
-  // Output extent; every product is checked so hostile sizes cannot wrap.
-  const auto out_size = [&](const char *kernel_arg, int64_t in, int64_t kernel, int64_t pad,
-                            int64_t dilation, int64_t stride) {
-    const int64_t padded = check::add(call, kernel_arg, in, check::mul(call, kernel_arg, 2, pad));
-    const int64_t span = check::add(call, kernel_arg, check::mul(call, kernel_arg, dilation, kernel - 1), 1);
+  // Output extent; every product is checked so hostile sizes cannot wrap, and an
+  // overflow names the field that caused it.
+  const auto out_size = [&](const char *kernel_arg, const char *pad_arg, const char *dilation_arg,
+                            int64_t in, int64_t kernel, int64_t pad, int64_t dilation,
+                            int64_t stride) {
+    const int64_t padded = check::add(call, pad_arg, in, check::mul(call, pad_arg, 2, pad));
+    const int64_t span =
+        check::add(call, dilation_arg, check::mul(call, dilation_arg, dilation, kernel - 1), 1);
     if (span > padded)
       throw_invalid(call, kernel_arg,
                     "spans " + std::to_string(span) + " with dilation, more than the padded input (" +
@@ -79,8 +80,8 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
   };
   Conv2dArgs args;
   args.desc = d;
-  args.oh = out_size("kh", d.h, d.kh, d.pad_h, d.dilation_h, d.stride_h);
-  args.ow = out_size("kw", d.w, d.kw, d.pad_w, d.dilation_w, d.stride_w);
+  args.oh = out_size("kh", "pad_h", "dilation_h", d.h, d.kh, d.pad_h, d.dilation_h, d.stride_h);
+  args.ow = out_size("kw", "pad_w", "dilation_w", d.w, d.kw, d.pad_w, d.dilation_w, d.stride_w);
   args.c_per_group = d.c / d.groups;
   args.k_per_group = d.k / d.groups;
   check_types(call, d, op);
@@ -96,12 +97,19 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
   } else if (d.dst_zero_point != 0) {
     throw_invalid(call, "dst_zero_point", "must be 0 unless dst is u8 or s8");
   }
-  if (d.scale_mode != DLK_SCALE_NONE && d.scale_mode != DLK_SCALE_PER_TENSOR &&
-      d.scale_mode != DLK_SCALE_PER_CHANNEL)
+  if (!check::holds(d.scale_mode, {DLK_SCALE_NONE, DLK_SCALE_PER_TENSOR, DLK_SCALE_PER_CHANNEL}))
     throw_invalid(call, "scale_mode", "must be a dlk_scale_mode value");
   if (d.scale_mode != DLK_SCALE_NONE && (!integer || d.dst_type == DLK_DTYPE_S32))
     throw_invalid(call, "scale_mode",
                   "must be DLK_SCALE_NONE unless an int8 convolution has f32, s8 or u8 dst");
+
+  // Tensor sizes in bytes must fit, whatever pointers come later (oh and ow follow from h and w).
+  check::dense_bytes(call, d.src_type, {{"n", d.n}, {"c", d.c}, {"h", d.h}, {"w", d.w}});
+  check::dense_bytes(call, d.dst_type, {{"n", d.n}, {"k", d.k}, {"h", args.oh}, {"w", args.ow}});
+  check::dense_bytes(call, d.weights_type,
+                     {{"k", d.k}, {"c", args.c_per_group}, {"kh", d.kh}, {"kw", d.kw}});
+
+  // The scales are read last: k is known to be a sane size only now.
   if (d.scale_mode == DLK_SCALE_PER_TENSOR) {
     check::scales(call, d.scales, 1);
     args.multiplier = d.scales[0];
@@ -109,15 +117,6 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
     check::scales(call, d.scales, d.k);
     args.channel_multipliers = d.scales;
   }
-
-  // Element counts must fit, whatever pointers come later.
-  const int64_t src = check::mul(call, "n", check::mul(call, "c", d.n, d.c), check::mul(call, "h", d.h, d.w));
-  const int64_t dst = check::mul(call, "n", check::mul(call, "k", d.n, d.k), check::mul(call, "h", args.oh, args.ow));
-  const int64_t wei = check::mul(call, "k", check::mul(call, "k", d.k, args.c_per_group),
-                                 check::mul(call, "kh", d.kh, d.kw));
-  check::dense(call, "src", nullptr, d.src_type, src);
-  check::dense(call, "dst", nullptr, d.dst_type, dst);
-  check::dense(call, "weights", nullptr, d.weights_type, wei);
   return args;
 }
 

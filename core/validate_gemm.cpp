@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/op_types.hpp"
 #include "core/validate.hpp"
 
 namespace dlk::core {
@@ -10,31 +11,10 @@ namespace {
 
 constexpr const char *kCall = "dlk_gemm";
 
-struct TypeCombo {
-  dlk_dtype a, b, c;
-};
-
-const std::vector<TypeCombo> &gemm_type_combos() {
-  static const std::vector<TypeCombo> combos = [] {
-    std::vector<TypeCombo> v = {{DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32},
-                                {DLK_DTYPE_F16, DLK_DTYPE_F16, DLK_DTYPE_F16},
-                                {DLK_DTYPE_F16, DLK_DTYPE_F16, DLK_DTYPE_F32},
-                                {DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_BF16},
-                                {DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_F32}};
-    for (dlk_dtype a : {DLK_DTYPE_U8, DLK_DTYPE_S8})
-      for (dlk_dtype c : {DLK_DTYPE_S32, DLK_DTYPE_F32, DLK_DTYPE_S8, DLK_DTYPE_U8})
-        v.push_back({a, DLK_DTYPE_S8, c});
-    return v;
-  }();
-  return combos;
-}
-
-bool known_dtype(dlk_dtype t) { return dlk_dtype_size(t) != 0; }
-
 void check_types(const dlk_gemm_desc &d) {
-  if (!known_dtype(d.a_type)) throw_invalid(kCall, "a_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.b_type)) throw_invalid(kCall, "b_type", "is not a dlk_dtype value");
-  if (!known_dtype(d.c_type)) throw_invalid(kCall, "c_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.a_type)) throw_invalid(kCall, "a_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.b_type)) throw_invalid(kCall, "b_type", "is not a dlk_dtype value");
+  if (!check::holds_dtype(d.c_type)) throw_invalid(kCall, "c_type", "is not a dlk_dtype value");
   bool a_ok = false, ab_ok = false;
   std::vector<std::string> valid;
   for (const auto &t : gemm_type_combos()) {
@@ -87,11 +67,11 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
                        std::vector<float> &multiplier_storage) {
   if (!desc) throw_invalid(kCall, "desc", "must not be NULL");
   const dlk_gemm_desc &d = *desc;
-  if (d.layout != DLK_ROW_MAJOR && d.layout != DLK_COL_MAJOR)
+  if (!check::holds(d.layout, {DLK_ROW_MAJOR, DLK_COL_MAJOR}))
     throw_invalid(kCall, "layout", "must be DLK_ROW_MAJOR or DLK_COL_MAJOR");
-  if (d.trans_a != DLK_NO_TRANSPOSE && d.trans_a != DLK_TRANSPOSE)
+  if (!check::holds(d.trans_a, {DLK_NO_TRANSPOSE, DLK_TRANSPOSE}))
     throw_invalid(kCall, "trans_a", "must be DLK_NO_TRANSPOSE or DLK_TRANSPOSE");
-  if (d.trans_b != DLK_NO_TRANSPOSE && d.trans_b != DLK_TRANSPOSE)
+  if (!check::holds(d.trans_b, {DLK_NO_TRANSPOSE, DLK_TRANSPOSE}))
     throw_invalid(kCall, "trans_b", "must be DLK_NO_TRANSPOSE or DLK_TRANSPOSE");
   check::at_least(kCall, "m", d.m, 0);
   check::at_least(kCall, "n", d.n, 0);
@@ -131,8 +111,7 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
   } else if (d.c_zero_point != 0) {
     throw_invalid(kCall, "c_zero_point", "must be 0 unless C is u8 or s8");
   }
-  if (d.scale_mode != DLK_SCALE_NONE && d.scale_mode != DLK_SCALE_PER_TENSOR &&
-      d.scale_mode != DLK_SCALE_PER_CHANNEL)
+  if (!check::holds(d.scale_mode, {DLK_SCALE_NONE, DLK_SCALE_PER_TENSOR, DLK_SCALE_PER_CHANNEL}))
     throw_invalid(kCall, "scale_mode", "must be a dlk_scale_mode value");
   if (d.c_type == DLK_DTYPE_S32) {
     if (d.alpha != 1.0f) throw_invalid(kCall, "alpha", "must be 1 for s32 C");
@@ -152,16 +131,6 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
   g.rs_c = sc.rs, g.cs_c = sc.cs, g.batch_stride_c = stride_c;
   g.alpha = d.alpha, g.beta = d.beta;
   g.a_zero_point = d.a_zero_point, g.c_zero_point = d.c_zero_point;
-  g.multiplier = d.alpha;
-  if (d.scale_mode == DLK_SCALE_PER_TENSOR) {
-    check::scales(kCall, d.scales, 1);
-    g.multiplier = d.alpha * d.scales[0];
-  } else if (d.scale_mode == DLK_SCALE_PER_CHANNEL) {
-    check::scales(kCall, d.scales, d.n);
-    multiplier_storage.resize(static_cast<size_t>(d.n));
-    for (int64_t j = 0; j < d.n; ++j) multiplier_storage[j] = d.alpha * d.scales[j];
-    g.column_multipliers = multiplier_storage.data();
-  }
 
   // A and B are read only when there is math to do; C whenever it has elements.
   const bool reads_ab = d.m > 0 && d.n > 0 && d.k > 0 && batch > 0;
@@ -178,6 +147,18 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
   check::not_null(kCall, span_c);
   check::no_overlap(kCall, span_c, span_a);
   check::no_overlap(kCall, span_c, span_b);
+
+  // The scales are read last: n is known to be a sane size only now.
+  g.multiplier = d.alpha;
+  if (d.scale_mode == DLK_SCALE_PER_TENSOR) {
+    check::scales(kCall, d.scales, 1);
+    g.multiplier = d.alpha * d.scales[0];
+  } else if (d.scale_mode == DLK_SCALE_PER_CHANNEL) {
+    check::scales(kCall, d.scales, d.n);
+    multiplier_storage.resize(static_cast<size_t>(d.n));
+    for (int64_t j = 0; j < d.n; ++j) multiplier_storage[j] = d.alpha * d.scales[j];
+    g.column_multipliers = multiplier_storage.data();
+  }
   return g;
 }
 

@@ -9,10 +9,9 @@ namespace dlk::core {
 Pool2dArgs validate_pool2d_desc(const char *call, const dlk_pool2d_desc *desc, dlk_op op) {
   if (!desc) throw_invalid(call, "desc", "must not be NULL");
   const dlk_pool2d_desc &d = *desc;
-  if (d.format != DLK_FORMAT_NCHW && d.format != DLK_FORMAT_NHWC)
+  if (!check::holds(d.format, {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}))
     throw_invalid(call, "format", "must be DLK_FORMAT_NCHW or DLK_FORMAT_NHWC");
-  if (d.kind != DLK_POOL_MAX && d.kind != DLK_POOL_AVG_INCLUDE_PADDING &&
-      d.kind != DLK_POOL_AVG_EXCLUDE_PADDING)
+  if (!check::holds(d.kind, {DLK_POOL_MAX, DLK_POOL_AVG_INCLUDE_PADDING, DLK_POOL_AVG_EXCLUDE_PADDING}))
     throw_invalid(call, "kind", "must be a dlk_pool_kind value");
   check::at_least(call, "n", d.n, 0);
   check::at_least(call, "c", d.c, 1);
@@ -37,22 +36,24 @@ Pool2dArgs validate_pool2d_desc(const char *call, const dlk_pool2d_desc *desc, d
   if (d.kw > padded_w)
     throw_invalid(call, "kw", "is larger than the padded input width (" + std::to_string(padded_w) + ")");
 
-  const bool float_type = check::is_float(d.dtype);
-  if (!float_type && !check::is_int8(d.dtype))
+  if (!check::holds(d.dtype, {DLK_DTYPE_F32, DLK_DTYPE_F16, DLK_DTYPE_BF16, DLK_DTYPE_S8, DLK_DTYPE_U8}))
     throw_invalid(call, "dtype", "must be f32, f16, bf16, s8 or u8");
+  const bool float_type = check::is_float(d.dtype);
   if (!float_type && op == DLK_OP_POOL2D_BACKWARD)
     throw_invalid(call, "dtype", std::string("is ") + dlk_dtype_name(d.dtype) +
                                      "; the backward pass takes f32, f16 or bf16");
   if (check::mul(call, "h", d.h, d.w) > INT32_MAX)
     throw_invalid(call, "h", "times w must fit the int32 argmax index");
+  // The window's size is average pooling's divisor (include padding).
+  check::mul(call, "kw", d.kh, d.kw);
 
   Pool2dArgs args;
   args.desc = d;
   args.oh = (padded_h - d.kh) / d.stride_h + 1;
   args.ow = (padded_w - d.kw) / d.stride_w + 1;
-  const int64_t planes = check::mul(call, "c", d.n, d.c);
-  check::dense(call, "src", nullptr, d.dtype, check::mul(call, "n", planes, d.h * d.w));
-  check::dense(call, "dst", nullptr, d.dtype, check::mul(call, "n", planes, args.oh * args.ow));
+  // Tensor sizes in bytes must fit (oh and ow follow from h and w).
+  check::dense_bytes(call, d.dtype, {{"n", d.n}, {"c", d.c}, {"h", d.h}, {"w", d.w}});
+  check::dense_bytes(call, d.dtype, {{"n", d.n}, {"c", d.c}, {"h", args.oh}, {"w", args.ow}});
   return args;
 }
 

@@ -97,7 +97,7 @@ typedef struct dlk_context *dlk_context_t;
 typedef struct dlk_context_options {
   const char *backend;         /* "auto", "cpu", "cuda", "fpga_sim"; NULL: DLK_BACKEND, else "auto" */
   const char *cpu_isa;         /* "avx512", "avx2", "scalar"; NULL: DLK_CPU_ISA, else the best the CPU has */
-  int num_threads;             /* > 0; 0: DLK_NUM_THREADS, else the cores the process may run on */
+  int num_threads;             /* 1 to 4096; 0: DLK_NUM_THREADS, else the cores the process may run on */
   int verbose;                 /* 0, 1, 2; -1: DLK_VERBOSE, else 0 */
   const char *fpga_sim_config; /* JSON path; NULL: DLK_FPGA_SIM_CONFIG, else the built-in array */
   int device;                  /* GPU ordinal for the cuda backend */

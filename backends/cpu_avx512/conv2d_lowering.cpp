@@ -1,0 +1,132 @@
+#include "backends/cpu_avx512/conv2d_lowering.hpp"
+
+#include <algorithm>
+
+#include "backends/cpu_avx512/parallel_for.hpp"
+
+namespace dlk::cpu {
+namespace {
+
+// A band's im2col matrix beyond this is split into more bands: large enough for
+// GEMM blocks of full size, small enough to stay in the L3.
+constexpr int64_t kBandBytes = int64_t{4} << 20;
+
+}  // namespace
+
+ConvShape::ConvShape(const core::Conv2dArgs &a)
+    : n(a.desc.n), c(a.desc.c), h(a.desc.h), w(a.desc.w), k(a.desc.k), kh(a.desc.kh),
+      kw(a.desc.kw), stride_h(a.desc.stride_h), stride_w(a.desc.stride_w), pad_h(a.desc.pad_h),
+      pad_w(a.desc.pad_w), dilation_h(a.desc.dilation_h), dilation_w(a.desc.dilation_w),
+      groups(a.desc.groups), cg(a.c_per_group), kg(a.k_per_group), oh(a.oh), ow(a.ow),
+      nhwc(a.desc.format == DLK_FORMAT_NHWC) {}
+
+ColLayout col_layout(const ConvShape &s, int64_t pixels) {
+  return s.nhwc ? ColLayout{1, s.taps()} : ColLayout{pixels, 1};
+}
+
+int64_t band_rows(const ConvShape &s, int64_t bytes_per_tap, int64_t extra_bytes_per_pixel) {
+  const int64_t row_bytes = s.ow * (s.taps() * bytes_per_tap + extra_bytes_per_pixel);
+  return std::clamp<int64_t>(kBandBytes / row_bytes, 1, s.oh);
+}
+
+template <class T>
+void im2col(const ConvShape &s, const T *src, T pad, int64_t oy0, int64_t oy1, T *col,
+            int threads) {
+  const int64_t rows = oy1 - oy0, pixels = rows * s.ow;
+  const int64_t cst = s.src_channel_stride(), pst = s.src_pixel_stride();
+  if (!s.nhwc) {
+    // One tap per task: its row of the matrix is contiguous.
+    parallel_for(s.taps(), threads, [&](int64_t q, int) {
+      const int64_t ci = q / (s.kh * s.kw), r = q / s.kw % s.kh, t = q % s.kw;
+      T *out = col + q * pixels;
+      for (int64_t oy = oy0; oy < oy1; ++oy, out += s.ow) {
+        const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+        if (iy < 0 || iy >= s.h) {
+          std::fill(out, out + s.ow, pad);
+          continue;
+        }
+        const T *in = src + ci * cst + iy * s.w;
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
+          out[ox] = ix >= 0 && ix < s.w ? in[ix] : pad;
+        }
+      }
+    });
+    return;
+  }
+  // NHWC: one output row per task; each tap copies cg contiguous channels.
+  parallel_for(rows, threads, [&](int64_t row, int) {
+    const int64_t oy = oy0 + row;
+    for (int64_t ox = 0; ox < s.ow; ++ox) {
+      T *out = col + (row * s.ow + ox) * s.taps();
+      for (int64_t r = 0; r < s.kh; ++r) {
+        const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+        for (int64_t t = 0; t < s.kw; ++t, out += s.cg) {
+          const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
+          if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) {
+            std::fill(out, out + s.cg, pad);
+            continue;
+          }
+          const T *in = src + (iy * s.w + ix) * pst;  // channels are contiguous
+          std::copy(in, in + s.cg, out);
+        }
+      }
+    }
+  });
+}
+
+template void im2col<float>(const ConvShape &, const float *, float, int64_t, int64_t, float *, int);
+template void im2col<uint16_t>(const ConvShape &, const uint16_t *, uint16_t, int64_t, int64_t,
+                               uint16_t *, int);
+template void im2col<int8_t>(const ConvShape &, const int8_t *, int8_t, int64_t, int64_t, int8_t *,
+                             int);
+template void im2col<uint8_t>(const ConvShape &, const uint8_t *, uint8_t, int64_t, int64_t,
+                              uint8_t *, int);
+
+void col2im_add(const ConvShape &s, const float *col, int64_t oy0, int64_t oy1, float *image,
+                int threads) {
+  const int64_t pixels = (oy1 - oy0) * s.ow;
+  // Tasks own disjoint channels, so the scattered sums never race.
+  if (!s.nhwc) {
+    // One channel plane per task; each of its taps' rows of col adds into it.
+    parallel_for(s.cg, threads, [&](int64_t ci, int) {
+      float *plane = image + ci * s.group_channel_stride();
+      for (int64_t r = 0; r < s.kh; ++r) {
+        for (int64_t t = 0; t < s.kw; ++t) {
+          const float *in = col + s.tap(ci, r, t) * pixels;
+          for (int64_t oy = oy0; oy < oy1; ++oy, in += s.ow) {
+            const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+            if (iy < 0 || iy >= s.h) continue;
+            float *out = plane + iy * s.w;
+            for (int64_t ox = 0; ox < s.ow; ++ox) {
+              const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
+              if (ix >= 0 && ix < s.w) out[ix] += in[ox];
+            }
+          }
+        }
+      }
+    });
+    return;
+  }
+  // NHWC: a contiguous run of channels per task, innermost in both col and image.
+  const int64_t tasks = team_size(s.cg, threads);
+  parallel_for(tasks, threads, [&](int64_t task, int) {
+    const int64_t c0 = s.cg * task / tasks, c1 = s.cg * (task + 1) / tasks;
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      for (int64_t ox = 0; ox < s.ow; ++ox) {
+        const float *in = col + ((oy - oy0) * s.ow + ox) * s.taps();
+        for (int64_t r = 0; r < s.kh; ++r) {
+          const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+          for (int64_t t = 0; t < s.kw; ++t, in += s.cg) {
+            const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
+            if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+            float *out = image + (iy * s.w + ix) * s.group_pixel_stride();
+            for (int64_t ci = c0; ci < c1; ++ci) out[ci] += in[ci];
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace dlk::cpu

@@ -1,0 +1,85 @@
+// Lowering a convolution to GEMM: the shape arithmetic, im2col (an image's
+// receptive fields as the columns of a matrix) and col2im (its adjoint, summing
+// columns back into an image). Both work on a band of output rows, so the
+// column matrix of a large image never has to exist whole.
+#pragma once
+
+#include <cstdint>
+
+#include "core/backend.hpp"
+
+namespace dlk::cpu {
+
+struct ConvShape {
+  explicit ConvShape(const core::Conv2dArgs &args);
+
+  int64_t n, c, h, w, k, kh, kw;
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  int64_t groups, cg, kg;  // channels and output channels per group
+  int64_t oh, ow;
+  bool nhwc;
+
+  // Taps of one output value: the rows of the im2col matrix, the GEMM's k.
+  int64_t taps() const { return cg * kh * kw; }
+  int64_t pixels() const { return oh * ow; }
+  // Tap (ci, r, s) in the weights' order: KCRS for NCHW, KRSC for NHWC.
+  int64_t tap(int64_t ci, int64_t r, int64_t s) const {
+    return nhwc ? (r * kw + s) * cg + ci : (ci * kh + r) * kw + s;
+  }
+
+  // Element offsets in src (or diff_src): channel 0 of group g of image i, and
+  // the distance between channels and between pixels (y * w + x).
+  int64_t src_offset(int64_t image, int64_t g) const {
+    return nhwc ? image * h * w * c + g * cg : (image * c + g * cg) * h * w;
+  }
+  int64_t src_channel_stride() const { return nhwc ? 1 : h * w; }
+  int64_t src_pixel_stride() const { return nhwc ? c : 1; }
+  // The same for dst (or diff_dst), pixels being oy * ow + ox.
+  int64_t dst_offset(int64_t image, int64_t g) const {
+    return nhwc ? image * oh * ow * k + g * kg : (image * k + g * kg) * oh * ow;
+  }
+  int64_t dst_channel_stride() const { return nhwc ? 1 : oh * ow; }
+  int64_t dst_pixel_stride() const { return nhwc ? k : 1; }
+  // An image of one group's cg channels in src's order, as col2im_add sums into.
+  int64_t group_channel_stride() const { return nhwc ? 1 : h * w; }
+  int64_t group_pixel_stride() const { return nhwc ? cg : 1; }
+};
+
+// How a convolution spreads its independent items (an image and group, or a
+// group) over threads: whole items per thread when there are enough of them,
+// else one item after another with all threads inside each step of it.
+struct ThreadSplit {
+  int outer, inner;
+};
+inline ThreadSplit split_threads(int64_t items, int threads) {
+  if (items >= threads) return {threads, 1};
+  return {1, threads};
+}
+
+// The im2col matrix of a band of `pixels` output pixels: element (tap, pixel) is
+// at tap * tap_stride + pixel * pixel_stride. Tap-major for NCHW (each row a
+// contiguous run of pixels), pixel-major for NHWC (each pixel's taps contiguous,
+// channels innermost, as the image stores them).
+struct ColLayout {
+  int64_t tap_stride, pixel_stride;
+};
+ColLayout col_layout(const ConvShape &s, int64_t pixels);
+
+// Output rows per band so a band's im2col matrix of `bytes_per_tap` per element
+// (plus `extra_bytes_per_pixel` the caller keeps per pixel) stays near a few MiB.
+int64_t band_rows(const ConvShape &s, int64_t bytes_per_tap, int64_t extra_bytes_per_pixel);
+
+// Writes the im2col matrix of output rows [oy0, oy1) of one group of one image.
+// src points at channel 0 of the group (ConvShape::src_offset); taps that fall
+// in the padding get `pad`. T is the element's storage type (float, uint16_t for
+// f16/bf16, int8_t, uint8_t): im2col only moves elements.
+template <class T>
+void im2col(const ConvShape &s, const T *src, T pad, int64_t oy0, int64_t oy1, T *col,
+            int threads);
+
+// Adds the f32 im2col-shaped matrix `col` of output rows [oy0, oy1) into the
+// image of one group (ConvShape::group_*_stride). Padding taps are dropped.
+void col2im_add(const ConvShape &s, const float *col, int64_t oy0, int64_t oy1, float *image,
+                int threads);
+
+}  // namespace dlk::cpu

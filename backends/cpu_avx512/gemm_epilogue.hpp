@@ -1,0 +1,23 @@
+// The last step of a GEMM tile: the accumulator tile, computed in f32 or s32,
+// becomes C in C's type by exactly the rules of dlk.h (alpha, beta, scales,
+// requantization). beta == 0 never reads C.
+#pragma once
+
+#include <cstdint>
+
+#include "core/backend.hpp"
+
+namespace dlk::cpu {
+
+// Where a tile goes: rows [i0, i0 + rows) and columns [j0, j0 + cols) of C in
+// batch entry `batch`; acc holds it with row stride ld.
+struct TileSpot {
+  int64_t batch, i0, j0, rows, cols;
+};
+
+// f32, f16 or bf16 C: C = alpha * acc + beta * C, rounded once to C's type.
+void store_f32_tile(const core::GemmArgs &g, const TileSpot &spot, const float *acc, int64_t ld);
+// s32, f32, s8 or u8 C from an integer accumulator.
+void store_s32_tile(const core::GemmArgs &g, const TileSpot &spot, const int32_t *acc, int64_t ld);
+
+}  // namespace dlk::cpu

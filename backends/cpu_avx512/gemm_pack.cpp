@@ -1,0 +1,80 @@
+#include "backends/cpu_avx512/gemm_pack.hpp"
+
+#include <algorithm>
+
+#include "backends/cpu_avx512/float_storage.hpp"
+
+namespace dlk::cpu {
+namespace {
+
+const void *element_at(const void *base, dlk_dtype dtype, int64_t offset) {
+  return static_cast<const unsigned char *>(base) +
+         offset * static_cast<int64_t>(dlk_dtype_size(dtype));
+}
+
+// Copies one micro-panel, converting each element with `load`. Two loop orders,
+// so the loop that walks memory contiguously is the inner one: along the panel's
+// width when outer_stride is 1 (vectorisable), else along k.
+template <class Elem, class Out, class Load>
+void pack_panel(const Elem *src, int64_t outer_stride, int64_t inner_stride, int64_t rows,
+                int64_t kc, int width, Out *out, Load load) {
+  if (outer_stride == 1) {
+    for (int64_t p = 0; p < kc; ++p) {
+      const Elem *s = src + p * inner_stride;
+      Out *o = out + p * width;
+      for (int64_t t = 0; t < rows; ++t) o[t] = load(s[t]);
+      for (int64_t t = rows; t < width; ++t) o[t] = Out{0};
+    }
+    return;
+  }
+  for (int64_t t = 0; t < rows; ++t) {
+    const Elem *s = src + t * outer_stride;
+    for (int64_t p = 0; p < kc; ++p) out[p * width + t] = load(s[p * inner_stride]);
+  }
+  for (int64_t t = rows; t < width; ++t)
+    for (int64_t p = 0; p < kc; ++p) out[p * width + t] = Out{0};
+}
+
+template <class Elem, class Out, class Load>
+void pack_panels(const PanelSource &src, int64_t count, int64_t kc, int width, Out *out,
+                 Load load) {
+  const Elem *base = static_cast<const Elem *>(src.ptr);
+  for (int64_t o0 = 0; o0 < count; o0 += width) {
+    const int64_t rows = std::min<int64_t>(width, count - o0);
+    pack_panel(base + o0 * src.outer_stride, src.outer_stride, src.inner_stride, rows, kc, width,
+               out, load);
+    out += kc * width;
+  }
+}
+
+}  // namespace
+
+PanelSource a_block(const core::GemmArgs &g, int64_t batch, int64_t i0, int64_t p0) {
+  const int64_t offset = batch * g.a.batch_stride + i0 * g.a.rs + p0 * g.a.cs;
+  return {element_at(g.a.ptr, g.a.dtype, offset), g.a.dtype, g.a.rs, g.a.cs, g.a_zero_point};
+}
+
+PanelSource b_block(const core::GemmArgs &g, int64_t batch, int64_t p0, int64_t j0) {
+  const int64_t offset = batch * g.b.batch_stride + p0 * g.b.rs + j0 * g.b.cs;
+  return {element_at(g.b.ptr, g.b.dtype, offset), g.b.dtype, g.b.cs, g.b.rs, 0};
+}
+
+void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int width, float *out) {
+  with_float_storage(src.dtype, [&](auto storage) {
+    using Storage = decltype(storage);
+    using T = typename Storage::type;
+    // A lambda rather than &Storage::load, so the conversion inlines.
+    pack_panels<T>(src, count, kc, width, out, [](T v) { return Storage::load(v); });
+  });
+}
+
+void pack_s16_panels(const PanelSource &src, int64_t count, int64_t kc, int width, int16_t *out) {
+  const int32_t zp = src.zero_point;
+  if (src.dtype == DLK_DTYPE_U8)
+    return pack_panels<uint8_t>(src, count, kc, width, out,
+                                [zp](uint8_t v) { return static_cast<int16_t>(v - zp); });
+  return pack_panels<int8_t>(src, count, kc, width, out,
+                             [zp](int8_t v) { return static_cast<int16_t>(v - zp); });
+}
+
+}  // namespace dlk::cpu

@@ -1,0 +1,21 @@
+// The blocked reference GEMM on strided views, for the ops that lower to GEMM
+// (the convolutions call it on their im2col panels) as well as for dlk_gemm.
+#pragma once
+
+#include "core/backend.hpp"
+
+namespace dlk::cpu {
+
+// Computes args exactly as dlk_gemm defines it, on up to `threads` OpenMP threads
+// (1: on the calling thread only, so a caller may run it inside its own parallel
+// region). args.c must have m, n and batch > 0; k may be 0.
+void gemm_strided(const core::GemmArgs &args, int threads);
+
+// One product C (m x n) = A (m x k) * B (k x n) on strided views (batch 1,
+// alpha 1, beta 0, no scales); C has row stride rs_c and column stride cs_c.
+// Callers change beta or the zero point where they need to.
+core::GemmArgs single_gemm(int64_t m, int64_t n, int64_t k, const core::MatrixView &a,
+                           const core::MatrixView &b, void *c, dlk_dtype c_type, int64_t rs_c,
+                           int64_t cs_c);
+
+}  // namespace dlk::cpu

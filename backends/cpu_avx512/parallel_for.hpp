@@ -1,0 +1,43 @@
+// The one way the CPU backend spreads independent work over OpenMP threads.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+
+namespace dlk::cpu {
+
+// Runs body(i, thread) for i in [0, count) on up to `threads` threads; `thread`
+// (0 .. team - 1) indexes per-thread scratch. With one thread the loop runs on the
+// caller's thread, so callers may nest it inside their own parallel_for. An
+// exception thrown by a body would terminate the program inside an OpenMP region,
+// so the first one is kept and rethrown on the calling thread afterwards.
+template <class Body>
+void parallel_for(int64_t count, int threads, Body &&body) {
+  const int team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), count));
+  if (team <= 1) {
+    for (int64_t i = 0; i < count; ++i) body(i, 0);
+    return;
+  }
+  std::exception_ptr error;
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (int64_t i = 0; i < count; ++i) {
+    try {
+      body(i, omp_get_thread_num());
+    } catch (...) {
+#pragma omp critical(dlk_cpu_parallel_for_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+// The team parallel_for would use for `count` items: callers size per-thread
+// scratch with it.
+inline int team_size(int64_t count, int threads) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(std::max(threads, 1), count)));
+}
+
+}  // namespace dlk::cpu
