@@ -175,3 +175,18 @@ TEST_CASE("a success clears the last error", "[compression][api]") {
   CHECK(dlk_compress_params_init(&p, DLK_CODEC_INT8) == DLK_CODEC_SUCCESS);
   CHECK(std::string(dlk_compress_last_error()).empty());
 }
+
+TEST_CASE("the header matches docs/wire-format.md's example", "[compression][api]") {
+  const uint8_t check[] = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
+  CHECK(dlk::codec::crc32c(check, sizeof check) == 0xE3069283u);
+  float x[20];
+  for (int i = 0; i < 20; ++i) x[i] = static_cast<float>(i - 10);
+  dlk_codec_params p = dlk::compress::params(DLK_CODEC_INT8);
+  p.block_size = 16;
+  const auto message = dlk::compress::encode(p, x, nullptr, 20);
+  const std::vector<uint8_t> header = {
+      0x44, 0x4C, 0x4B, 0x43, 0x01, 0x00, 0x03, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x1C, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0xE2, 0x22, 0x2C, 0xE4};
+  REQUIRE(message.size() == 60);
+  CHECK(std::vector<uint8_t>(message.begin(), message.begin() + 32) == header);
+}
