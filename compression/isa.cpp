@@ -57,14 +57,13 @@ int default_choice() {
 }
 
 const KernelTable &kernels_of(const char *call, int choice) {
+  if (choice >= 0) return kernel_table(static_cast<Isa>(choice));
   const char *value = std::getenv(kIsaVariable);
   const std::string shown = value ? value : "";
   if (choice == kUnknownInEnvironment)
     throw_invalid(call, kIsaVariable,
                   "has unknown value '" + shown + "'; valid values: " + kIsaValues);
-  if (choice == kUnavailableInEnvironment)
-    throw_unavailable(call, std::string(kIsaVariable) + "=" + shown);
-  return kernel_table(static_cast<Isa>(choice));
+  throw_unavailable(call, std::string(kIsaVariable) + "=" + shown);
 }
 
 }  // namespace
