@@ -14,11 +14,6 @@ static_assert(sizeof(size_t) == 8, "libdlk_compress sizes buffers of up to 2^48 
 namespace dlk::codec {
 namespace {
 
-// Decoded outputs at least this large, 64-byte aligned, are written with
-// non-temporal stores: they would not stay in the caches anyway, and streaming
-// saves reading each output line before overwriting it.
-constexpr uint64_t kStreamingBytes = uint64_t(8) << 20;
-
 void not_null(const char *call, const char *argument, const void *p) {
   if (!p) throw_invalid(call, argument, "must not be NULL");
 }
@@ -64,11 +59,7 @@ void decode_message(const char *call, const void *message, size_t message_size, 
   no_overlap(call, accumulate ? "accumulator" : "output", output, 4 * count, "message", message,
              message_size);
   const KernelTable &kernels = active_kernels(call);
-  Store store = Store::overwrite;
-  if (accumulate)
-    store = Store::accumulate;
-  else if (4 * count >= kStreamingBytes && reinterpret_cast<uintptr_t>(output) % 64 == 0)
-    store = Store::stream;
+  const Store store = accumulate ? Store::accumulate : Store::overwrite;
   codec_for(h.algorithm).decode({h, bytes + wire::kHeaderSize, output, store, kernels});
 }
 

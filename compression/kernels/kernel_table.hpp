@@ -16,7 +16,6 @@ namespace dlk::codec {
 // How a decode kernel writes its output.
 enum class Store {
   overwrite,
-  stream,     // overwrite with non-temporal stores; output is 64-byte aligned
   accumulate  // output[i] += decoded[i]
 };
 

@@ -3,8 +3,6 @@
 // linkage, see numerics.hpp.
 #pragma once
 
-#include <xmmintrin.h>
-
 #include <type_traits>
 
 #include "compression/kernels/kernel_table.hpp"
@@ -12,21 +10,13 @@
 namespace dlk::codec {
 namespace {
 
-// Calls body(std::integral_constant<Store, S>()); fences after streaming stores
-// so that they are visible before the kernel returns.
+// Calls body(std::integral_constant<Store, S>()).
 template <class Body>
 inline void with_store(Store store, Body &&body) {
-  switch (store) {
-    case Store::stream:
-      body(std::integral_constant<Store, Store::stream>());
-      _mm_sfence();
-      break;
-    case Store::accumulate:
-      body(std::integral_constant<Store, Store::accumulate>());
-      break;
-    default:
-      body(std::integral_constant<Store, Store::overwrite>());
-  }
+  if (store == Store::accumulate)
+    body(std::integral_constant<Store, Store::accumulate>());
+  else
+    body(std::integral_constant<Store, Store::overwrite>());
 }
 
 }  // namespace

@@ -68,16 +68,12 @@ inline uint32_t bits_of(__m256 lo, __m256 hi) {
          (static_cast<uint32_t>(_mm256_movemask_ps(hi)) << 8);
 }
 
-// Writes the decoded lanes as the Store mode says; stream stores need full groups
-// at multiples of 16 elements of a 64-byte aligned output.
+// Writes the decoded lanes as the Store mode says.
 template <Store S>
 inline void put(float *out, Pair d, const PairMask &m) {
   if (S == Store::accumulate) {
     const Pair o = load_pair(out, m);
     store_pair(out, {_mm256_add_ps(o.lo, d.lo), _mm256_add_ps(o.hi, d.hi)}, m);
-  } else if (S == Store::stream && m.full) {
-    _mm256_stream_ps(out, d.lo);
-    _mm256_stream_ps(out + 8, d.hi);
   } else {
     store_pair(out, d, m);
   }

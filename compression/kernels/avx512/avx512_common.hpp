@@ -60,15 +60,11 @@ inline float reduce_lanes16(__m512 v) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
-// Writes the decoded lanes of m as the Store mode says. Stream stores need a
-// full, 64-byte aligned vector: decode groups start at multiples of 16 elements
-// of a 64-byte aligned output, and a partial last group is stored normally.
+// Writes the decoded lanes of m as the Store mode says.
 template <Store S>
 inline void put(float *out, __m512 d, __mmask16 m) {
   if (S == Store::accumulate)
     store(out, _mm512_add_ps(load(out, m), d), m);
-  else if (S == Store::stream && m == 0xFFFF)
-    _mm512_stream_ps(out, d);
   else
     store(out, d, m);
 }
