@@ -1,6 +1,5 @@
 // The C ABI of libdlk_compress (include/dlk/dlk_compress.h): argument checks,
 // then the codec of the algorithm. Every entry point runs through api_guard.
-#include <cstring>
 #include <string>
 
 #include "compression/api_guard.hpp"

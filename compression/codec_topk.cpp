@@ -54,8 +54,8 @@ struct Overflow {
 
 // Keeps the k best of `kept` (in the message) and `extra` (in the overflow), in
 // index order, in the message; the others go back to the residual (the kernel
-// had set it to 0 for them). Returns the pairs kept and, when some were dropped,
-// the last one kept in *cut.
+// had set it to 0 for them). Returns the pairs kept; `trimmed` says whether some
+// were dropped, and then `cut` is the lowest-ranked pair kept.
 size_t keep_largest(Pairs kept, Overflow &overflow, size_t extra, size_t k, float *residual,
                     bool &trimmed, Candidate &cut) {
   const size_t total = kept.size + extra;
