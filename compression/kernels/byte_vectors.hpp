@@ -26,6 +26,15 @@ inline __m128i unpack_nibbles(__m128i packed) {
   return _mm_unpacklo_epi8(low, high);
 }
 
+// Stores the first `bytes` (<= 16) bytes of v at dst. Through a local copy, so
+// that v itself is not taken by address (which would keep it in memory in the
+// hot loop that calls this for its last, partial group).
+inline void store_partial(uint8_t *dst, __m128i v, size_t bytes) {
+  alignas(16) uint8_t buffer[16];
+  _mm_store_si128(reinterpret_cast<__m128i *>(buffer), v);
+  std::memcpy(dst, buffer, bytes);
+}
+
 // The first `bytes` (<= 16) bytes at src, zeros after them; reads nothing more.
 inline __m128i load_partial(const uint8_t *src, size_t bytes) {
   alignas(16) uint8_t buffer[16] = {};

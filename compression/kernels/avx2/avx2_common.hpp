@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "compression/kernels/kernel_table.hpp"
+#include "compression/kernels/numerics.hpp"
 #include "compression/kernels/with_store.hpp"
 
 namespace dlk::codec::avx2 {
@@ -29,6 +30,29 @@ inline PairMask tail_mask(size_t remaining) {
   const __m256i count = _mm256_set1_epi32(n);
   return {_mm256_cmpgt_epi32(count, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
           _mm256_cmpgt_epi32(count, _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15)), n == 16};
+}
+
+// Calls body(i, m) for the groups i = begin, begin + 16, ... of [begin, end): the
+// full ones with a constant full mask (so that the compiler drops the branches on
+// it), then the partial last one with its mask. Stops before the first group for
+// which body returns false; returns where it stopped (end when it did not).
+template <class Body>
+inline size_t for_each_group_while(size_t begin, size_t end, Body &&body) {
+  const __m256i all = _mm256_set1_epi32(-1);
+  size_t i = begin;
+  for (; i + kGroup <= end; i += kGroup)
+    if (!body(i, PairMask{all, all, true})) return i;
+  if (i < end && !body(i, tail_mask(end - i))) return i;
+  return end;
+}
+
+// for_each_group_while over [0, len), never stopping.
+template <class Body>
+inline void for_each_group(size_t len, Body &&body) {
+  for_each_group_while(0, len, [&](size_t g, const PairMask &m) {
+    body(g, m);
+    return true;
+  });
 }
 
 inline Pair load_pair(const float *p, const PairMask &m) {

@@ -25,8 +25,7 @@ inline __m256 bf16_widen(__m128i h) {
 
 template <HalfFormat F>
 void encode(const float *input, float *residual, size_t count, uint8_t *codes) {
-  for (size_t i = 0; i < count; i += kGroup) {
-    const PairMask m = tail_mask(count - i);
+  for_each_group(count, [&](size_t i, const PairMask &m) {
     const Pair v = load_v(input + i, residual ? residual + i : nullptr, m);
     __m128i h_lo, h_hi;
     Pair decoded;
@@ -41,23 +40,25 @@ void encode(const float *input, float *residual, size_t count, uint8_t *codes) {
       h_hi = _mm256_extracti128_si256(words, 1);
       decoded = {bf16_widen(h_lo), bf16_widen(h_hi)};
     }
-    const __m256i h = _mm256_set_m128i(h_hi, h_lo);
-    if (m.full)
-      _mm256_storeu_si256(reinterpret_cast<__m256i *>(codes + 2 * i), h);
-    else
-      std::memcpy(codes + 2 * i, &h, 2 * (count - i));
+    if (m.full) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(codes + 2 * i), _mm256_set_m128i(h_hi, h_lo));
+    } else {
+      const size_t bytes = 2 * (count - i);
+      store_partial(codes + 2 * i, h_lo, bytes < 16 ? bytes : 16);
+      if (bytes > 16) store_partial(codes + 2 * i + 16, h_hi, bytes - 16);
+    }
     if (residual)
       store_pair(residual + i, {_mm256_sub_ps(v.lo, decoded.lo), _mm256_sub_ps(v.hi, decoded.hi)},
                  m);
-  }
+  });
 }
 
 template <HalfFormat F, Store S>
 void decode(const uint8_t *codes, size_t count, float *output) {
-  for (size_t i = 0; i < count; i += kGroup) {
+  for_each_group(count, [&](size_t i, const PairMask &m) {
     const size_t remaining = count - i;
     __m128i h_lo, h_hi;
-    if (remaining >= 16) {
+    if (m.full) {
       h_lo = _mm_loadu_si128(reinterpret_cast<const __m128i *>(codes + 2 * i));
       h_hi = _mm_loadu_si128(reinterpret_cast<const __m128i *>(codes + 2 * i + 16));
     } else {
@@ -67,8 +68,8 @@ void decode(const uint8_t *codes, size_t count, float *output) {
     }
     const Pair d = F == HalfFormat::fp16 ? Pair{_mm256_cvtph_ps(h_lo), _mm256_cvtph_ps(h_hi)}
                                          : Pair{bf16_widen(h_lo), bf16_widen(h_hi)};
-    put<S>(output + i, d, tail_mask(remaining));
-  }
+    put<S>(output + i, d, m);
+  });
 }
 
 }  // namespace
@@ -82,8 +83,8 @@ void cast_encode(const float *input, float *residual, size_t count, HalfFormat f
 }
 
 void cast_decode(const uint8_t *codes, size_t count, HalfFormat format, float *output,
-                 Store store) {
-  with_store(store, [&](auto mode) {
+                 Store store_mode) {
+  with_store(store_mode, [&](auto mode) {
     constexpr Store S = decltype(mode)::value;
     if (format == HalfFormat::fp16)
       decode<HalfFormat::fp16, S>(codes, count, output);

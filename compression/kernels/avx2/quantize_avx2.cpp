@@ -60,11 +60,11 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
     float *r = residual ? residual + start : nullptr;
 
     __m256i max_key = _mm256_setzero_si256();
-    for (size_t g = 0; g < len; g += kGroup) {
-      const Pair v = load_v(x + g, r ? r + g : nullptr, tail_mask(len - g));
+    for_each_group(len, [&](size_t g, const PairMask &m) {
+      const Pair v = load_v(x + g, r ? r + g : nullptr, m);
       max_key = _mm256_max_epu32(max_key, _mm256_and_si256(_mm256_castps_si256(v.lo), magnitude));
       max_key = _mm256_max_epu32(max_key, _mm256_and_si256(_mm256_castps_si256(v.hi), magnitude));
-    }
+    });
     const BlockScale s = block_scale(reduce_max(max_key), kMaxCode);
     store_le<float>(scales + 4 * block, s.scale);
 
@@ -75,9 +75,8 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
       // Lanes past the end hold code 0, so the padding nibble of int4 is 0.
       return _mm256_and_si256(_mm256_cvttps_epi32(round_code<Stochastic>(y, key, first)), lanes);
     };
-    for (size_t g = 0; g < len; g += kGroup) {
+    for_each_group(len, [&](size_t g, const PairMask &m) {
       const size_t i = start + g;
-      const PairMask m = tail_mask(len - g);
       const Pair v = load_v(x + g, r ? r + g : nullptr, m);
       const __m256i code_lo = quantize(v.lo, m.lo, i), code_hi = quantize(v.hi, m.hi, i + 8);
       const __m128i code8 = narrow_codes(code_lo, code_hi);
@@ -85,20 +84,20 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
         if (m.full)
           _mm_storeu_si128(reinterpret_cast<__m128i *>(codes + i), code8);
         else
-          std::memcpy(codes + i, &code8, len - g);
+          store_partial(codes + i, code8, len - g);
       } else {
         const __m128i packed = pack_nibbles(code8);
         if (m.full)
           _mm_storel_epi64(reinterpret_cast<__m128i *>(codes + i / 2), packed);
         else
-          std::memcpy(codes + i / 2, &packed, (len - g + 1) / 2);
+          store_partial(codes + i / 2, packed, (len - g + 1) / 2);
       }
       if (r)
         store_pair(r + g,
                    {_mm256_sub_ps(v.lo, _mm256_mul_ps(_mm256_cvtepi32_ps(code_lo), scale)),
                     _mm256_sub_ps(v.hi, _mm256_mul_ps(_mm256_cvtepi32_ps(code_hi), scale))},
                    m);
-    }
+    });
   }
 }
 
@@ -127,13 +126,13 @@ void decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t bl
   for (size_t start = 0, block = 0; start < count; start += block_size, ++block) {
     const size_t len = block_length(block_size, count, start);
     const __m256 scale = _mm256_set1_ps(load_le<float>(scales + 4 * block));
-    for (size_t g = 0; g < len; g += kGroup) {
+    for_each_group(len, [&](size_t g, const PairMask &m) {
       const size_t i = start + g;
-      const __m128i b = load_codes<Bits>(codes, i, len - g);
+      const __m128i b = load_codes<Bits>(codes, i, m.full ? kGroup : len - g);
       const Pair d{_mm256_mul_ps(_mm256_cvtepi32_ps(widen<Bits>(b)), scale),
                    _mm256_mul_ps(_mm256_cvtepi32_ps(widen<Bits>(_mm_srli_si128(b, 8))), scale)};
-      put<S>(output + i, d, tail_mask(len - g));
-    }
+      put<S>(output + i, d, m);
+    });
   }
 }
 
@@ -152,8 +151,8 @@ void quantize_encode(const float *input, float *residual, size_t count, size_t b
 }
 
 void quantize_decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t block_size,
-                     int bits, float *output, Store store) {
-  with_store(store, [&](auto mode) {
+                     int bits, float *output, Store store_mode) {
+  with_store(store_mode, [&](auto mode) {
     constexpr Store S = decltype(mode)::value;
     if (bits == 8)
       decode<8, S>(scales, codes, count, block_size, output);

@@ -13,8 +13,8 @@ size_t topk_select(const float *input, float *residual, size_t begin, size_t end
   // Keys and threshold are < 2^31, so the signed compare orders them as unsigned.
   const __m256i limit = _mm256_set1_epi32(static_cast<int>(threshold));
   size_t selected = 0;
-  for (size_t i = begin; i < end; i += kGroup) {
-    const PairMask m = tail_mask(end - i);
+  // Each group returns false (having written nothing) when its pairs do not fit.
+  *resume = for_each_group_while(begin, end, [&](size_t i, const PairMask &m) {
     const Pair v = load_v(input + i, residual ? residual + i : nullptr, m);
     const __m256 chosen_lo = _mm256_castsi256_ps(_mm256_andnot_si256(
         _mm256_cmpgt_epi32(limit, _mm256_and_si256(_mm256_castps_si256(v.lo), magnitude)), m.lo));
@@ -22,10 +22,7 @@ size_t topk_select(const float *input, float *residual, size_t begin, size_t end
         _mm256_cmpgt_epi32(limit, _mm256_and_si256(_mm256_castps_si256(v.hi), magnitude)), m.hi));
     uint32_t chosen = bits_of(chosen_lo, chosen_hi);
     if (chosen) {
-      if (selected + static_cast<size_t>(__builtin_popcount(chosen)) > capacity) {
-        *resume = i;
-        return selected;
-      }
+      if (selected + static_cast<size_t>(__builtin_popcount(chosen)) > capacity) return false;
       alignas(32) float lanes[kGroup];
       _mm256_store_ps(lanes, v.lo);
       _mm256_store_ps(lanes + 8, v.hi);
@@ -38,8 +35,8 @@ size_t topk_select(const float *input, float *residual, size_t begin, size_t end
     if (residual)
       store_pair(residual + i,
                  {_mm256_andnot_ps(chosen_lo, v.lo), _mm256_andnot_ps(chosen_hi, v.hi)}, m);
-  }
-  *resume = end;
+    return true;
+  });
   return selected;
 }
 

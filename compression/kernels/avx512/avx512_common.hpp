@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "compression/kernels/kernel_table.hpp"
+#include "compression/kernels/numerics.hpp"
 #include "compression/kernels/with_store.hpp"
 
 namespace dlk::codec::avx512 {
@@ -44,6 +45,29 @@ inline void store(float *p, __m512 v, __mmask16 m) {
 // The first `bytes` (< 64) bytes at p, zeros after them.
 inline __m512i load_partial_bytes(const uint8_t *p, size_t bytes) {
   return _mm512_maskz_loadu_epi8((__mmask64(1) << bytes) - 1, p);
+}
+
+// Calls body(i, m) for the groups i = begin, begin + 16, ... of [begin, end): the
+// full ones with a constant all-ones mask (so that the compiler drops the masking
+// and the branches on it), then the partial last one with its mask. Stops before
+// the first group for which body returns false; returns where it stopped (end
+// when it did not).
+template <class Body>
+inline size_t for_each_group_while(size_t begin, size_t end, Body &&body) {
+  size_t i = begin;
+  for (; i + kGroup <= end; i += kGroup)
+    if (!body(i, __mmask16(0xFFFF))) return i;
+  if (i < end && !body(i, tail_mask(end - i))) return i;
+  return end;
+}
+
+// for_each_group_while over [0, len), never stopping.
+template <class Body>
+inline void for_each_group(size_t len, Body &&body) {
+  for_each_group_while(0, len, [&](size_t g, __mmask16 m) {
+    body(g, m);
+    return true;
+  });
 }
 
 // v = input (+ residual) for the lanes of m, 0 elsewhere.

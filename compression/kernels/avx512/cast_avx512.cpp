@@ -22,8 +22,7 @@ inline __m512 bf16_widen(__m512i h32) { return _mm512_castsi512_ps(_mm512_slli_e
 
 template <HalfFormat F>
 void encode(const float *input, float *residual, size_t count, uint8_t *codes) {
-  for (size_t i = 0; i < count; i += kGroup) {
-    const __mmask16 m = tail_mask(count - i);
+  for_each_group(count, [&](size_t i, __mmask16 m) {
     const __m512 v = load_v(input + i, residual ? residual + i : nullptr, m);
     __m256i h;
     __m512 decoded;
@@ -38,22 +37,21 @@ void encode(const float *input, float *residual, size_t count, uint8_t *codes) {
     if (m == 0xFFFF)
       _mm256_storeu_si256(reinterpret_cast<__m256i *>(codes + 2 * i), h);
     else
-      std::memcpy(codes + 2 * i, &h, 2 * (count - i));
+      _mm512_mask_cvtepi32_storeu_epi16(codes + 2 * i, m, _mm512_cvtepu16_epi32(h));
     if (residual) store(residual + i, _mm512_sub_ps(v, decoded), m);
-  }
+  });
 }
 
 template <HalfFormat F, Store S>
 void decode(const uint8_t *codes, size_t count, float *output) {
-  for (size_t i = 0; i < count; i += kGroup) {
-    const __mmask16 m = tail_mask(count - i);
+  for_each_group(count, [&](size_t i, __mmask16 m) {
     const __m256i h =
         m == 0xFFFF ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(codes + 2 * i))
                     : _mm512_castsi512_si256(load_partial_bytes(codes + 2 * i, 2 * (count - i)));
     const __m512 d =
         F == HalfFormat::fp16 ? _mm512_cvtph_ps(h) : bf16_widen(_mm512_cvtepu16_epi32(h));
     put<S>(output + i, d, m);
-  }
+  });
 }
 
 }  // namespace
@@ -67,8 +65,8 @@ void cast_encode(const float *input, float *residual, size_t count, HalfFormat f
 }
 
 void cast_decode(const uint8_t *codes, size_t count, HalfFormat format, float *output,
-                 Store store) {
-  with_store(store, [&](auto mode) {
+                 Store store_mode) {
+  with_store(store_mode, [&](auto mode) {
     constexpr Store S = decltype(mode)::value;
     if (format == HalfFormat::fp16)
       decode<HalfFormat::fp16, S>(codes, count, output);

@@ -46,19 +46,18 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
     float *r = residual ? residual + start : nullptr;
 
     __m512i max_key = _mm512_setzero_si512();
-    for (size_t g = 0; g < len; g += kGroup) {
-      const __m512 v = load_v(x + g, r ? r + g : nullptr, tail_mask(len - g));
+    for_each_group(len, [&](size_t g, __mmask16 m) {
+      const __m512 v = load_v(x + g, r ? r + g : nullptr, m);
       max_key = _mm512_max_epu32(max_key, _mm512_and_si512(_mm512_castps_si512(v), magnitude));
-    }
+    });
     const BlockScale s =
         block_scale(static_cast<uint32_t>(_mm512_reduce_max_epu32(max_key)), kMaxCode);
     store_le<float>(scales + 4 * block, s.scale);
 
     const __m512 inverse = _mm512_set1_ps(s.inverse), scale = _mm512_set1_ps(s.scale);
     const __m512 lo = _mm512_set1_ps(-kMaxCode), hi = _mm512_set1_ps(kMaxCode);
-    for (size_t g = 0; g < len; g += kGroup) {
+    for_each_group(len, [&](size_t g, __mmask16 m) {
       const size_t i = start + g;
-      const __mmask16 m = tail_mask(len - g);
       const __m512 v = load_v(x + g, r ? r + g : nullptr, m);
       const __m512 y = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, inverse), lo), hi);
       // Lanes past the end hold code 0, so the padding nibble of int4 is 0.
@@ -75,10 +74,10 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
         if (m == 0xFFFF)
           _mm_storel_epi64(reinterpret_cast<__m128i *>(codes + i / 2), packed);
         else
-          std::memcpy(codes + i / 2, &packed, (len - g + 1) / 2);
+          store_partial(codes + i / 2, packed, (len - g + 1) / 2);
       }
       if (r) store(r + g, _mm512_sub_ps(v, _mm512_mul_ps(_mm512_cvtepi32_ps(code), scale)), m);
-    }
+    });
   }
 }
 
@@ -107,11 +106,12 @@ void decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t bl
   for (size_t start = 0, block = 0; start < count; start += block_size, ++block) {
     const size_t len = block_length(block_size, count, start);
     const __m512 scale = _mm512_set1_ps(load_le<float>(scales + 4 * block));
-    for (size_t g = 0; g < len; g += kGroup) {
+    for_each_group(len, [&](size_t g, __mmask16 m) {
       const size_t i = start + g;
-      const __m512 code = _mm512_cvtepi32_ps(load_codes<Bits>(codes, i, len - g));
-      put<S>(output + i, _mm512_mul_ps(code, scale), tail_mask(len - g));
-    }
+      const __m512 code =
+          _mm512_cvtepi32_ps(load_codes<Bits>(codes, i, m == 0xFFFF ? kGroup : len - g));
+      put<S>(output + i, _mm512_mul_ps(code, scale), m);
+    });
   }
 }
 
@@ -130,8 +130,8 @@ void quantize_encode(const float *input, float *residual, size_t count, size_t b
 }
 
 void quantize_decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t block_size,
-                     int bits, float *output, Store store) {
-  with_store(store, [&](auto mode) {
+                     int bits, float *output, Store store_mode) {
+  with_store(store_mode, [&](auto mode) {
     constexpr Store S = decltype(mode)::value;
     if (bits == 8)
       decode<8, S>(scales, codes, count, block_size, output);

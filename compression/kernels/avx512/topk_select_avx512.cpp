@@ -12,17 +12,14 @@ size_t topk_select(const float *input, float *residual, size_t begin, size_t end
   const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF);
   const __m512i limit = _mm512_set1_epi32(static_cast<int>(threshold));
   size_t selected = 0;
-  for (size_t i = begin; i < end; i += kGroup) {
-    const __mmask16 m = tail_mask(end - i);
+  // Each group returns false (having written nothing) when its pairs do not fit.
+  *resume = for_each_group_while(begin, end, [&](size_t i, __mmask16 m) {
     const __m512 v = load_v(input + i, residual ? residual + i : nullptr, m);
     const __m512i key = _mm512_and_si512(_mm512_castps_si512(v), magnitude);
     const __mmask16 chosen = _mm512_mask_cmpge_epu32_mask(m, key, limit);
     if (chosen) {
       const auto n = static_cast<size_t>(__builtin_popcount(chosen));
-      if (selected + n > capacity) {
-        *resume = i;
-        return selected;
-      }
+      if (selected + n > capacity) return false;
       const __m512i index = _mm512_maskz_compress_epi32(
           chosen,
           _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(i))), lanes));
@@ -36,8 +33,8 @@ size_t topk_select(const float *input, float *residual, size_t begin, size_t end
       selected += n;
     }
     if (residual) store(residual + i, _mm512_maskz_mov_ps(static_cast<__mmask16>(~chosen), v), m);
-  }
-  *resume = end;
+    return true;
+  });
   return selected;
 }
 
