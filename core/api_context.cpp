@@ -1,4 +1,5 @@
 // C ABI: library facts, names, the last error, and contexts.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -11,9 +12,16 @@
 
 namespace dlk::core {
 namespace {
-thread_local std::string last_error;
+// A plain array, not a std::string: thread_local objects are destroyed before
+// static ones, so a dlk call from a static destructor (a global context freed at
+// exit) would write into a freed string. Long messages are cut.
+thread_local char last_error[4096];
+}  // namespace
+void set_last_error(const std::string &message) {
+  const size_t n = std::min(message.size(), sizeof(last_error) - 1);
+  std::memcpy(last_error, message.data(), n);
+  last_error[n] = '\0';
 }
-void set_last_error(const std::string &message) { last_error = message; }
 }  // namespace dlk::core
 
 using namespace dlk::core;
@@ -42,7 +50,7 @@ const char *dlk_status_name(dlk_status status) {
   return "unknown";
 }
 
-const char *dlk_last_error(void) { return last_error.c_str(); }
+const char *dlk_last_error(void) { return last_error; }
 
 dlk_version dlk_get_version(void) {
   return dlk_version{DLK_VERSION_MAJOR, DLK_VERSION_MINOR, DLK_VERSION_PATCH, DLK_ABI_VERSION};

@@ -92,7 +92,9 @@ void zero_point_fits(const char *call, const char *argument, int32_t zero_point,
 }
 
 void scales(const char *call, const float *values, int64_t count) {
-  if (!values) throw_invalid(call, "scales", "must not be NULL when scale_mode is not DLK_SCALE_NONE");
+  // Like any array argument, an empty one may be NULL (per-channel scales of n == 0).
+  if (!values && count > 0)
+    throw_invalid(call, "scales", "must not be NULL when scale_mode is not DLK_SCALE_NONE");
   for (int64_t i = 0; i < count; ++i)
     if (!std::isfinite(values[i]))
       throw_invalid(call, "scales", "[" + std::to_string(i) + "] is not finite");

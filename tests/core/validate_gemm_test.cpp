@@ -240,6 +240,8 @@ TEST_CASE("dlk_gemm: empty problems succeed without touching memory", "[validati
       {"batch_count == 0", f32_batched, [](GemmCall &g) { g.desc.batch_count = 0; }, ""},
       {"m == 0, int8 with scales", u8_requantized, [](GemmCall &g) { g.desc.m = 0; }, ""},
       {"n == 0, column-major", f32_col, [](GemmCall &g) { g.desc.n = 0; }, ""},
+      {"n == 0, per-channel scales NULL (an empty array)", u8_requantized,
+       [](GemmCall &g) { g.desc.n = 0, g.desc.ldb = g.desc.ldc = 1, g.desc.scales = nullptr; }, ""},
   };
   for (const Rule &empty : empties) {
     INFO("empty: " << empty.broken);

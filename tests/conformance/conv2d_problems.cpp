@@ -1,0 +1,181 @@
+#include "tests/conformance/conv2d_problems.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "tests/conformance/int8_parameters.hpp"
+#include "tests/conformance/reference_conv2d.hpp"
+
+namespace dlk::conformance {
+
+namespace {
+
+struct Geometry {
+  int64_t n, c, h, w, k, kh, kw, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups;
+};
+
+// 1x1; primes; strides 2 and past the kernel (pixels no output reads); dilation;
+// depthwise (with a channel multiplier); groups; kernels as large as the image;
+// padding wider than the kernel reaches (outputs of bias alone); an empty batch.
+constexpr Geometry kGeometries[] = {
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1},   {2, 3, 7, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {1, 4, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1},   {1, 3, 13, 10, 2, 5, 3, 1, 2, 2, 1, 2, 1, 1},
+    {2, 6, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6},   {1, 4, 7, 5, 8, 3, 3, 2, 1, 1, 1, 1, 1, 4},
+    {1, 6, 5, 6, 9, 2, 2, 1, 1, 0, 0, 1, 1, 3},   {3, 5, 5, 4, 7, 5, 4, 1, 1, 0, 0, 1, 1, 1},
+    {0, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1},   {1, 17, 6, 6, 19, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+    {1, 19, 12, 12, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {1, 2, 4, 5, 3, 1, 1, 1, 1, 1, 2, 1, 1, 1},
+    {2, 3, 5, 5, 4, 3, 3, 2, 1, 3, 2, 2, 3, 1},   {1, 3, 11, 11, 2, 2, 2, 3, 3, 0, 0, 1, 1, 1},
+};
+
+ConvProblem make(dlk_op op, const ConvTypes &t, dlk_format format, const Geometry &g) {
+  ConvProblem p;
+  p.op = op;
+  dlk_conv2d_desc &d = p.desc;
+  d.format = format;
+  d.n = g.n, d.c = g.c, d.h = g.h, d.w = g.w, d.k = g.k, d.kh = g.kh, d.kw = g.kw;
+  d.stride_h = g.stride_h, d.stride_w = g.stride_w;
+  d.pad_h = g.pad_h, d.pad_w = g.pad_w;
+  d.dilation_h = g.dilation_h, d.dilation_w = g.dilation_w;
+  d.groups = g.groups;
+  d.src_type = t.src;
+  d.weights_type = is_int8_type(t.src) ? DLK_DTYPE_S8 : t.src;
+  d.dst_type = t.dst;
+  d.scale_mode = DLK_SCALE_NONE;
+  return p;
+}
+
+// Bias, ReLU, zero points and scales as the op and types allow them.
+void set_epilogue(ConvProblem &p, Rng &rng, bool bias, bool relu) {
+  dlk_conv2d_desc &d = p.desc;
+  p.bias = bias && !(p.op == DLK_OP_CONV2D_FORWARD && d.dst_type == DLK_DTYPE_S32) &&
+           p.op != DLK_OP_CONV2D_BACKWARD_DATA;
+  d.relu = relu && p.op == DLK_OP_CONV2D_FORWARD;
+  if (!is_int8_type(d.src_type)) return;
+  d.src_zero_point = random_zero_point(rng, d.src_type);
+  if (d.dst_type == DLK_DTYPE_S32) return;
+  if (is_int8_type(d.dst_type)) d.dst_zero_point = random_zero_point(rng, d.dst_type);
+  // Without scales the raw sums saturate s8/u8: mostly give them scales.
+  d.scale_mode = rng.chance(0.2) ? DLK_SCALE_NONE : rng.chance(0.5) ? DLK_SCALE_PER_TENSOR : DLK_SCALE_PER_CHANNEL;
+  if (d.scale_mode == DLK_SCALE_NONE) return;
+  p.scales.resize(d.scale_mode == DLK_SCALE_PER_TENSOR ? 1 : static_cast<size_t>(d.k));
+  for (float &s : p.scales) s = random_multiplier(rng, d.c / d.groups * d.kh * d.kw, p.fill);
+}
+
+// A kernel that fits the padded image: shrink dilation, then the kernel.
+void fit_kernel(int64_t in, int64_t pad, int64_t &kernel, int64_t &dilation) {
+  while (dilation * (kernel - 1) + 1 > in + 2 * pad) {
+    if (dilation > 1)
+      --dilation;
+    else
+      --kernel;
+  }
+}
+
+ConvProblem random_problem(dlk_op op, const ConvTypes &t, Rng &rng) {
+  Geometry g{};
+  g.n = rng.chance(0.03) ? 0 : rng.uniform(1, 3);
+  const double kind = rng.unit();
+  const int64_t c_per_group = rng.uniform(1, 6), k_per_group = rng.uniform(1, 6);
+  if (kind < 0.6) {
+    g.groups = 1, g.c = rng.uniform(1, 12), g.k = rng.uniform(1, 12);
+  } else if (kind < 0.8) {
+    g.groups = rng.uniform(2, 3), g.c = g.groups * c_per_group, g.k = g.groups * k_per_group;
+  } else {  // depthwise, with a channel multiplier of 1 or 2
+    g.c = g.groups = rng.uniform(1, 12), g.k = g.c * rng.uniform(1, 2);
+  }
+  g.h = rng.uniform(1, 16), g.w = rng.uniform(1, 16);
+  g.kh = rng.uniform(1, 5), g.kw = rng.uniform(1, 5);
+  g.stride_h = rng.uniform(1, 3), g.stride_w = rng.uniform(1, 3);
+  g.dilation_h = rng.chance(0.7) ? 1 : rng.uniform(2, 3);
+  g.dilation_w = rng.chance(0.7) ? 1 : rng.uniform(2, 3);
+  g.pad_h = rng.chance(0.5) ? 0 : rng.uniform(0, g.kh);
+  g.pad_w = rng.chance(0.5) ? 0 : rng.uniform(0, g.kw);
+  fit_kernel(g.h, g.pad_h, g.kh, g.dilation_h);
+  fit_kernel(g.w, g.pad_w, g.kw, g.dilation_w);
+  ConvProblem p = make(op, t, rng.chance(0.5) ? DLK_FORMAT_NCHW : DLK_FORMAT_NHWC, g);
+  p.fill = rng.chance(0.85) ? Fill::uniform : rng.pick({Fill::few_values, Fill::negative});
+  set_epilogue(p, rng, rng.chance(0.5), rng.chance(0.5));
+  return p;
+}
+
+}  // namespace
+
+std::string ConvProblem::describe() const {
+  const dlk_conv2d_desc &d = desc;
+  std::ostringstream s;
+  s << std::setprecision(9);  // alpha, beta and scales exactly as floats
+  s << dlk_op_name(op) << " " << dlk_dtype_name(d.src_type) << ":" << dlk_dtype_name(d.weights_type)
+    << ":" << dlk_dtype_name(d.dst_type) << " " << (d.format == DLK_FORMAT_NCHW ? "nchw" : "nhwc")
+    << " n=" << d.n << " c=" << d.c << " h=" << d.h << " w=" << d.w << " k=" << d.k
+    << " kh=" << d.kh << " kw=" << d.kw << " stride=" << d.stride_h << ":" << d.stride_w
+    << " pad=" << d.pad_h << ":" << d.pad_w << " dilation=" << d.dilation_h << ":" << d.dilation_w
+    << " groups=" << d.groups;
+  if (bias) s << (op == DLK_OP_CONV2D_FORWARD ? " bias" : " diff_bias");
+  if (d.relu) s << " relu";
+  if (is_int8_type(d.src_type)) {
+    s << " src_zp=" << d.src_zero_point << " dst_zp=" << d.dst_zero_point << " scales="
+      << (d.scale_mode == DLK_SCALE_NONE ? "none" : d.scale_mode == DLK_SCALE_PER_TENSOR ? "tensor" : "channel");
+    if (!scales.empty()) s << "(" << scales[0] << (scales.size() > 1 ? ",..." : "") << ")";
+  }
+  s << " fill=" << fill_name(fill);
+  return s.str();
+}
+
+std::vector<ConvProblem> conv2d_problems(dlk_op op, const std::vector<ConvTypes> &types, Rng &rng,
+                                         int random_count) {
+  std::vector<ConvProblem> list;
+  int i = 0;
+  for (const ConvTypes &t : types)
+    for (dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC})
+      for (const Geometry &g : kGeometries) {
+        ConvProblem p = make(op, t, format, g);
+        if (i % 5 == 4) p.fill = Fill::few_values;
+        set_epilogue(p, rng, i % 2 == 1, i % 4 >= 2);
+        list.push_back(p);
+        ++i;
+      }
+  for (int r = 0; r < random_count; ++r)
+    list.push_back(random_problem(op, types[rng.uniform(0, static_cast<int64_t>(types.size()) - 1)], rng));
+  return list;
+}
+
+ConvTensors make_conv_tensors(const ConvProblem &p, Rng &rng) {
+  const dlk_conv2d_desc &d = p.desc;
+  const ConvGeometry g(d);
+  const bool forward = p.op == DLK_OP_CONV2D_FORWARD;
+  // An output starts as NaN (float) or garbage (integer): all of it must be written.
+  const auto output = [&](dlk_dtype dtype, int64_t elements) {
+    HostTensor t(dtype, elements);
+    for (int64_t i = 0; i < elements; ++i)
+      t.set(i, is_float_type(dtype) ? NAN : random_value(rng, dtype, Fill::uniform));
+    return t;
+  };
+  const auto input = [&](dlk_dtype dtype, int64_t elements) {
+    HostTensor t(dtype, elements);
+    fill(t, rng, p.fill);
+    return t;
+  };
+  ConvTensors t;
+  if (p.op != DLK_OP_CONV2D_BACKWARD_DATA) t.src = input(d.src_type, g.src_elements(d));
+  if (p.op != DLK_OP_CONV2D_BACKWARD_WEIGHTS) t.weights = input(d.weights_type, g.weights_elements(d));
+  if (!forward) t.diff_dst = input(d.dst_type, g.dst_elements(d));
+  if (forward && p.bias) {
+    // Int8 results are about +-48 before requantization; floats about +-1.
+    const double magnitude = is_int8_type(d.src_type) ? 24 : 1;
+    t.bias_tensor = HostTensor(DLK_DTYPE_F32, d.k);
+    for (int64_t k = 0; k < d.k; ++k) {
+      t.bias_tensor.set(k, magnitude * random_value(rng, DLK_DTYPE_F32, Fill::uniform));
+      t.bias.push_back(static_cast<float>(t.bias_tensor.get(k)));
+    }
+  }
+  if (forward) t.dst = output(d.dst_type, g.dst_elements(d));
+  if (p.op == DLK_OP_CONV2D_BACKWARD_DATA) t.diff_src = output(d.src_type, g.src_elements(d));
+  if (p.op == DLK_OP_CONV2D_BACKWARD_WEIGHTS) {
+    t.diff_weights = output(d.weights_type, g.weights_elements(d));
+    if (p.bias) t.diff_bias = output(DLK_DTYPE_F32, d.k);
+  }
+  return t;
+}
+
+}  // namespace dlk::conformance
