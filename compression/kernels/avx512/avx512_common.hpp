@@ -3,10 +3,11 @@
 #pragma once
 
 // GCC 12 reports the _mm512_undefined_* values inside its own AVX-512 headers as
-// maybe uninitialized (GCC bug 105593); silenced for those headers only.
+// (maybe) uninitialized (GCC bug 105593); silenced for those headers only.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 #if defined(__GNUC__) && !defined(__clang__)
