@@ -1,0 +1,95 @@
+#include "perf/memory_bandwidth.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "perf/kernels/perf_kernels.hpp"
+#include "perf/thread_team.hpp"
+
+namespace dlk::perf {
+namespace {
+
+constexpr size_t kPage = 4096;
+static_assert(kPage % kernels::kReadGranule == 0, "a share must be whole read granules");
+
+struct ReadLoop {
+  std::uint64_t (*run)(const void *data, size_t bytes);
+  const char *loads;
+};
+
+ReadLoop widest_read_loop() {
+  if (__builtin_cpu_supports("avx512f")) return {kernels::read_loop_avx512, "zmm"};
+  if (__builtin_cpu_supports("avx2")) return {kernels::read_loop_avx2, "ymm"};
+  return {kernels::read_loop_generic, "baseline"};
+}
+
+std::string size_text(size_t bytes) {
+  if (bytes >= (size_t{1} << 20) && bytes % (size_t{1} << 20) == 0)
+    return fmt::format("{} MiB", bytes >> 20);
+  return fmt::format("{} KiB", bytes >> 10);
+}
+
+// Where the loop's result goes, so that no run can be optimized away.
+std::atomic<std::uint64_t> g_sink{0};
+
+}  // namespace
+
+size_t dram_working_set(size_t l3_bytes) {
+  const size_t lo = size_t{256} << 20, hi = size_t{1} << 30;
+  if (l3_bytes == 0) return hi;
+  return std::clamp(8 * l3_bytes, lo, hi);
+}
+
+BandwidthMeasurement measure_read_bandwidth(size_t working_set_bytes, int threads,
+                                            const BandwidthOptions &options) {
+  const ReadLoop loop = widest_read_loop();
+  const size_t share = std::max(kPage, working_set_bytes / static_cast<size_t>(threads) / kPage * kPage);
+  const size_t total = share * static_cast<size_t>(threads);
+  std::unique_ptr<char, decltype(&std::free)> buffer(
+      static_cast<char *>(std::aligned_alloc(kPage, total)), &std::free);
+  if (!buffer) throw std::bad_alloc();
+  char *base = buffer.get();
+
+  run_on_threads(threads, [&](int t) { std::memset(base + share * static_cast<size_t>(t), t + 1, share); });
+
+  int passes = 1;
+  auto timed_run = [&] {
+    return run_on_threads(threads, [&](int t) {
+      std::uint64_t sum = 0;
+      for (int p = 0; p < passes; ++p) sum += loop.run(base + share * static_cast<size_t>(t), share);
+      g_sink.fetch_add(sum);
+    });
+  };
+  // Passes per run: doubled until a run takes a quarter of its target, so that
+  // starting the threads (tens of microseconds) is a small part of a run.
+  double seconds = timed_run();
+  while (seconds < options.seconds_per_run / 4) {
+    passes *= 2;
+    seconds = timed_run();
+  }
+  passes = std::max(1, static_cast<int>(std::lround(passes * options.seconds_per_run / seconds)));
+  timed_run();  // warm-up
+  std::vector<double> rates;
+  for (int r = 0; r < options.runs; ++r)
+    rates.push_back(static_cast<double>(total) * passes / timed_run());
+
+  BandwidthMeasurement m;
+  m.bytes_per_second = summarize(rates);
+  m.working_set = total;
+  m.method = fmt::format("read-sum with {} loads of {} ({} per thread), {} thread{}, {} pass{} per run, "
+                         "best of {} runs",
+                         loop.loads, size_text(total), size_text(share), threads,
+                         threads == 1 ? "" : "s", passes, passes == 1 ? "" : "es", options.runs);
+  return m;
+}
+
+}  // namespace dlk::perf

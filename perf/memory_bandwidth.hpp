@@ -1,0 +1,33 @@
+// Read bandwidth at a chosen working set: L1, L2, L3 or DRAM depending on the
+// size given. Every thread reads its own contiguous share, which it wrote first
+// (first touch places the pages near it), with the widest loads the CPU has.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "perf/stats.hpp"
+
+namespace dlk::perf {
+
+struct BandwidthOptions {
+  int runs = 11;                 // timed runs after one warm-up run
+  double seconds_per_run = 0.02; // each run reads the working set as often as this takes
+};
+
+struct BandwidthMeasurement {
+  Summary bytes_per_second;  // over the runs
+  size_t working_set = 0;    // bytes read per pass, all threads together
+  std::string method;        // one line: loads, working set, threads, runs
+};
+
+// working_set_bytes is shared among the threads (rounded down to whole 4 KiB
+// pages per thread, at least one). Throws std::bad_alloc when it cannot allocate.
+BandwidthMeasurement measure_read_bandwidth(size_t working_set_bytes, int threads,
+                                            const BandwidthOptions &options);
+
+// Working set for DRAM: 8x the L3 this system reports, within [256 MiB, 1 GiB];
+// 1 GiB when it reports none.
+size_t dram_working_set(size_t l3_bytes);
+
+}  // namespace dlk::perf
