@@ -38,6 +38,12 @@ inline float reduce_lanes16(float lanes[kGroup]) {
 
 // ---------------------------------------------------------------- onebit
 
+// v where keep, else +0: a bit mask, as the vector tiers do it (and no branch on
+// the sign of a gradient, which no predictor can guess).
+inline float keep_or_zero(bool keep, float v) {
+  return bits_float(float_bits(v) & (0u - static_cast<uint32_t>(keep)));
+}
+
 // v < 0 goes to the negative group; everything else (+-0, NaN) to the positive.
 inline float onebit_mean(float sum, uint32_t count) {
   return count ? sum / static_cast<float>(count) : 0.0f;
@@ -94,7 +100,17 @@ inline float clamp_code(float y, float max_code) {
   return y < max_code ? y : max_code;
 }
 
-inline float round_nearest_even(float y) { return std::nearbyint(y); }
+// For a clamped code |y| <= 127: adding 1.5 * 2^23 lands in [2^23, 2^24), where
+// floats are the integers, so the sum rounds y to nearest even (in the default
+// rounding mode) without a library call. (A zero result may lose its sign; the
+// code, an integer, does not have one.)
+inline float round_nearest_even(float y) { return (y + 0x1.8p23f) - 0x1.8p23f; }
+
+// floor for a clamped code, without a library call.
+inline float floor_code(float y) {
+  const auto toward_zero = static_cast<float>(static_cast<int32_t>(y));
+  return toward_zero > y ? toward_zero - 1.0f : toward_zero;
+}
 
 // Counter-based generator for stochastic rounding: the random word of an element
 // is two rounds of the lowbias32 integer hash (a bijection on 32-bit words) of
@@ -131,7 +147,7 @@ inline float uniform24(uint32_t word) { return static_cast<float>(word >> 8) * 0
 // Rounds up with probability (y - floor(y)), to within 2^-24. y is clamped, so
 // the result stays within [-max_code, max_code].
 inline float round_stochastic(float y, uint32_t word) {
-  const float down = std::floor(y);
+  const float down = floor_code(y);
   return uniform24(word) < y - down ? down + 1.0f : down;
 }
 

@@ -5,6 +5,7 @@
 
 #include "compression/kernels/kernel_table.hpp"
 #include "compression/kernels/numerics.hpp"
+#include "compression/kernels/with_store.hpp"
 
 namespace dlk::codec::scalar {
 namespace {
@@ -42,6 +43,26 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
   }
 }
 
+template <int Bits, Store S>
+void decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t block_size,
+            float *output) {
+  for (size_t start = 0, block = 0; start < count; start += block_size, ++block) {
+    const size_t len = block_length(block_size, count, start);
+    const float scale = load_le<float>(scales + 4 * block);
+    for (size_t i = start; i < start + len; ++i) {
+      int32_t code;
+      if (Bits == 8) {
+        code = static_cast<int8_t>(codes[i]);
+      } else {
+        const int32_t nibble = (codes[i / 2] >> (4 * (i & 1))) & 0xF;
+        code = (nibble ^ 8) - 8;  // sign-extend 4 bits
+      }
+      const float d = static_cast<float>(code) * scale;
+      output[i] = S == Store::accumulate ? output[i] + d : d;
+    }
+  }
+}
+
 }  // namespace
 
 void quantize_encode(const float *input, float *residual, size_t count, size_t block_size,
@@ -57,22 +78,14 @@ void quantize_encode(const float *input, float *residual, size_t count, size_t b
 }
 
 void quantize_decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t block_size,
-                     int bits, float *output, Store store) {
-  for (size_t start = 0, block = 0; start < count; start += block_size, ++block) {
-    const size_t len = block_length(block_size, count, start);
-    const float scale = load_le<float>(scales + 4 * block);
-    for (size_t i = start; i < start + len; ++i) {
-      int32_t code;
-      if (bits == 8) {
-        code = static_cast<int8_t>(codes[i]);
-      } else {
-        const int32_t nibble = (codes[i / 2] >> (4 * (i & 1))) & 0xF;
-        code = (nibble ^ 8) - 8;  // sign-extend 4 bits
-      }
-      const float d = static_cast<float>(code) * scale;
-      output[i] = store == Store::accumulate ? output[i] + d : d;
-    }
-  }
+                     int bits, float *output, Store store_mode) {
+  with_store(store_mode, [&](auto mode) {
+    constexpr Store S = decltype(mode)::value;
+    if (bits == 8)
+      decode<8, S>(scales, codes, count, block_size, output);
+    else
+      decode<4, S>(scales, codes, count, block_size, output);
+  });
 }
 
 }  // namespace dlk::codec::scalar
