@@ -21,17 +21,6 @@ namespace {
 constexpr size_t kPage = 4096;
 static_assert(kPage % kernels::kReadGranule == 0, "a share must be whole read granules");
 
-struct ReadLoop {
-  std::uint64_t (*run)(const void *data, size_t bytes);
-  const char *loads;
-};
-
-ReadLoop widest_read_loop() {
-  if (__builtin_cpu_supports("avx512f")) return {kernels::read_loop_avx512, "zmm"};
-  if (__builtin_cpu_supports("avx2")) return {kernels::read_loop_avx2, "ymm"};
-  return {kernels::read_loop_generic, "baseline"};
-}
-
 std::string size_text(size_t bytes) {
   if (bytes >= (size_t{1} << 20) && bytes % (size_t{1} << 20) == 0)
     return fmt::format("{} MiB", bytes >> 20);
@@ -42,6 +31,12 @@ std::string size_text(size_t bytes) {
 std::atomic<std::uint64_t> g_sink{0};
 
 }  // namespace
+
+ReadLoop widest_read_loop() {
+  if (__builtin_cpu_supports("avx512f")) return {kernels::read_loop_avx512, "zmm"};
+  if (__builtin_cpu_supports("avx2")) return {kernels::read_loop_avx2, "ymm"};
+  return {kernels::read_loop_generic, "baseline"};
+}
 
 size_t dram_working_set(size_t l3_bytes) {
   const size_t lo = size_t{256} << 20, hi = size_t{1} << 30;

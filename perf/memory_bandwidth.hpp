@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "perf/stats.hpp"
@@ -25,6 +26,14 @@ struct BandwidthMeasurement {
 // pages per thread, at least one). Throws std::bad_alloc when it cannot allocate.
 BandwidthMeasurement measure_read_bandwidth(size_t working_set_bytes, int threads,
                                             const BandwidthOptions &options);
+
+// The read loop with the widest loads this CPU has (kernels/perf_kernels.hpp),
+// and the name of those loads: "zmm", "ymm" or "baseline".
+struct ReadLoop {
+  std::uint64_t (*run)(const void *data, size_t bytes);
+  const char *loads;
+};
+ReadLoop widest_read_loop();
 
 // Working set for DRAM: 8x the L3 this system reports, within [256 MiB, 1 GiB];
 // 1 GiB when it reports none.

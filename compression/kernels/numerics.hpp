@@ -1,0 +1,204 @@
+// The arithmetic that defines each codec's output, written once in scalar C++.
+// The scalar tier calls these functions; the avx2 and avx512 tiers perform the
+// same IEEE operations in the same order on vectors, so that every tier produces
+// the same bits (tests/compression/test_isa_tiers.cpp checks it). Anything that
+// depends on evaluation order (a sum) is pinned down here.
+//
+// Everything here has internal linkage: each tier's translation unit is compiled
+// with its own -m flags, and an inline function with external linkage emitted by
+// the avx512 unit could be the copy the linker keeps for the scalar tier.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "compression/byte_order.hpp"
+
+namespace dlk::codec {
+namespace {  // internal linkage, see above
+
+// Elements are processed in groups of 16 (one AVX-512 vector, two AVX2 vectors).
+constexpr size_t kGroup = 16;
+
+inline size_t block_length(size_t block_size, size_t count, size_t start) {
+  return count - start < block_size ? count - start : block_size;
+}
+
+// The order every tier sums a block: lane l (element index mod 16) accumulates its
+// elements in index order, starting from +0; then the 16 lane sums are added
+// pairwise, halving: s[l] += s[l + 8], then + 4, + 2, + 1.
+inline float reduce_lanes16(float lanes[kGroup]) {
+  for (size_t half = kGroup / 2; half >= 1; half /= 2)
+    for (size_t l = 0; l < half; ++l) lanes[l] += lanes[l + half];
+  return lanes[0];
+}
+
+// ---------------------------------------------------------------- onebit
+
+// v where keep, else +0: a bit mask, as the vector tiers do it (and no branch on
+// the sign of a gradient, which no predictor can guess).
+inline float keep_or_zero(bool keep, float v) {
+  return bits_float(float_bits(v) & (0u - static_cast<uint32_t>(keep)));
+}
+
+// v < 0 goes to the negative group; everything else (+-0, NaN) to the positive.
+inline float onebit_mean(float sum, uint32_t count) {
+  return count ? sum / static_cast<float>(count) : 0.0f;
+}
+
+// The sign bits of a group of 16 elements are two bytes at element index / 8; a
+// shorter last group has only the bytes its elements need.
+// (The full case is separate so that it compiles to one 2-byte move.)
+inline void store_group_bits(uint8_t *bits, uint32_t group_bits, size_t remaining) {
+  const auto word = static_cast<uint16_t>(group_bits);
+  if (remaining >= kGroup)
+    std::memcpy(bits, &word, 2);
+  else
+    std::memcpy(bits, &word, (remaining + 7) / 8);
+}
+
+inline uint32_t load_group_bits(const uint8_t *bits, size_t remaining) {
+  uint16_t word = 0;
+  if (remaining >= kGroup)
+    std::memcpy(&word, bits, 2);
+  else
+    std::memcpy(&word, bits, (remaining + 7) / 8);
+  return word;
+}
+
+// ---------------------------------------------------------------- int8, int4
+
+constexpr float quantize_max_code(int bits) { return bits == 8 ? 127.0f : 7.0f; }
+
+// A block's magnitude is the largest |v| by bit pattern (an integer maximum, so
+// independent of order, and NaN > inf).
+inline uint32_t magnitude_key(float v) { return float_bits(v) & 0x7FFFFFFFu; }
+
+struct BlockScale {
+  float scale;    // decoded = code * scale
+  float inverse;  // code = round(v * inverse)
+};
+
+// Blocks whose largest magnitude is 0, or so small that max_code / m overflows,
+// encode as all-zero codes with scale 0 (their value stays in the residual). A
+// block holding inf or NaN gets a non-finite scale and decodes to non-finite
+// values, so that overflow checks downstream still see it.
+inline BlockScale block_scale(uint32_t max_key, float max_code) {
+  const float m = bits_float(max_key);
+  const float inverse = max_code / m;
+  if (m == 0.0f || (std::isfinite(m) && !std::isfinite(inverse))) return {0.0f, 0.0f};
+  return {m / max_code, inverse};
+}
+
+// Clamps to [-max_code, max_code]; NaN becomes -max_code. Written as the x86
+// max/min instructions behave (the second operand when either is NaN).
+inline float clamp_code(float y, float max_code) {
+  y = y > -max_code ? y : -max_code;
+  return y < max_code ? y : max_code;
+}
+
+// For a clamped code |y| <= 127: adding 1.5 * 2^23 lands in [2^23, 2^24), where
+// floats are the integers, so the sum rounds y to nearest even (in the default
+// rounding mode) without a library call. (A zero result may lose its sign; the
+// code, an integer, does not have one.)
+inline float round_nearest_even(float y) { return (y + 0x1.8p23f) - 0x1.8p23f; }
+
+// floor for a clamped code, without a library call.
+inline float floor_code(float y) {
+  const auto toward_zero = static_cast<float>(static_cast<int32_t>(y));
+  return toward_zero > y ? toward_zero - 1.0f : toward_zero;
+}
+
+// Counter-based generator for stochastic rounding: the random word of an element
+// is two rounds of the lowbias32 integer hash (a bijection on 32-bit words) of
+// its index, keyed by (seed, step, rank).
+inline uint32_t mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  x ^= x >> 16;
+  return x;
+}
+
+inline uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+inline uint64_t stochastic_key(uint64_t seed, uint64_t step, uint32_t rank) {
+  return splitmix64(splitmix64(splitmix64(seed) ^ step) ^ rank);
+}
+
+inline uint32_t random_word(uint64_t key, uint64_t index) {
+  const uint32_t lo = static_cast<uint32_t>(index) ^ static_cast<uint32_t>(key);
+  const uint32_t hi = static_cast<uint32_t>(index >> 32) ^ static_cast<uint32_t>(key >> 32);
+  return mix32(mix32(lo) + hi);
+}
+
+// Uniform on [0, 1) in steps of 2^-24 (exact in f32).
+inline float uniform24(uint32_t word) { return static_cast<float>(word >> 8) * 0x1p-24f; }
+
+// Rounds up with probability (y - floor(y)), to within 2^-24. y is clamped, so
+// the result stays within [-max_code, max_code].
+inline float round_stochastic(float y, uint32_t word) {
+  const float down = floor_code(y);
+  return uniform24(word) < y - down ? down + 1.0f : down;
+}
+
+// ---------------------------------------------------------------- fp16, bf16
+
+// f32 -> bf16, round to nearest even; NaN stays NaN (quiet, sign and top payload kept).
+inline uint16_t bf16_from_float(float f) {
+  const uint32_t b = float_bits(f);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((b >> 16) | 0x0040u);
+  return static_cast<uint16_t>((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
+}
+
+inline float bf16_to_float(uint16_t h) { return bits_float(static_cast<uint32_t>(h) << 16); }
+
+// f32 -> fp16, round to nearest even, as the F16C instruction vcvtps2ph does:
+// overflow to inf, subnormals kept, NaN quiet with the top payload bits kept.
+inline uint16_t fp16_from_float(float f) {
+  const uint32_t b = float_bits(f);
+  const uint32_t sign = (b >> 16) & 0x8000u;
+  const uint32_t a = b & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u | ((a >> 13) & 0x3FFu));
+  if (a >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // >= 65520: inf
+  if (a >= 0x38800000u) {                                              // normal: >= 2^-14
+    const uint32_t rounded = a - (112u << 23) + 0xFFFu + ((a >> 13) & 1u);
+    return static_cast<uint16_t>(sign | (rounded >> 13));
+  }
+  const uint32_t exponent = a >> 23;
+  if (exponent < 102) return static_cast<uint16_t>(sign);  // < 2^-25: rounds to 0
+  // Subnormal: count units of 2^-24, rounding the shifted-out bits to nearest even.
+  const uint32_t mantissa = (a & 0x7FFFFFu) | 0x800000u;
+  const uint32_t shift = 126 - exponent;
+  uint32_t q = mantissa >> shift;
+  const uint32_t rest = mantissa & ((1u << shift) - 1);
+  const uint32_t half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (q & 1u))) ++q;
+  return static_cast<uint16_t>(sign | q);
+}
+
+// fp16 -> f32, exact, as vcvtph2ps does (NaN made quiet, payload kept).
+inline float fp16_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1Fu;
+  const uint32_t mantissa = h & 0x3FFu;
+  if (exponent == 31)
+    return bits_float(sign | 0x7F800000u | (mantissa ? 0x400000u : 0u) | (mantissa << 13));
+  if (exponent == 0) {
+    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+    return sign ? -magnitude : magnitude;
+  }
+  return bits_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+}  // namespace
+}  // namespace dlk::codec

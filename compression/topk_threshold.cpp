@@ -1,0 +1,99 @@
+#include "compression/topk_threshold.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "compression/kernels/numerics.hpp"
+
+namespace dlk::codec {
+namespace {
+
+constexpr size_t kHighBuckets = size_t(1) << 16;  // key >> 15 (keys are < 2^31)
+constexpr size_t kLowBuckets = size_t(1) << 15;   // key & 0x7FFF
+
+// The sample holds about kSampleHits elements above the threshold (so that the
+// estimate of k is within a few percent), and at least kMinSample elements.
+constexpr uint64_t kSampleHits = 256;
+constexpr uint64_t kMinSample = 8192;
+// Sampling pays only when it reads a small part of the buffer; beyond
+// count / kMaxSampleShare the exact threshold costs about as much.
+constexpr uint64_t kMaxSampleShare = 8;
+constexpr uint64_t kPrefetchAhead = 32;
+// Fixed, so that the sample (hence the message) depends on the data only.
+constexpr uint64_t kSampleKey = 0x646C6B746F706B31ull;  // "dlktopk1"
+
+inline uint32_t key_at(const float *input, const float *residual, size_t i) {
+  return magnitude_key(residual ? input[i] + residual[i] : input[i]);
+}
+
+uint64_t sample_size(size_t count, size_t k) {
+  return std::max<uint64_t>(kMinSample, (kSampleHits * count + k - 1) / k);
+}
+
+bool worth_sampling(size_t count, size_t k) {
+  return sample_size(count, k) * kMaxSampleShare <= count;
+}
+
+// Walks buckets from the top down to the one holding the k-th largest key;
+// `above` counts the keys in higher buckets (on entry and on return).
+size_t bucket_of_kth(const std::vector<uint32_t> &histogram, size_t buckets, size_t k,
+                     size_t &above) {
+  size_t b = buckets - 1;
+  while (above + histogram[b] < k) above += histogram[b--];
+  return b;
+}
+
+}  // namespace
+
+void reserve_threshold(ThresholdScratch &scratch, bool sampled, size_t count, size_t k) {
+  if (sampled && worth_sampling(count, k))
+    scratch.sample.resize(sample_size(count, k));
+  else
+    scratch.histogram.resize(kHighBuckets);
+}
+
+uint32_t exact_threshold(ThresholdScratch &scratch, const float *input, const float *residual,
+                         size_t count, size_t k) {
+  std::vector<uint32_t> &histogram = scratch.histogram;
+  std::fill(histogram.begin(), histogram.end(), 0);
+  for (size_t i = 0; i < count; ++i) ++histogram[key_at(input, residual, i) >> 15];
+  size_t above = 0;
+  const size_t high = bucket_of_kth(histogram, kHighBuckets, k, above);
+
+  std::fill(histogram.begin(), histogram.begin() + kLowBuckets, 0);
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t key = key_at(input, residual, i);
+    if ((key >> 15) == high) ++histogram[key & 0x7FFF];
+  }
+  const size_t low = bucket_of_kth(histogram, kLowBuckets, k, above);
+  return static_cast<uint32_t>(high << 15 | low);
+}
+
+uint32_t sampled_threshold(ThresholdScratch &scratch, const float *input,
+                           const float *residual, size_t count, size_t k) {
+  if (!worth_sampling(count, k)) return exact_threshold(scratch, input, residual, count, k);
+  std::vector<uint32_t> &sample = scratch.sample;
+  const uint64_t s = sample.size();
+  // One element drawn from each of s strata of count / s elements (the few past
+  // the last stratum are never drawn), without a division per draw. The draws
+  // miss the caches, so those kPrefetchAhead strata on are requested early.
+  const uint64_t stratum = count / s;  // >= kMaxSampleShare, < 2^32
+  auto position = [&](uint64_t j) {
+    return j * stratum + ((uint64_t(random_word(kSampleKey, j)) * stratum) >> 32);
+  };
+  for (uint64_t j = 0; j < s; ++j) {
+    if (j + kPrefetchAhead < s) {
+      const uint64_t ahead = position(j + kPrefetchAhead);
+      __builtin_prefetch(input + ahead);
+      if (residual) __builtin_prefetch(residual + ahead);
+    }
+    sample[j] = key_at(input, residual, position(j));
+  }
+  // The sample's rank that corresponds to k in the whole buffer.
+  const uint64_t rank = std::min<uint64_t>(s, std::max<uint64_t>(1, (k * s + count - 1) / count));
+  std::nth_element(sample.begin(), sample.begin() + (rank - 1), sample.end(),
+                   std::greater<uint32_t>());
+  return sample[rank - 1];
+}
+
+}  // namespace dlk::codec

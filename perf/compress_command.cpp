@@ -1,0 +1,192 @@
+// `dlk-perf compress`: encode (with error feedback), decode and decode_add of
+// every codec of libdlk_compress at 1 MiB to 256 MiB of float input, each placed
+// against the read bandwidth of the memory level that holds its working set,
+// measured in the same interleaved rounds on the single thread the codecs use.
+// The JSON schema is documented in perf/README.md ("dlk-perf/compress/1").
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "dlk/dlk_compress.hpp"
+#include "perf/compress_read_roof.hpp"
+#include "perf/compress_workload.hpp"
+#include "perf/cpu_caches.hpp"
+#include "perf/report_table.hpp"
+#include "perf/subcommand.hpp"
+#include "perf/timing.hpp"
+
+namespace dlk::perf {
+namespace {
+
+// The codecs run on the caller's thread, so every roof is one thread's too.
+constexpr int kThreads = 1;
+
+struct CompressOptions {
+  std::vector<std::int64_t> sizes_mib{1, 4, 16, 64, 256};
+  std::vector<std::string> algorithms{"onebit", "topk", "int8", "int4", "fp16", "bf16"};
+  double topk_fraction = 0.01;
+  std::string topk_selection = "sampled";
+  std::string isa;  // empty: DLK_COMPRESS_ISA, else the best tier
+  bool json = false;
+  TimingOptions timing;
+};
+
+// No thread pools to let go idle: back-to-back bursts of at least 20 ms.
+TimingOptions default_timing() {
+  TimingOptions t;
+  t.warmup_calls = 1;
+  t.min_burst_seconds = 0.02;
+  t.pause_seconds = 0;
+  t.min_samples = 5;
+  t.min_seconds = 0.5;
+  t.max_samples = 1000;
+  t.max_seconds = 4;
+  return t;
+}
+
+dlk_codec_params codec_params(const std::string &name, const CompressOptions &o) {
+  const std::map<std::string, dlk_codec_algorithm> algorithms = {
+      {"onebit", DLK_CODEC_ONEBIT}, {"topk", DLK_CODEC_TOPK}, {"int8", DLK_CODEC_INT8},
+      {"int4", DLK_CODEC_INT4},     {"fp16", DLK_CODEC_FP16}, {"bf16", DLK_CODEC_BF16}};
+  dlk_codec_params p = dlk::compress::params(algorithms.at(name));
+  p.topk_fraction = o.topk_fraction;
+  p.topk_selection =
+      o.topk_selection == "exact" ? DLK_CODEC_TOPK_EXACT : DLK_CODEC_TOPK_SAMPLED;
+  return p;
+}
+
+// "L1", "L2", "L3" or "DRAM": the smallest level the working set fits, by the
+// cache sizes the system reports (a virtual machine may report the host's L3).
+std::string memory_level(size_t working_set, const CacheSizes &caches) {
+  if (working_set <= caches.l1d) return "L1";
+  if (working_set <= caches.l2) return "L2";
+  if (working_set <= caches.l3) return "L3";
+  return "DRAM";
+}
+
+ReportTable points_table() {
+  return ReportTable({{"algorithm", "algorithm", 1, 0},
+                      {"operation", "operation", 1, 0},
+                      {"size_bytes", "MiB", 1.0 / (1 << 20), 0},
+                      {"compression_ratio", "ratio", 1, 1},
+                      {"seconds", "ms", 1e3, 3},
+                      {"seconds_min", "min ms", 1e3, 3, Show::json},
+                      {"runs", "runs", 1, 0, Show::json},
+                      {"input_bytes_per_second", "input GB/s", 1e-9, 2},
+                      {"bytes_moved", "moved MB", 1e-6, 1},
+                      {"bytes_per_second", "moved GB/s", 1e-9, 2},
+                      {"working_set_bytes", "set MiB", 1.0 / (1 << 20), 1},
+                      {"memory_level", "level", 1, 0, Show::json},
+                      {"roof_bytes_per_second", "roof GB/s", 1e-9, 2},
+                      {"percent_of_roof", "%roof", 1, 1}});
+}
+
+// Times the three operations of one codec at one size and the read roofs of
+// their working sets (encode's, and decode's which decode_add shares),
+// interleaved, and adds a row for each operation.
+void add_points(ReportTable &table, const CacheSizes &caches, const std::string &algorithm,
+                const dlk_codec_params &params, size_t bytes, const TimingOptions &timing) {
+  CompressWorkload workload(params, bytes);
+  const CodecOp ops[] = {CodecOp::encode, CodecOp::decode, CodecOp::decode_add};
+  ReadRoof encode_roof(workload.traffic(CodecOp::encode).working_set);
+  ReadRoof decode_roof(workload.traffic(CodecOp::decode).working_set);
+  std::vector<Candidate> candidates = workload.candidates();
+  candidates.push_back(encode_roof.candidate("read roof, encode's set"));
+  candidates.push_back(decode_roof.candidate("read roof, decode's set"));
+  const std::vector<Timing> timings = time_interleaved(candidates, timing);
+  const double decode_bandwidth = decode_roof.bandwidth(timings[4].summary().median);
+  const double roofs[] = {encode_roof.bandwidth(timings[3].summary().median), decode_bandwidth,
+                          decode_bandwidth};
+  for (size_t i = 0; i < 3; ++i) {
+    const Summary t = timings[i].summary();
+    const CodecTraffic traffic = workload.traffic(ops[i]);
+    const double rate = traffic.bytes / t.median;
+    table.add_row({algorithm, std::string(codec_op_name(ops[i])),
+                   static_cast<std::int64_t>(bytes), workload.compression_ratio(), t.median,
+                   t.min, static_cast<std::int64_t>(t.count), 4.0 * workload.elements() / t.median,
+                   traffic.bytes, rate, static_cast<std::int64_t>(traffic.working_set),
+                   memory_level(traffic.working_set, caches), roofs[i], 100 * rate / roofs[i]});
+  }
+}
+
+int run_compress(const CompressOptions &o) {
+  const double start = now_seconds();
+  if (!o.isa.empty()) dlk::compress::set_isa(o.isa.c_str());
+  const std::string isa = dlk::compress::isa();
+  const CacheSizes caches = cpu_cache_sizes();
+
+  ReportTable points = points_table();
+  for (const std::int64_t mib : o.sizes_mib)
+    for (const std::string &algorithm : o.algorithms)
+      add_points(points, caches, algorithm, codec_params(algorithm, o),
+                 static_cast<size_t>(mib) << 20, o.timing);
+  const double wall = now_seconds() - start;
+
+  const std::string topk = fmt::format("topk: {}, k = {} of the elements", o.topk_selection,
+                                       o.topk_fraction);
+  if (o.json) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "dlk-perf/compress/1";
+    doc["isa"] = isa;
+    doc["threads"] = kThreads;
+    doc["topk_selection"] = o.topk_selection;
+    doc["topk_fraction"] = o.topk_fraction;
+    doc["caches"] = {{"l1d", caches.l1d}, {"l2", caches.l2}, {"l3", caches.l3}};
+    doc["points"] = points.json();
+    doc["wall_seconds"] = wall;
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print("dlk-perf compress: libdlk_compress isa {}, {} thread; {}; encode with error "
+             "feedback\n",
+             isa, kThreads, topk);
+  fmt::print("moved = bytes each call must move (input, residual read and written, message, "
+             "output or accumulator); roof = read bandwidth of a buffer as large as the call's "
+             "working set (set), on {} thread, timed in the same interleaved rounds; medians\n\n{}",
+             kThreads, points.text());
+  fmt::print("\nwall time {:.1f} s\n", wall);
+  return 0;
+}
+
+RunFn setup_compress(CLI::App &command) {
+  auto o = std::make_shared<CompressOptions>();
+  o->timing = default_timing();
+  command.add_option("--sizes", o->sizes_mib, "buffer sizes in MiB of float input")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}))
+      ->capture_default_str();
+  command.add_option("--algorithms", o->algorithms, "codecs to run")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"onebit", "topk", "int8", "int4", "fp16", "bf16"}))
+      ->capture_default_str();
+  command
+      .add_option("--topk-fraction", o->topk_fraction, "k of topk as a fraction of the elements")
+      ->check(CLI::Range(1e-6, 1.0))
+      ->capture_default_str();
+  command.add_option("--topk-selection", o->topk_selection, "topk threshold: sampled or exact")
+      ->check(CLI::IsMember({"sampled", "exact"}))
+      ->capture_default_str();
+  command
+      .add_option("--isa", o->isa,
+                  "codec tier: avx512, avx2, scalar (default: DLK_COMPRESS_ISA, else the best)")
+      ->check(CLI::IsMember({"avx512", "avx2", "scalar"}));
+  command.add_option("--min-seconds", o->timing.min_seconds, "time each point at least this long")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/compress/1) instead of text");
+  return [o] { return run_compress(*o); };
+}
+
+const RegisterSubcommand kRegister({"compress",
+                                    "gradient codecs: encode, decode, decode_add against the "
+                                    "memory roof",
+                                    setup_compress});
+
+}  // namespace
+}  // namespace dlk::perf
