@@ -13,6 +13,13 @@ static_assert(sizeof(size_t) == 8, "libdlk_compress sizes buffers of up to 2^48 
 namespace dlk::codec {
 namespace {
 
+// Decoded outputs of at least this many bytes are written with non-temporal
+// stores. Measured on Zen 5 with a 32 MiB L3: regular stores win up to 32 MiB of
+// output (the output then stays in cache), streaming ones from 64 MiB (onebit
+// decode 78-82 % of the read roof against 66-73 %), as glibc's memcpy switches at
+// a fraction of the shared cache.
+constexpr uint64_t kStreamingStoreBytes = uint64_t(48) << 20;
+
 void not_null(const char *call, const char *argument, const void *p) {
   if (!p) throw_invalid(call, argument, "must not be NULL");
 }
@@ -58,7 +65,9 @@ void decode_message(const char *call, const void *message, size_t message_size, 
   no_overlap(call, accumulate ? "accumulator" : "output", output, 4 * count, "message", message,
              message_size);
   const KernelTable &kernels = active_kernels(call);
-  const Store store = accumulate ? Store::accumulate : Store::overwrite;
+  const Store store = accumulate                       ? Store::accumulate
+                      : count * 4 >= kStreamingStoreBytes ? Store::overwrite_streaming
+                                                           : Store::overwrite;
   codec_for(h.algorithm).decode({h, bytes + wire::kHeaderSize, output, store, kernels});
 }
 

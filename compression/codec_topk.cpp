@@ -166,7 +166,7 @@ void validate(const char *call, const wire::Header &header, const uint8_t *paylo
 void decode(const DecodeJob &job) {
   const size_t pairs = job.header.payload_size / 8;
   const uint8_t *indices = job.payload, *values = job.payload + 4 * pairs;
-  if (job.store == Store::overwrite && job.header.element_count > 0)
+  if (job.store != Store::accumulate && job.header.element_count > 0)
     std::memset(job.output, 0, sizeof(float) * job.header.element_count);
   for (size_t j = 0; j < pairs; ++j) {
     const uint32_t index = load_le<uint32_t>(indices + 4 * j);

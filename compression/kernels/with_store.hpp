@@ -3,6 +3,8 @@
 // linkage, see numerics.hpp.
 #pragma once
 
+#include <xmmintrin.h>
+
 #include <type_traits>
 
 #include "compression/kernels/kernel_table.hpp"
@@ -10,13 +12,18 @@
 namespace dlk::codec {
 namespace {
 
-// Calls body(std::integral_constant<Store, S>()).
+// Calls body(std::integral_constant<Store, S>()). After non-temporal stores, a
+// fence orders them before whatever the caller does next with the output.
 template <class Body>
 inline void with_store(Store store, Body &&body) {
-  if (store == Store::accumulate)
-    body(std::integral_constant<Store, Store::accumulate>());
-  else
-    body(std::integral_constant<Store, Store::overwrite>());
+  switch (store) {
+    case Store::accumulate: return body(std::integral_constant<Store, Store::accumulate>());
+    case Store::overwrite: return body(std::integral_constant<Store, Store::overwrite>());
+    case Store::overwrite_streaming:
+      body(std::integral_constant<Store, Store::overwrite_streaming>());
+      _mm_sfence();
+      return;
+  }
 }
 
 }  // namespace

@@ -155,3 +155,32 @@ TEST_CASE("all ISA tiers encode every float bit pattern class alike", "[compress
     }
   }
 }
+
+TEST_CASE("decodes large enough to stream their stores give the same bits, aligned or not",
+          "[compression][isa]") {
+  // 50 MiB of output: above the size from which decode writes with non-temporal
+  // stores (full, aligned vectors only); the scalar tier always stores plainly.
+  const size_t n = size_t(50) << 18;
+  const auto x = gaussian(n, 5);
+  std::vector<float> storage(n + 32);
+  const auto base = reinterpret_cast<uintptr_t>(storage.data());
+  float *aligned = storage.data() + (64 - base % 64) % 64 / sizeof(float);
+  for (const auto algorithm : kAlgorithms) {
+    const auto message = dlk::compress::encode(dlk::compress::params(algorithm), x.data(), nullptr, n);
+    std::vector<float> expected;
+    {
+      IsaGuard guard("scalar");
+      expected = decode(message, n);
+    }
+    for (const auto &isa : available_isas()) {
+      IsaGuard guard(isa);
+      for (float *out : {aligned, aligned + 1}) {
+        INFO(dlk_compress_algorithm_name(algorithm) << " on " << isa << ", output "
+                                                    << (out == aligned ? "64-byte aligned" : "4 bytes past it"));
+        std::fill(out, out + n, -1.0f);
+        dlk::compress::decode(message, out, n);
+        CHECK(std::memcmp(out, expected.data(), 4 * n) == 0);
+      }
+    }
+  }
+}

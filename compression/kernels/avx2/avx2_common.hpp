@@ -98,6 +98,10 @@ inline void put(float *out, Pair d, const PairMask &m) {
   if (S == Store::accumulate) {
     const Pair o = load_pair(out, m);
     store_pair(out, {_mm256_add_ps(o.lo, d.lo), _mm256_add_ps(o.hi, d.hi)}, m);
+  } else if (S == Store::overwrite_streaming && m.full &&
+             reinterpret_cast<uintptr_t>(out) % 32 == 0) {
+    _mm256_stream_ps(out, d.lo);
+    _mm256_stream_ps(out + 8, d.hi);
   } else {
     store_pair(out, d, m);
   }

@@ -90,6 +90,9 @@ template <Store S>
 inline void put(float *out, __m512 d, __mmask16 m) {
   if (S == Store::accumulate)
     store(out, _mm512_add_ps(load(out, m), d), m);
+  else if (S == Store::overwrite_streaming && m == 0xFFFF &&
+           reinterpret_cast<uintptr_t>(out) % 64 == 0)
+    _mm512_stream_ps(out, d);
   else
     store(out, d, m);
 }
