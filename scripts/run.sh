@@ -38,7 +38,8 @@ configure() {
   cmake -S "$root" -B "$root/build/$dir" -G Ninja -DDLK_WERROR=ON "$@" >/dev/null
 }
 
-build() { cmake --build "$root/build/$1" -j "$jobs" -- "${@:2}"; }
+# Build output goes to stderr, so that `scripts/run.sh roofline --json | ...` gets JSON alone.
+build() { cmake --build "$root/build/$1" -j "$jobs" -- "${@:2}" >&2; }
 
 run_tests() {
   local dir=$1; shift
