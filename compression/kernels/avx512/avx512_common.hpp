@@ -20,7 +20,7 @@
 
 #include "compression/kernels/kernel_table.hpp"
 #include "compression/kernels/numerics.hpp"
-#include "compression/kernels/with_store.hpp"
+#include "compression/kernels/mode_dispatch.hpp"
 
 namespace dlk::codec::avx512 {
 namespace {

@@ -119,24 +119,19 @@ void decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t bl
 
 void quantize_encode(const float *input, float *residual, size_t count, size_t block_size,
                      const QuantizeSpec &spec, uint8_t *scales, uint8_t *codes) {
-  if (spec.bits == 8 && spec.stochastic)
-    encode<8, true>(input, residual, count, block_size, spec.key, scales, codes);
-  else if (spec.bits == 8)
-    encode<8, false>(input, residual, count, block_size, spec.key, scales, codes);
-  else if (spec.stochastic)
-    encode<4, true>(input, residual, count, block_size, spec.key, scales, codes);
-  else
-    encode<4, false>(input, residual, count, block_size, spec.key, scales, codes);
+  with_quantize_spec(spec, [&](auto bits, auto stochastic) {
+    encode<decltype(bits)::value, decltype(stochastic)::value>(input, residual, count, block_size,
+                                                               spec.key, scales, codes);
+  });
 }
 
 void quantize_decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t block_size,
                      int bits, float *output, Store store_mode) {
-  with_store(store_mode, [&](auto mode) {
-    constexpr Store S = decltype(mode)::value;
-    if (bits == 8)
-      decode<8, S>(scales, codes, count, block_size, output);
-    else
-      decode<4, S>(scales, codes, count, block_size, output);
+  with_store(store_mode, [&](auto store) {
+    with_bits(bits, [&](auto width) {
+      decode<decltype(width)::value, decltype(store)::value>(scales, codes, count, block_size,
+                                                             output);
+    });
   });
 }
 

@@ -1,7 +1,7 @@
 // fp16 / bf16 casts, scalar tier: the definition the vector tiers reproduce.
 #include "compression/kernels/kernel_table.hpp"
 #include "compression/kernels/numerics.hpp"
-#include "compression/kernels/with_store.hpp"
+#include "compression/kernels/mode_dispatch.hpp"
 
 namespace dlk::codec::scalar {
 namespace {
@@ -38,20 +38,17 @@ void decode(const uint8_t *codes, size_t count, float *output) {
 
 void cast_encode(const float *input, float *residual, size_t count, HalfFormat format,
                  uint8_t *codes) {
-  if (format == HalfFormat::fp16)
-    encode<HalfFormat::fp16>(input, residual, count, codes);
-  else
-    encode<HalfFormat::bf16>(input, residual, count, codes);
+  with_half_format(format, [&](auto half) {
+    encode<decltype(half)::value>(input, residual, count, codes);
+  });
 }
 
 void cast_decode(const uint8_t *codes, size_t count, HalfFormat format, float *output,
                  Store store_mode) {
-  with_store(store_mode, [&](auto mode) {
-    constexpr Store S = decltype(mode)::value;
-    if (format == HalfFormat::fp16)
-      decode<HalfFormat::fp16, S>(codes, count, output);
-    else
-      decode<HalfFormat::bf16, S>(codes, count, output);
+  with_store(store_mode, [&](auto store) {
+    with_half_format(format, [&](auto half) {
+      decode<decltype(half)::value, decltype(store)::value>(codes, count, output);
+    });
   });
 }
 

@@ -1,7 +1,7 @@
 // onebit, scalar tier: the definition the vector tiers reproduce bit for bit.
 #include "compression/kernels/kernel_table.hpp"
 #include "compression/kernels/numerics.hpp"
-#include "compression/kernels/with_store.hpp"
+#include "compression/kernels/mode_dispatch.hpp"
 
 namespace dlk::codec::scalar {
 
