@@ -278,28 +278,13 @@ TEST_CASE("conv2d: dlk_conv2d_output_shape gives the output extent", "[validatio
 TEST_CASE("conv2d: each descriptor rule broken alone is rejected by every call, naming its argument",
           "[validation][conv2d]") {
   TestContext context;
-  for (const Rule &rule : descriptor_rules()) {
-    for (Call call : rule.calls) {
-      INFO("broken: " << rule.broken << ", call: " << call_name(call));
-      ConvCall args;
-      rule.base(args);
-      rule.edit(args);
-      expect_rejected(args.run(context.get(), call), call_name(call), rule.argument);
-      CHECK(args.untouched());
-    }
-  }
+  expect_rules_rejected_by_their_calls<ConvCall>(context.get(), descriptor_rules(), call_name);
 }
 
 TEST_CASE("conv2d: each tensor rule broken alone is rejected, naming its argument", "[validation][conv2d]") {
   TestContext context;
-  for (const PointerRule &rule : pointer_rules()) {
-    INFO("broken: " << rule.broken << ", call: " << call_name(rule.call));
-    ConvCall args;
-    rule.base(args);
-    rule.edit(args);
-    expect_rejected(args.run(context.get(), rule.call), call_name(rule.call), rule.argument);
-    CHECK(args.untouched());
-  }
+  for (const PointerRule &rule : pointer_rules())
+    expect_rule_rejected<ConvCall>(context.get(), rule, rule.call, call_name);
 }
 
 TEST_CASE("conv2d: a NULL context is rejected by every op", "[validation][conv2d]") {

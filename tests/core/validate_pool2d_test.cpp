@@ -210,28 +210,13 @@ TEST_CASE("pool2d: dlk_pool2d_output_shape gives the output extent", "[validatio
 TEST_CASE("pool2d: each descriptor rule broken alone is rejected by every call, naming its argument",
           "[validation][pool2d]") {
   TestContext context;
-  for (const Rule &rule : descriptor_rules()) {
-    for (Call call : rule.calls) {
-      INFO("broken: " << rule.broken << ", call: " << call_name(call));
-      PoolCall args;
-      rule.base(args);
-      rule.edit(args);
-      expect_rejected(args.run(context.get(), call), call_name(call), rule.argument);
-      CHECK(args.untouched());
-    }
-  }
+  expect_rules_rejected_by_their_calls<PoolCall>(context.get(), descriptor_rules(), call_name);
 }
 
 TEST_CASE("pool2d: each tensor rule broken alone is rejected, naming its argument", "[validation][pool2d]") {
   TestContext context;
-  for (const PointerRule &rule : pointer_rules()) {
-    INFO("broken: " << rule.broken << ", call: " << call_name(rule.call));
-    PoolCall args;
-    rule.base(args);
-    rule.edit(args);
-    expect_rejected(args.run(context.get(), rule.call), call_name(rule.call), rule.argument);
-    CHECK(args.untouched());
-  }
+  for (const PointerRule &rule : pointer_rules())
+    expect_rule_rejected<PoolCall>(context.get(), rule, rule.call, call_name);
 }
 
 TEST_CASE("pool2d: a NULL context is rejected by every op", "[validation][pool2d]") {

@@ -32,6 +32,27 @@ inline void expect_rejected(dlk_status status, const std::string &call, const st
   CHECK(message.size() > prefix.size());  // the rule follows the argument
 }
 
+// Runs one rule of a table: a valid call (rule.base) with one thing broken
+// (rule.edit) must be rejected by `call`, naming rule.argument, and leave every
+// output untouched. Args has run(context, call) and untouched().
+template <class Args, class Rule, class Call, class CallName>
+void expect_rule_rejected(dlk_context_t context, const Rule &rule, Call call, CallName call_name) {
+  INFO("broken: " << rule.broken << ", call: " << call_name(call));
+  Args args;
+  rule.base(args);
+  rule.edit(args);
+  expect_rejected(args.run(context, call), call_name(call), rule.argument);
+  CHECK(args.untouched());
+}
+
+// Every rule of a table on every call it lists (rule.calls).
+template <class Args, class Rule, class CallName>
+void expect_rules_rejected_by_their_calls(dlk_context_t context, const std::vector<Rule> &rules,
+                                          CallName call_name) {
+  for (const Rule &rule : rules)
+    for (auto call : rule.calls) expect_rule_rejected<Args>(context, rule, call, call_name);
+}
+
 // The call succeeded and left no message behind.
 inline void expect_success(dlk_status status) {
   INFO("dlk_last_error(): " << dlk_last_error());
