@@ -1,5 +1,7 @@
 #include "compression/error.hpp"
 
+#include "common/message_buffer.hpp"
+
 namespace dlk::codec {
 
 void throw_invalid(const char *call, const char *argument, const std::string &rule) {
@@ -19,10 +21,10 @@ void throw_unsupported(const char *call, const std::string &what) {
 
 namespace dlk::codec {
 namespace {
-thread_local std::string t_last_error;
+thread_local MessageBuffer t_last_error;
 }
 
-void set_last_error(const std::string &message) { t_last_error = message; }
+void set_last_error(const std::string &message) { t_last_error.store(message); }
 const char *last_error() { return t_last_error.c_str(); }
 
 }  // namespace dlk::codec

@@ -3,10 +3,10 @@
 #include <xsimd/config/xsimd_cpuid.hpp>
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <string>
+#include <vector>
 
+#include "common/env_value.hpp"
 #include "compression/error.hpp"
 
 namespace dlk::codec {
@@ -14,8 +14,8 @@ namespace {
 
 // The one environment variable of libdlk_compress.
 //   DLK_COMPRESS_ISA   avx512 | avx2 | scalar   default: the best tier the CPU has
+// Parsed by the rule every dlk variable follows (common/env_value.hpp).
 constexpr const char *kIsaVariable = "DLK_COMPRESS_ISA";
-constexpr const char *kIsaValues = "avx512, avx2, scalar";
 
 // g_choice holds an Isa value, or one of these.
 constexpr int kUnresolved = -1;
@@ -33,20 +33,23 @@ Isa best_isa() {
   return Isa::scalar;
 }
 
-bool parse_isa(const char *name, Isa &isa) {
-  for (const Isa candidate : {Isa::avx512, Isa::avx2, Isa::scalar})
-    if (std::strcmp(name, kernel_table(candidate).isa) == 0) {
-      isa = candidate;
-      return true;
-    }
-  return false;
+constexpr Isa kTiers[] = {Isa::avx512, Isa::avx2, Isa::scalar};
+
+bool parse_isa(const std::string &name, Isa &isa, std::string &rule) {
+  static const std::vector<std::string> names(
+      {kernel_table(kTiers[0]).isa, kernel_table(kTiers[1]).isa, kernel_table(kTiers[2]).isa});
+  size_t index = 0;
+  if (!env::parse_choice(name, names, index, rule)) return false;
+  isa = kTiers[index];
+  return true;
 }
 
 int default_choice() {
-  const char *value = std::getenv(kIsaVariable);
-  if (!value || !*value) return static_cast<int>(best_isa());
+  const auto value = env::read(kIsaVariable);
+  if (!value) return static_cast<int>(best_isa());
   Isa isa;
-  if (!parse_isa(value, isa)) return kUnknownInEnvironment;
+  std::string rule;
+  if (!parse_isa(*value, isa, rule)) return kUnknownInEnvironment;
   if (isa > best_isa()) return kUnavailableInEnvironment;
   return static_cast<int>(isa);
 }
@@ -58,12 +61,12 @@ int default_choice() {
 
 const KernelTable &kernels_of(const char *call, int choice) {
   if (choice >= 0) return kernel_table(static_cast<Isa>(choice));
-  const char *value = std::getenv(kIsaVariable);
-  const std::string shown = value ? value : "";
-  if (choice == kUnknownInEnvironment)
-    throw_invalid(call, kIsaVariable,
-                  "has unknown value '" + shown + "'; valid values: " + kIsaValues);
-  throw_unavailable(call, std::string(kIsaVariable) + "=" + shown);
+  const std::string value = env::read(kIsaVariable).value_or("");
+  Isa isa;
+  std::string rule;
+  if (choice == kUnknownInEnvironment && !parse_isa(value, isa, rule))
+    throw_invalid(call, kIsaVariable, rule);
+  throw_unavailable(call, std::string(kIsaVariable) + "=" + env::quote(value));
 }
 
 }  // namespace
@@ -85,9 +88,9 @@ void select_isa(const char *call, const char *name) {
     return;
   }
   Isa isa;
-  if (!parse_isa(name, isa))
-    throw_invalid(call, "isa", "is '" + std::string(name) + "'; valid values: " + kIsaValues);
-  if (isa > best_isa()) throw_unavailable(call, "isa '" + std::string(name) + "'");
+  std::string rule;
+  if (!parse_isa(name, isa, rule)) throw_invalid(call, "isa", rule);
+  if (isa > best_isa()) throw_unavailable(call, "isa " + env::quote(name));
   g_choice.store(static_cast<int>(isa), std::memory_order_release);
 }
 

@@ -1,8 +1,8 @@
 // C ABI: library facts, names, the last error, and contexts.
-#include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "common/message_buffer.hpp"
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
 #include "core/op_types.hpp"
@@ -12,16 +12,9 @@
 
 namespace dlk::core {
 namespace {
-// A plain array, not a std::string: thread_local objects are destroyed before
-// static ones, so a dlk call from a static destructor (a global context freed at
-// exit) would write into a freed string. Long messages are cut.
-thread_local char last_error[4096];
+thread_local MessageBuffer last_error;
 }  // namespace
-void set_last_error(const std::string &message) {
-  const size_t n = std::min(message.size(), sizeof(last_error) - 1);
-  std::memcpy(last_error, message.data(), n);
-  last_error[n] = '\0';
-}
+void set_last_error(const std::string &message) { last_error.store(message); }
 }  // namespace dlk::core
 
 using namespace dlk::core;
@@ -50,7 +43,7 @@ const char *dlk_status_name(dlk_status status) {
   return "unknown";
 }
 
-const char *dlk_last_error(void) { return last_error; }
+const char *dlk_last_error(void) { return last_error.c_str(); }
 
 dlk_version dlk_get_version(void) {
   return dlk_version{DLK_VERSION_MAJOR, DLK_VERSION_MINOR, DLK_VERSION_PATCH, DLK_ABI_VERSION};

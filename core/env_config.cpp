@@ -2,11 +2,9 @@
 
 #include <sched.h>
 
-#include <cerrno>
-#include <cstdlib>
-#include <limits>
 #include <optional>
 
+#include "common/env_value.hpp"
 #include "core/cpu_features.hpp"
 
 namespace dlk::core {
@@ -17,15 +15,10 @@ const std::vector<std::string> kBackends = {"auto", "cpu", "cuda", "fpga_sim"};
 const std::vector<std::string> kIsas = {"avx512", "avx2", "scalar"};
 constexpr int kMaxThreads = 4096;
 
-std::string join(const std::vector<std::string> &values) {
-  std::string s;
-  for (const auto &v : values) s += (s.empty() ? "" : ", ") + v;
-  return s;
-}
-
 // The value from code when given, else from the environment, else none; `source`
-// names where it came from, for the error message. An empty string is a value
-// (and an unknown one), never the same as unset.
+// names where it came from, for the error message. Both follow the one rule of
+// common/env_value.hpp: an empty string is a value (and an invalid one), never
+// the same as unset.
 std::optional<std::string> pick(const char *from_code, const char *option_name,
                                 const char *env_name, std::string &source) {
   if (from_code) {
@@ -33,27 +26,21 @@ std::optional<std::string> pick(const char *from_code, const char *option_name,
     return std::string(from_code);
   }
   source = env_name;
-  const char *env = std::getenv(env_name);
-  if (!env) return std::nullopt;
-  return std::string(env);
+  return env::read(env_name);
 }
 
 std::string choice(const std::string &value, const std::string &source,
                    const std::vector<std::string> &valid) {
-  for (const auto &v : valid)
-    if (value == v) return value;
-  throw_invalid(kCall, source.c_str(),
-                "has unknown value '" + value + "'; valid values: " + join(valid));
+  size_t index = 0;
+  std::string rule;
+  if (!env::parse_choice(value, valid, index, rule)) throw_invalid(kCall, source.c_str(), rule);
+  return valid[index];
 }
 
-int parse_int(const std::string &value, const std::string &source, int lo, int hi) {
-  errno = 0;
-  char *end = nullptr;
-  const long v = std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-    throw_invalid(kCall, source.c_str(),
-                  "has value '" + value + "'; valid values: an integer from " +
-                      std::to_string(lo) + " to " + std::to_string(hi));
+int parse_int(const std::string &value, const char *source, int lo, int hi) {
+  long long v = 0;
+  std::string rule;
+  if (!env::parse_integer(value, lo, hi, v, rule)) throw_invalid(kCall, source, rule);
   return static_cast<int>(v);
 }
 
@@ -131,8 +118,8 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
                       "; must be 0 (from DLK_NUM_THREADS) or 1 to " + std::to_string(kMaxThreads));
   if (o.num_threads > 0) {
     cfg.backend_config.num_threads = o.num_threads;
-  } else if (const char *env = std::getenv("DLK_NUM_THREADS")) {
-    cfg.backend_config.num_threads = parse_int(env, "DLK_NUM_THREADS", 1, kMaxThreads);
+  } else if (const auto env = env::read("DLK_NUM_THREADS")) {
+    cfg.backend_config.num_threads = parse_int(*env, "DLK_NUM_THREADS", 1, kMaxThreads);
   } else {
     cfg.backend_config.num_threads = cores_available();
   }
@@ -141,13 +128,16 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
     throw_invalid(kCall, "options->verbose", "must be -1 (from DLK_VERBOSE), 0, 1 or 2");
   if (o.verbose >= 0) {
     cfg.backend_config.verbose = o.verbose;
-  } else if (const char *env = std::getenv("DLK_VERBOSE")) {
-    cfg.backend_config.verbose = parse_int(env, "DLK_VERBOSE", 0, 2);
+  } else if (const auto env = env::read("DLK_VERBOSE")) {
+    cfg.backend_config.verbose = parse_int(*env, "DLK_VERBOSE", 0, 2);
   }
 
-  cfg.backend_config.fpga_sim_config =
-      pick(o.fpga_sim_config, "options->fpga_sim_config", "DLK_FPGA_SIM_CONFIG", source)
-          .value_or("");
+  const auto fpga_sim_config =
+      pick(o.fpga_sim_config, "options->fpga_sim_config", "DLK_FPGA_SIM_CONFIG", source);
+  std::string rule;
+  if (fpga_sim_config && !env::parse_path(*fpga_sim_config, rule))
+    throw_invalid(kCall, source.c_str(), rule);
+  cfg.backend_config.fpga_sim_config = fpga_sim_config.value_or("");
   if (o.device < 0) throw_invalid(kCall, "options->device", "must be >= 0");
   cfg.backend_config.device = o.device;
   cfg.backend_config.stream = o.stream;

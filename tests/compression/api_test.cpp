@@ -160,6 +160,28 @@ TEST_CASE("the ISA tier can be chosen, and bad choices are errors", "[compressio
   CHECK(dlk::compress::isa() == best);
 }
 
+// The rule every dlk variable follows (common/env_value.hpp), as libdlk applies it.
+TEST_CASE("DLK_COMPRESS_ISA takes exact values only, empty is not unset, messages end with the valid values",
+          "[compression][api][env]") {
+  const std::string valid = "valid values: avx512, avx2, scalar";
+  const std::string huge(100000, 'x');
+  for (const std::string &value : {std::string(), std::string(" scalar"), std::string("scalar "),
+                                  std::string("\tscalar"), std::string("SCALAR"), huge}) {
+    INFO("DLK_COMPRESS_ISA='" << value.substr(0, 20) << "' (" << value.size() << " bytes)");
+    setenv("DLK_COMPRESS_ISA", value.c_str(), 1);
+    expect_invalid(dlk_compress_set_isa(nullptr), "argument 'DLK_COMPRESS_ISA'");
+    const std::string error = dlk_compress_last_error();
+    CHECK(error.size() < 300);
+    CHECK(error.substr(error.size() - valid.size()) == valid);
+  }
+  expect_invalid(dlk_compress_set_isa(huge.c_str()), "argument 'isa'");
+  const std::string error = dlk_compress_last_error();
+  CHECK(error.size() < 300);
+  CHECK(error.substr(error.size() - valid.size()) == valid);
+  unsetenv("DLK_COMPRESS_ISA");
+  CHECK(dlk_compress_set_isa(nullptr) == DLK_CODEC_SUCCESS);
+}
+
 TEST_CASE("names of statuses and algorithms", "[compression][api]") {
   CHECK(std::string(dlk_compress_status_name(DLK_CODEC_CORRUPT_MESSAGE)) == "corrupt_message");
   CHECK(std::string(dlk_compress_status_name(static_cast<dlk_codec_status>(42))) == "unknown");

@@ -207,7 +207,8 @@ TEST_CASE("env: DLK_NUM_THREADS takes an integer from 1 to 4096", "[env]") {
 TEST_CASE("env: DLK_NUM_THREADS rejects anything else, giving the valid range", "[env]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
-  for (const char *value : {"0", "-1", "4097", "abc", "2x", "1.5", "", "99999999999999999999"}) {
+  for (const char *value : {"0", "-1", "4097", "abc", "2x", "1.5", "", "99999999999999999999",
+                            " 2", "\t3", "2 ", "+2", "0x10"}) {
     INFO("DLK_NUM_THREADS='" << value << "'");
     ScopedEnv env("DLK_NUM_THREADS", value);
     expect_unknown_value(create(nullptr), "DLK_NUM_THREADS", "an integer from 1 to 4096");
@@ -230,7 +231,7 @@ TEST_CASE("env: DLK_VERBOSE takes 0, 1 and 2", "[env]") {
 TEST_CASE("env: DLK_VERBOSE rejects anything else, giving the valid range", "[env]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
-  for (const char *value : {"3", "-1", "yes", "", "1 "}) {
+  for (const char *value : {"3", "-1", "yes", "", "1 ", " 1", "+1"}) {
     INFO("DLK_VERBOSE='" << value << "'");
     ScopedEnv env("DLK_VERBOSE", value);
     expect_unknown_value(create(nullptr), "DLK_VERBOSE", "an integer from 0 to 2");
@@ -321,4 +322,43 @@ TEST_CASE("env: each option's rule, naming the option", "[env]") {
       expect_rejected(out.status, "dlk_context_create", c.argument);
     CHECK_FALSE(out.context_written);
   }
+}
+
+TEST_CASE("env: DLK_FPGA_SIM_CONFIG set but empty is rejected, not taken as unset", "[env]") {
+  CleanDlkEnvironment clean;
+  ScopedEnv backend("DLK_BACKEND", "cpu");
+  ScopedEnv env("DLK_FPGA_SIM_CONFIG", "");
+  expect_unknown_value(create(nullptr), "DLK_FPGA_SIM_CONFIG", "a path (not empty)");
+  dlk_context_options options = default_options();
+  options.fpga_sim_config = "";
+  expect_unknown_value(create(&options), "options->fpga_sim_config", "a path (not empty)");
+}
+
+TEST_CASE("env: a huge value gives a short message that still ends with the valid values", "[env]") {
+  CleanDlkEnvironment clean;
+  const std::string huge(100000, '7');
+  struct Case {
+    const char *variable;
+    const std::string valid;
+  };
+  for (const Case &c : {Case{"DLK_BACKEND", kBackends}, Case{"DLK_CPU_ISA", kIsas},
+                        Case{"DLK_NUM_THREADS", "an integer from 1 to 4096"},
+                        Case{"DLK_VERBOSE", "an integer from 0 to 2"}}) {
+    INFO(c.variable);
+    ScopedEnv backend("DLK_BACKEND", "cpu");  // replaced by `env` in the DLK_BACKEND case
+    ScopedEnv env(c.variable, huge.c_str());
+    const Outcome out = create(nullptr);
+    expect_unknown_value(out, c.variable, c.valid);
+    CHECK(out.error.size() < 300);
+    CHECK_THAT(out.error, Catch::EndsWith("; valid values: " + c.valid));
+    CHECK_THAT(out.error, Catch::Contains("... (100000 bytes)"));
+  }
+}
+
+TEST_CASE("env: a rejected value is quoted with its control bytes escaped", "[env]") {
+  CleanDlkEnvironment clean;
+  ScopedEnv backend("DLK_BACKEND", "cpu");
+  ScopedEnv env("DLK_NUM_THREADS", "\t3\n");
+  const Outcome out = create(nullptr);
+  CHECK_THAT(out.error, Catch::Contains("has value '\\t3\\n'; valid values:"));
 }

@@ -1,0 +1,36 @@
+// A libdlk call made while the process exits (from an atexit handler, as a
+// framework's teardown does) must fail cleanly and leave a readable last error:
+// the thread's last-error storage outlives the exit handlers. The call's failure
+// is checked here; a write into freed storage is caught by ASan, or aborts.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "dlk/dlk.h"
+
+namespace {
+
+bool failed_cleanly() {
+  dlk_context_options options;
+  dlk_context_options_init(&options);
+  options.backend = "no-such-backend";
+  dlk_context_t context = nullptr;
+  return dlk_context_create(&context, &options) == DLK_STATUS_INVALID_ARGUMENT &&
+         std::strstr(dlk_last_error(), "options->backend") != nullptr;
+}
+
+void at_exit() {
+  if (!failed_cleanly()) {
+    std::fputs("exit_handler_call: the call from the exit handler did not fail cleanly\n", stderr);
+    std::_Exit(1);
+  }
+}
+
+}  // namespace
+
+int main() {
+  std::atexit(at_exit);
+  // The thread's last error is written before exit too, so that its storage
+  // exists (and would be destroyed, were it an object with a destructor).
+  return failed_cleanly() ? 0 : 1;
+}
