@@ -1,5 +1,6 @@
 #include "core/registry.hpp"
 
+#include "core/cuda_driver_probe.hpp"
 #include "core/module_loader.hpp"
 
 namespace dlk::core {
@@ -10,7 +11,11 @@ struct BackendEntry {
   std::unique_ptr<Backend> (*create)(const BackendConfig &);
 };
 
+// The driver is asked first: without it, loading the module (CUDA runtime, cuBLAS,
+// cuDNN) would only cost time before failing.
 std::unique_ptr<Backend> create_cuda(const BackendConfig &config) {
+  const CudaDriverProbe &driver = probe_cuda_driver();
+  if (!driver.usable) throw Error(DLK_STATUS_BACKEND_UNAVAILABLE, "backend 'cuda': " + driver.why_not);
   return load_backend_module("cuda", config);
 }
 
