@@ -10,14 +10,14 @@
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
-#include "backends/cpu_avx512/gemm_reference.hpp"
+#include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
 namespace {
 
 template <class Storage>
-void backward_data(const core::Conv2dArgs &a, int threads) {
+void backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
@@ -41,7 +41,7 @@ void backward_data(const core::Conv2dArgs &a, int threads) {
                                {diff_dst + oy0 * s.ow * s.dst_pixel_stride(), dtype,
                                 s.dst_channel_stride(), s.dst_pixel_stride(), 0},
                                col, DLK_DTYPE_F32, cl.tap_stride, cl.pixel_stride),
-                   split.inner);
+                   isa, split.inner);
       col2im_add(s, col, oy0, oy1, sum, split.inner);
     }
     T *diff_src = static_cast<T *>(a.diff_src) + s.src_offset(image, g);
@@ -71,7 +71,7 @@ void bias_gradient(const core::Conv2dArgs &a, const ConvShape &s, int threads) {
 }
 
 template <class Storage>
-void backward_weights(const core::Conv2dArgs &a, int threads) {
+void backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
@@ -99,7 +99,7 @@ void backward_weights(const core::Conv2dArgs &a, int threads) {
              s.dst_pixel_stride(), 0},
             {col, dtype, cl.pixel_stride, cl.tap_stride, 0}, grad, DLK_DTYPE_F32, s.taps(), 1);
         product.beta = 1.0f;
-        gemm_strided(product, split.inner);
+        gemm_strided(product, isa, split.inner);
       }
     }
     // The gradient's (kk, tap) order is the weights' own layout.
@@ -111,16 +111,18 @@ void backward_weights(const core::Conv2dArgs &a, int threads) {
 
 }  // namespace
 
-core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, int threads) {
+core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                           int threads) {
   with_float_storage(args.desc.src_type, [&](auto storage) {
-    backward_data<decltype(storage)>(args, threads);
+    backward_data<decltype(storage)>(args, isa, threads);
   });
   return {"ref:gemm+col2im", 0};
 }
 
-core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, int threads) {
+core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                              int threads) {
   with_float_storage(args.desc.src_type, [&](auto storage) {
-    backward_weights<decltype(storage)>(args, threads);
+    backward_weights<decltype(storage)>(args, isa, threads);
   });
   return {"ref:im2col+gemm", 0};
 }

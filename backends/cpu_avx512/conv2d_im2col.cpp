@@ -10,7 +10,7 @@
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
-#include "backends/cpu_avx512/gemm_reference.hpp"
+#include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -34,7 +34,7 @@ void store_band(const ConvShape &s, int64_t g, Out *dst, const Acc *acc, int64_t
 }
 
 template <class Storage>
-void forward_float(const core::Conv2dArgs &a, int threads) {
+void forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
@@ -58,7 +58,7 @@ void forward_float(const core::Conv2dArgs &a, int threads) {
       gemm_strided(single_gemm(s.kg, pixels, s.taps(), {weights, dtype, s.taps(), 1, 0},
                                {col, dtype, cl.tap_stride, cl.pixel_stride, 0}, acc,
                                DLK_DTYPE_F32, pixels, 1),
-                   split.inner);
+                   isa, split.inner);
       store_band(s, g, dst + oy0 * s.ow * s.dst_pixel_stride(), acc, pixels, 1, pixels,
                  split.inner, [&](float v, int64_t channel) {
                    if (a.bias) v += a.bias[channel];
@@ -100,7 +100,7 @@ void store_int8_band(const core::Conv2dArgs &a, const ConvShape &s, int64_t g, i
 }
 
 template <class T>  // int8_t or uint8_t
-void forward_int8(const core::Conv2dArgs &a, int threads) {
+void forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const ConvShape s(a);
   const T pad = static_cast<T>(a.desc.src_zero_point);
   const int64_t rows = band_rows(s, sizeof(T), s.kg * sizeof(int32_t));
@@ -123,7 +123,7 @@ void forward_int8(const core::Conv2dArgs &a, int threads) {
           pixels, s.kg, s.taps(), {col, a.desc.src_type, cl.pixel_stride, cl.tap_stride, 0},
           {weights, DLK_DTYPE_S8, 1, s.taps(), 0}, acc, DLK_DTYPE_S32, s.kg, 1);
       product.a_zero_point = a.desc.src_zero_point;
-      gemm_strided(product, split.inner);
+      gemm_strided(product, isa, split.inner);
       store_int8_band(a, s, g, s.dst_offset(image, g) + oy0 * s.ow * s.dst_pixel_stride(), acc,
                       pixels, split.inner);
     }
@@ -132,13 +132,14 @@ void forward_int8(const core::Conv2dArgs &a, int threads) {
 
 }  // namespace
 
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, int threads) {
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                     int threads) {
   switch (args.desc.src_type) {
-    case DLK_DTYPE_U8: forward_int8<uint8_t>(args, threads); break;
-    case DLK_DTYPE_S8: forward_int8<int8_t>(args, threads); break;
+    case DLK_DTYPE_U8: forward_int8<uint8_t>(args, isa, threads); break;
+    case DLK_DTYPE_S8: forward_int8<int8_t>(args, isa, threads); break;
     default:
       with_float_storage(args.desc.src_type, [&](auto storage) {
-        forward_float<decltype(storage)>(args, threads);
+        forward_float<decltype(storage)>(args, isa, threads);
       });
   }
   return {"ref:im2col+gemm", 0};

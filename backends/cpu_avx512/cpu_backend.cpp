@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/cpu_avx512/cpu_ops.hpp"
+#include "backends/cpu_avx512/gemm_driver.hpp"
 
 namespace dlk::cpu {
 
@@ -69,16 +70,16 @@ void CpuBackend::copy(void *dst, const void *src, size_t bytes, dlk_copy_kind) {
 }
 
 core::OpResult CpuBackend::gemm(const core::GemmArgs &args) {
-  return gemm_reference(args, config_.num_threads);
+  return {gemm_strided(args, config_.cpu_isa, config_.num_threads), 0};
 }
 core::OpResult CpuBackend::conv2d_forward(const core::Conv2dArgs &args) {
-  return conv2d_forward_im2col(args, config_.num_threads);
+  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads);
 }
 core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
-  return conv2d_backward_data_col2im(args, config_.num_threads);
+  return conv2d_backward_data_col2im(args, config_.cpu_isa, config_.num_threads);
 }
 core::OpResult CpuBackend::conv2d_backward_weights(const core::Conv2dArgs &args) {
-  return conv2d_backward_weights_im2col(args, config_.num_threads);
+  return conv2d_backward_weights_im2col(args, config_.cpu_isa, config_.num_threads);
 }
 core::OpResult CpuBackend::pool2d_forward(const core::Pool2dArgs &args) {
   return pool2d_forward_reference(args, config_.num_threads);

@@ -1,16 +1,17 @@
 // The CPU backend's op implementations. Each returns the name of what ran for the
-// verbose line; threads is the context's thread count.
+// verbose line; isa is the context's ISA tier, threads its thread count.
 #pragma once
 
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
 
-core::OpResult gemm_reference(const core::GemmArgs &args, int threads);
-
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, int threads);
-core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, int threads);
-core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, int threads);
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                     int threads);
+core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                     int threads);
+core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                     int threads);
 
 core::OpResult pool2d_forward_reference(const core::Pool2dArgs &args, int threads);
 core::OpResult pool2d_backward_reference(const core::Pool2dArgs &args, int threads);

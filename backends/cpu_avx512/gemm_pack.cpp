@@ -77,4 +77,12 @@ void pack_s16_panels(const PanelSource &src, int64_t count, int64_t kc, int widt
                              [zp](int8_t v) { return static_cast<int16_t>(v - zp); });
 }
 
+void StridedBPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+                               const PackedPanel &panel) const {
+  const PanelSource src = b_block(args_, batch, p0, j0);
+  if (panel.type == PackedType::s16)
+    return pack_s16_panels(src, cols, kc, panel.width, static_cast<int16_t *>(panel.data));
+  pack_f32_panels(src, cols, kc, panel.width, static_cast<float *>(panel.data));
+}
+
 }  // namespace dlk::cpu

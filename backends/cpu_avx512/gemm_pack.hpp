@@ -33,4 +33,44 @@ void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int widt
 // u8 or s8 in, minus the zero point.
 void pack_s16_panels(const PanelSource &src, int64_t count, int64_t kc, int width, int16_t *out);
 
+// One packed B micro-panel as a micro-kernel reads it: `width` (the kernel's NR)
+// columns, k-major. Element (p, t) of the panel (k index p from the block's
+// first row, column t) is at
+//   f32 (f32, f16 and bf16 GEMM):  static_cast<float *>(data)[p * width + t]
+//   s16 (int8 GEMM, B as int16):   static_cast<int16_t *>(data)[p * width + t]
+// Columns past the matrix's edge must be zero.
+enum class PackedType { f32, s16 };
+struct PackedPanel {
+  void *data;
+  PackedType type;
+  int width;
+};
+
+// The B operand as the blocked GEMM sees it: a packer that the framework calls
+// once per micro-panel of each KC x NC block of B. This is the seam where ops
+// that lower to GEMM feed it without materialising their B matrix: convolution
+// writes im2col columns straight into the packed panels. Calls for different
+// panels run concurrently on the threads of the GEMM (each thread packs some of
+// the shared block), so pack() must be safe to call from several threads and
+// must not throw.
+class BPanelPacker {
+ public:
+  virtual ~BPanelPacker() = default;
+  // Writes B rows [p0, p0 + kc) x columns [j0, j0 + cols) of batch entry `batch`
+  // into `panel`, cols <= panel.width, zeros in columns cols .. width - 1.
+  virtual void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+                    const PackedPanel &panel) const = 0;
+};
+
+// The packer of an ordinary strided B (args.b), converting to the panel's type.
+class StridedBPanelPacker final : public BPanelPacker {
+ public:
+  explicit StridedBPanelPacker(const core::GemmArgs &args) : args_(args) {}
+  void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+            const PackedPanel &panel) const override;
+
+ private:
+  const core::GemmArgs &args_;
+};
+
 }  // namespace dlk::cpu

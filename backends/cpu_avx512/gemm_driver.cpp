@@ -1,0 +1,274 @@
+// The blocked GEMM: BLIS's five loops around a micro-kernel (Van Zee and van de
+// Geijn, TOMS 2015), for one batch entry
+//
+//   for j0 in steps of NC:                 columns of C and B
+//     for p0 in steps of KC:               k
+//       pack B[p0:+KC, j0:+NC]             once, by all threads together, shared
+//       for i0 in steps of MC:             rows of C and A   (split over threads)
+//         pack A[i0:+MC, p0:+KC]           by the thread that owns the rows
+//         for jr in steps of NR:           micro-panels of B (split too when
+//           for ir in steps of MR:         there are fewer row blocks than threads)
+//             micro-kernel: MR x NR tile of C (+)= A panel * B panel
+//
+// The micro-kernel fuses the store into the tile. When C has the accumulator's
+// type (f32 for float GEMM, s32 for int8) and unit column stride, C itself
+// accumulates the k blocks (the first one applies beta, the rest add); any other
+// C (f16/bf16, requantized int8, dequantized f32, column strides) accumulates in
+// a workspace of the block's rows and is stored once after the last k block, so
+// f16/bf16 round once and int8 requantizes once.
+#include "backends/cpu_avx512/gemm_driver.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "backends/cpu_avx512/gemm_epilogue.hpp"
+#include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/gemm_scratch.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
+
+namespace dlk::cpu {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// A thread asks for at least this many multiply-adds: below it, starting and
+// synchronising the team costs more than the thread saves.
+constexpr int64_t kMinMacsPerThread = int64_t{1} << 16;
+// The workspace of a C that cannot accumulate in place is at most this large;
+// NC shrinks to fit it.
+constexpr int64_t kWorkspaceBytes = int64_t{8} << 20;
+constexpr int64_t kLine = 64;
+
+// Everything that differs between floating-point and integer GEMM.
+struct FloatPath {
+  using Packed = float;
+  using Acc = float;
+  using Tile = kernels::F32Tile;
+  using Microkernel = kernels::GemmF32Microkernel;
+  static constexpr PackedType packed = PackedType::f32;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) {
+    return s.f32;
+  }
+  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, float *out) {
+    pack_f32_panels(s, count, kc, width, out);
+  }
+  static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_F32 && g.cs_c == 1; }
+  static Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c, int64_t ldc,
+                   int64_t rows, int64_t cols) {
+    const float alpha = in_place ? g.alpha : 1.0f;
+    const float beta = !first ? 1.0f : in_place ? g.beta : 0.0f;
+    return {c, ldc, static_cast<int>(rows), static_cast<int>(cols), alpha, beta};
+  }
+  static void store(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld) {
+    store_f32_tile(g, s, acc, ld);
+  }
+};
+
+struct IntegerPath {
+  using Packed = int16_t;
+  using Acc = int32_t;
+  using Tile = kernels::S32Tile;
+  using Microkernel = kernels::GemmS32Microkernel;
+  static constexpr PackedType packed = PackedType::s16;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) {
+    return s.s32;
+  }
+  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, int16_t *out) {
+    pack_s16_panels(s, count, kc, width, out);
+  }
+  // s32 C: validation allows only alpha 1, beta 0 or 1 and no scales.
+  static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_S32 && g.cs_c == 1; }
+  static Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c, int64_t ldc,
+                   int64_t rows, int64_t cols) {
+    const bool accumulate = !first || (in_place && g.beta != 0.0f);
+    return {c, ldc, static_cast<int>(rows), static_cast<int>(cols), accumulate};
+  }
+  static void store(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld) {
+    store_s32_tile(g, s, acc, ld);
+  }
+};
+
+// Runs the five loops for one batch entry at a time. A "group" of threads shares
+// one packed B block (and one workspace); each thread has its own A block.
+template <class Path>
+class BlockedGemm {
+  using Packed = typename Path::Packed;
+  using Acc = typename Path::Acc;
+
+ public:
+  BlockedGemm(const core::GemmArgs &g, const GemmKernelSet &set, const BPanelPacker &b_packer,
+              int groups, int threads)
+      : g_(g), kernel_(Path::kernel(set)), b_packer_(b_packer), in_place_(Path::in_place(g)) {
+    const GemmBlocking &blk = kernel_.blocking;
+    mr_ = blk.mr, nr_ = blk.nr;
+    mc_ = std::min(blk.mc, round_up(g.m, mr_));
+    kc_ = std::max<int64_t>(1, std::min(blk.kc, g.k));
+    nc_ = std::min(blk.nc, round_up(g.n, nr_));
+    if (!in_place_)
+      nc_ = std::min(nc_, std::max<int64_t>(
+                              nr_, kWorkspaceBytes / int64_t{sizeof(Acc)} / g.m / nr_ * nr_));
+    k_blocks_ = std::max<int64_t>(1, ceil_div(g.k, kc_));
+    // Every block starts on a cache line.
+    b_size_ = round_up(kc_ * nc_, kLine / int64_t{sizeof(Packed)});
+    a_size_ = round_up(mc_ * kc_, kLine / int64_t{sizeof(Packed)});
+    ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine / int64_t{sizeof(Acc)});
+    const int64_t packed_bytes = (b_size_ * groups + a_size_ * threads) * int64_t{sizeof(Packed)};
+    char *scratch = static_cast<char *>(
+        gemm_scratch(static_cast<size_t>(packed_bytes + ws_size_ * groups * int64_t{sizeof(Acc)})));
+    b_packs_ = reinterpret_cast<Packed *>(scratch);
+    a_packs_ = b_packs_ + b_size_ * groups;
+    workspaces_ = reinterpret_cast<Acc *>(scratch + packed_bytes);
+  }
+
+  const char *kernel_name() const { return kernel_.name; }
+
+  // Batch entry `batch` by the `members` threads of group `group`, of which the
+  // caller is `member`; `thread` indexes the caller's own scratch.
+  void run_entry(int64_t batch, int group, int member, int members, int thread) {
+    Packed *b_pack = b_packs_ + b_size_ * group;
+    Packed *a_pack = a_packs_ + a_size_ * thread;
+    Acc *workspace = workspaces_ + ws_size_ * group;
+    // C itself only when it has the accumulator's type.
+    Acc *c = in_place_ ? static_cast<Acc *>(g_.c) + batch * g_.batch_stride_c : nullptr;
+    const int64_t tiles_m = ceil_div(g_.m, mc_);
+    for (int64_t j0 = 0; j0 < g_.n; j0 += nc_) {
+      const int64_t nc = std::min(nc_, g_.n - j0);
+      const int64_t panels = ceil_div(nc, nr_);
+      // Row blocks are the threads' natural unit; with fewer of them than
+      // threads, each row block's micro-panels are split too.
+      const int64_t parts = std::min(panels, tiles_m >= members ? 1 : ceil_div(members, tiles_m));
+      const int64_t items = tiles_m * parts;
+      for (int64_t kb = 0; kb < k_blocks_; ++kb) {
+        const int64_t p0 = kb * kc_, kc = std::min(kc_, g_.k - p0);
+        const bool first = kb == 0, last = kb == k_blocks_ - 1;
+        for (int64_t q = panels * member / members; q < panels * (member + 1) / members; ++q)
+          b_packer_.pack(batch, p0, kc, j0 + q * nr_, std::min<int64_t>(nr_, nc - q * nr_),
+                         PackedPanel{b_pack + q * kc * nr_, Path::packed, nr_});
+        sync(members);
+        int64_t packed_rows = -1;
+        for (int64_t item = items * member / members; item < items * (member + 1) / members;
+             ++item) {
+          const int64_t block = item / parts, part = item % parts;
+          const int64_t i0 = block * mc_, mc = std::min(mc_, g_.m - i0);
+          if (block != packed_rows) {
+            Path::pack_a(a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
+            packed_rows = block;
+          }
+          const int64_t q0 = panels * part / parts, q1 = panels * (part + 1) / parts;
+          for (int64_t q = q0; q < q1; ++q) {
+            const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
+            for (int64_t ir = 0; ir < mc; ir += mr_) {
+              Acc *tile_c = in_place_ ? c + (i0 + ir) * g_.rs_c + j0 + jr
+                                      : workspace + (i0 + ir) * nc_ + jr;
+              const int64_t ldc = in_place_ ? g_.rs_c : nc_;
+              kernel_.run(kc, a_pack + ir * kc, b_pack + q * kc * nr_,
+                          Path::tile(g_, in_place_, first, tile_c, ldc,
+                                     std::min<int64_t>(mr_, mc - ir), cols));
+            }
+          }
+          if (!in_place_ && last) {
+            const int64_t cols = std::min(nc, q1 * nr_) - q0 * nr_;
+            Path::store(g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
+                        workspace + i0 * nc_ + q0 * nr_, nc_);
+          }
+        }
+        sync(members);  // the B block is overwritten next
+      }
+    }
+  }
+
+ private:
+  static void sync(int members) {
+    if (members > 1) {
+#pragma omp barrier
+    }
+  }
+
+  const core::GemmArgs &g_;
+  const GemmKernel<typename Path::Microkernel> &kernel_;
+  const BPanelPacker &b_packer_;
+  const bool in_place_;
+  int mr_ = 0, nr_ = 0;
+  int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0;
+  int64_t a_size_ = 0, b_size_ = 0, ws_size_ = 0;
+  Packed *b_packs_ = nullptr, *a_packs_ = nullptr;
+  Acc *workspaces_ = nullptr;
+};
+
+// Batch entries go to threads whole when there are enough of them and each is
+// small (or they divide evenly): no barriers, no shared blocks. Otherwise all
+// threads work on one entry after another, sharing its packed B blocks.
+bool threads_over_batch(const core::GemmArgs &g, int threads) {
+  const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1);
+  return threads > 1 && g.batch >= threads && (g.batch % threads == 0 || macs < (int64_t{1} << 22));
+}
+
+template <class Path>
+const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int threads,
+                        const BPanelPacker &b_packer) {
+  const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1) * g.batch;
+  threads = static_cast<int>(std::clamp<int64_t>(macs / kMinMacsPerThread, 1, threads));
+  if (threads_over_batch(g, threads)) {
+    const int team = team_size(g.batch, threads);
+    BlockedGemm<Path> gemm(g, set, b_packer, team, team);
+    parallel_for(g.batch, team, [&](int64_t batch, int thread) {
+      gemm.run_entry(batch, thread, 0, 1, thread);
+    });
+    return gemm.kernel_name();
+  }
+  BlockedGemm<Path> gemm(g, set, b_packer, 1, threads);
+  // Inside a caller's parallel region OpenMP runs this region on one thread
+  // (nesting is off unless the caller turned it on), and so does `if`.
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int thread = omp_get_thread_num(), members = omp_get_num_threads();
+    for (int64_t batch = 0; batch < g.batch; ++batch)
+      gemm.run_entry(batch, 0, thread, members, thread);
+  }
+  return gemm.kernel_name();
+}
+
+// C with column stride 1 is where the micro-kernels store fastest: a float GEMM
+// with column-major C computes C^T = B^T A^T instead, the same numbers.
+core::GemmArgs transposed(const core::GemmArgs &g) {
+  core::GemmArgs t = g;
+  t.m = g.n, t.n = g.m;
+  t.a = {g.b.ptr, g.b.dtype, g.b.cs, g.b.rs, g.b.batch_stride};
+  t.b = {g.a.ptr, g.a.dtype, g.a.cs, g.a.rs, g.a.batch_stride};
+  t.rs_c = g.cs_c, t.cs_c = g.rs_c;
+  return t;
+}
+
+}  // namespace
+
+const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threads,
+                         const BPanelPacker *b_packer) {
+  core::GemmArgs g = args;
+  if (!g.is_integer() && !b_packer && g.cs_c != 1 && g.rs_c == 1) g = transposed(g);
+  if (g.k == 0) {
+    // C = beta * C as in BLAS. The accumulator is zero; a zero multiplier keeps
+    // an infinite alpha or scale from turning that zero into NaN.
+    g.alpha = 0.0f;
+    g.multiplier = 0.0f;
+    g.column_multipliers = nullptr;
+  }
+  const StridedBPanelPacker strided(g);
+  const BPanelPacker &packer = b_packer ? *b_packer : strided;
+  const GemmKernelSet &set = gemm_kernel_set(isa);
+  if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, packer);
+  return run_blocked<FloatPath>(g, set, threads, packer);
+}
+
+core::GemmArgs single_gemm(int64_t m, int64_t n, int64_t k, const core::MatrixView &a,
+                           const core::MatrixView &b, void *c, dlk_dtype c_type, int64_t rs_c,
+                           int64_t cs_c) {
+  core::GemmArgs g;
+  g.m = m, g.n = n, g.k = k, g.batch = 1;
+  g.a = a, g.b = b;
+  g.c = c, g.c_type = c_type, g.rs_c = rs_c, g.cs_c = cs_c;
+  return g;
+}
+
+}  // namespace dlk::cpu

@@ -1,0 +1,26 @@
+// The blocked GEMM on strided views, for dlk_gemm and for the ops that lower to
+// GEMM (the convolutions call it on their im2col panels, or feed B through a
+// BPanelPacker of their own).
+#pragma once
+
+#include "backends/cpu_avx512/gemm_pack.hpp"
+#include "core/backend.hpp"
+
+namespace dlk::cpu {
+
+// Computes args exactly as dlk_gemm defines it with the kernels of `isa`, on up
+// to `threads` OpenMP threads (1: on the calling thread only, so a caller may run
+// it inside its own parallel region). args.c must have m, n and batch > 0; k may
+// be 0. B comes from `b_packer` when given (args.b is then not read), else from
+// args.b. Returns the name of the micro-kernel that ran.
+const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threads,
+                         const BPanelPacker *b_packer = nullptr);
+
+// One product C (m x n) = A (m x k) * B (k x n) on strided views (batch 1,
+// alpha 1, beta 0, no scales); C has row stride rs_c and column stride cs_c.
+// Callers change beta or the zero point where they need to.
+core::GemmArgs single_gemm(int64_t m, int64_t n, int64_t k, const core::MatrixView &a,
+                           const core::MatrixView &b, void *c, dlk_dtype c_type, int64_t rs_c,
+                           int64_t cs_c);
+
+}  // namespace dlk::cpu

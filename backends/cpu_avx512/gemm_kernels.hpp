@@ -1,0 +1,40 @@
+// Which micro-kernel each ISA tier runs, with the block sizes of the BLIS loops
+// around it (the role of BLIS's bli_cntx_init_<arch>.c): one table row per tier,
+// the block sizes derived from the cache sizes the CPU reports.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/cpu_avx512/kernels/gemm_microkernel.hpp"
+#include "core/backend.hpp"
+
+namespace dlk::cpu {
+
+// Block sizes of the five BLIS loops: a KC x NC block of B is packed once and
+// shared by the threads; each thread packs MC x KC blocks of A; the micro-kernel
+// runs MR x NR tiles. mc is a multiple of mr, nc of nr.
+struct GemmBlocking {
+  int mr, nr;
+  int64_t mc, kc, nc;
+};
+
+template <class Kernel>
+struct GemmKernel {
+  Kernel run;
+  const char *name;  // "<isa>:<kernel>", for the verbose line
+  GemmBlocking blocking;
+};
+
+struct GemmKernelSet {
+  GemmKernel<kernels::GemmF32Microkernel> f32;
+  GemmKernel<kernels::GemmS32Microkernel> s32;
+};
+
+// The kernels of `isa` (which the caller has checked the CPU has).
+const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa);
+
+// The block sizes for an MR x NR kernel on `elem_bytes`-byte packed operands and
+// the given data cache sizes in bytes (0: unknown, a typical size is assumed).
+GemmBlocking derive_blocking(int mr, int nr, int elem_bytes, int64_t l1, int64_t l2, int64_t l3);
+
+}  // namespace dlk::cpu
