@@ -1,0 +1,24 @@
+// The header every collective exchanges first: each rank contributes the
+// arguments of its call, and all ranks learn whether they agree, in one small
+// MPI_Allreduce (of the values and their complements, with MPI_MAX: the maximum
+// and minimum of each field). Ranks that disagree all throw DLK_COMM_MISMATCH
+// naming the field, instead of starting transfers that cannot match.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <mpi.h>
+
+namespace dlk::comm {
+
+struct Field {
+  const char *name;
+  int64_t value;
+  bool is_algorithm = false;  // printed by name in the message
+};
+
+// Returns the seconds spent in the exchange (mostly waiting for the slowest rank).
+double agree(MPI_Comm comm, const char *call, const std::vector<Field> &fields);
+
+}  // namespace dlk::comm

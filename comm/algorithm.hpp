@@ -1,0 +1,24 @@
+// The all-reduce algorithms by name, and which codec a compressed one uses.
+#pragma once
+
+#include <string>
+
+#include "dlk/dlk_comm.h"
+#include "dlk/dlk_compress.h"
+
+namespace dlk::comm {
+
+bool known_algorithm(int value);
+const char *algorithm_name(dlk_comm_algorithm algorithm);
+// "auto, native, ring, ..." (what DLK_COMM_ALGO accepts).
+const char *algorithm_names();
+// False when `name` is none of algorithm_names().
+bool parse_algorithm(const std::string &name, dlk_comm_algorithm &algorithm);
+
+// onebit, int8, int4, fp16, bf16: the two-phase compressed all-reduce.
+bool two_phase_compressed(dlk_comm_algorithm algorithm);
+// Every algorithm with residuals (the two-phase ones and topk).
+bool compressed(dlk_comm_algorithm algorithm);
+dlk_codec_algorithm codec_of(dlk_comm_algorithm algorithm);
+
+}  // namespace dlk::comm

@@ -1,0 +1,43 @@
+// The all-reduce algorithms. Each runs on a communicator's MPI duplicate, in
+// place on data[0, count), and adds what it did to the report (bytes, times).
+// Each leaves bitwise-identical results on every rank: every element's final
+// value is computed once, by one rank (or by all from the same messages in the
+// same order), and copied.
+#pragma once
+
+#include <cstdint>
+
+#include <mpi.h>
+
+#include "dlk/dlk_comm.h"
+#include "dlk/dlk_compress.h"
+
+namespace dlk::comm {
+
+struct Collective {
+  const char *call;
+  MPI_Comm comm;
+  int rank;
+  int size;
+  float *data;
+  uint64_t count;
+  bool average;
+  dlk_comm_report &report;
+};
+
+// dense_algorithms.cpp
+void allreduce_native(const Collective &c);
+void allreduce_ps(const Collective &c);
+// ring_allreduce.cpp
+void allreduce_ring(const Collective &c);
+// two_phase_allreduce.cpp: worker_residual holds count floats, server_residual
+// the length of this rank's segment (split(count, size, rank)).
+void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
+                         float *worker_residual, float *server_residual);
+// topk_allreduce.cpp: worker_residual holds count floats.
+void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *worker_residual);
+
+// data[i] /= size, in the same way on every rank that calls it.
+void divide(float *data, uint64_t count, int size);
+
+}  // namespace dlk::comm

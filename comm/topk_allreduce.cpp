@@ -1,0 +1,61 @@
+// topk: every rank compresses its whole gradient (with its worker residual) into
+// (index, value) pairs; the messages are all-gathered and every rank sums them in
+// rank order into zeros, so every rank holds the same bits. Sparse sums do not
+// stay sparse, which is why there is no second, server-side phase.
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "comm/algorithms.hpp"
+#include "comm/error.hpp"
+#include "comm/stopwatch.hpp"
+
+namespace dlk::comm {
+
+void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *worker_residual) {
+  const int p = c.size;
+  size_t capacity = 0;
+  check_codec(c.call, dlk_compress_max_message_size(&params, c.count, &capacity));
+  std::vector<uint8_t> mine(capacity);
+  size_t my_size = 0;
+  timed(c.report.encode_seconds, [&] {
+    check_codec(c.call, dlk_compress_encode(&params, c.data, worker_residual, c.count,
+                                            mine.data(), capacity, &my_size));
+  });
+
+  std::vector<uint64_t> sizes(p);
+  uint64_t mine64 = my_size;
+  timed(c.report.network_seconds, [&] {
+    check_mpi(c.call, "MPI_Allgather",
+              MPI_Allgather(&mine64, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, c.comm));
+  });
+  std::vector<int> counts(p), displacements(p);
+  uint64_t total = 0;
+  for (int i = 0; i < p; ++i) {
+    if (total + sizes[i] > INT_MAX)
+      throw_invalid(c.call, "count",
+                    "is " + std::to_string(c.count) +
+                        ": the topk messages would exceed the 2 GiB one MPI call can move");
+    counts[i] = static_cast<int>(sizes[i]);
+    displacements[i] = static_cast<int>(total);
+    total += sizes[i];
+  }
+  std::vector<uint8_t> gathered(total);
+  timed(c.report.network_seconds, [&] {
+    check_mpi(c.call, "MPI_Allgatherv",
+              MPI_Allgatherv(mine.data(), static_cast<int>(my_size), MPI_BYTE, gathered.data(),
+                             counts.data(), displacements.data(), MPI_BYTE, c.comm));
+  });
+  timed(c.report.decode_seconds, [&] {
+    for (uint64_t i = 0; i < c.count; ++i) c.data[i] = 0.0f;
+    for (int i = 0; i < p; ++i)
+      check_codec(c.call, dlk_compress_decode_add(gathered.data() + displacements[i],
+                                                  sizes[i], c.data, c.count));
+    if (c.average) divide(c.data, c.count, p);
+  });
+  const uint64_t peers = static_cast<uint64_t>(p - 1);
+  c.report.wire_bytes_sent += peers * my_size;
+  c.report.wire_bytes_received += total - my_size;
+}
+
+}  // namespace dlk::comm

@@ -1,0 +1,34 @@
+// One background thread that runs a communicator's collectives in the order they
+// were submitted: every rank submits the same collectives in the same order, so
+// they match on the wire, and the caller's thread is free meanwhile.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace dlk::comm {
+
+class Worker {
+ public:
+  Worker();
+  ~Worker();  // runs what is queued, then joins
+  Worker(const Worker &) = delete;
+  Worker &operator=(const Worker &) = delete;
+
+  // job must not throw.
+  void submit(std::function<void()> job);
+
+ private:
+  void loop();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace dlk::comm

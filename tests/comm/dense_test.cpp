@@ -1,0 +1,78 @@
+// native, ring, ps: the exact sum (integer data) or the sum within float
+// rounding, the same bits on every rank, for awkward sizes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/comm/mpi_support.hpp"
+
+using namespace dlk_test;
+
+namespace {
+
+// 0, 1, primes, counts below / not divisible by the rank count, and counts of
+// several ring chunks (64 Ki elements each).
+const uint64_t kCounts[] = {0, 1, 2, 3, 5, 97, 1021, 65537, 3 * 65536 + 7};
+const dlk_comm_algorithm kDense[] = {DLK_COMM_ALGO_NATIVE, DLK_COMM_ALGO_RING, DLK_COMM_ALGO_PS};
+
+}  // namespace
+
+TEST_CASE("dense algorithms give the exact sum of integers on every rank", "[comm][dense]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size(), r = comm.rank();
+  for (const dlk_comm_algorithm algorithm : kDense)
+    for (const uint64_t count : kCounts) {
+      CAPTURE(dlk_comm_algorithm_name(algorithm), count);
+      dlk::comm::Buffer buffer(comm, count, config_of(algorithm));
+      std::vector<float> data(count);
+      for (uint64_t i = 0; i < count; ++i) data[i] = integer_value(r, i);
+      const dlk_comm_report report = buffer.allreduce(data.data());
+      bool exact = true;
+      for (uint64_t i = 0; i < count; ++i) {
+        float sum = 0;
+        for (int k = 0; k < p; ++k) sum += integer_value(k, i);
+        exact = exact && data[i] == sum;
+      }
+      CHECK(exact);
+      CHECK(report.algorithm == algorithm);
+      CHECK(report.logical_bytes == 4 * count);
+      CHECK(same_on_all_ranks(data));
+    }
+}
+
+TEST_CASE("dense algorithms average random floats within rounding, identically", "[comm][dense]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size(), r = comm.rank();
+  const uint64_t count = 100003;
+  for (const dlk_comm_algorithm algorithm : kDense) {
+    CAPTURE(dlk_comm_algorithm_name(algorithm));
+    dlk::comm::Buffer buffer(comm, count, config_of(algorithm, true));
+    std::vector<float> data(count);
+    for (uint64_t i = 0; i < count; ++i) data[i] = random_value(r, i);
+    buffer.allreduce(data.data());
+    double worst = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      double sum = 0, magnitude = 0;
+      for (int k = 0; k < p; ++k) {
+        sum += random_value(k, i);
+        magnitude += std::fabs(random_value(k, i));
+      }
+      // p - 1 additions and one division, each within half an ulp.
+      worst = std::max(worst, std::fabs(data[i] - sum / p) / (magnitude / p * 0x1p-24 * (p + 1)));
+    }
+    CHECK(worst <= 1.0);
+    CHECK(same_on_all_ranks(data));
+  }
+}
+
+TEST_CASE("ring reports the bytes a ring moves", "[comm][dense]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size();
+  const uint64_t count = 1200;  // divisible by 2, 3 and 4
+  dlk::comm::Buffer buffer(comm, count, config_of(DLK_COMM_ALGO_RING));
+  std::vector<float> data(count, 1.0f);
+  const dlk_comm_report report = buffer.allreduce(data.data());
+  CHECK(report.wire_bytes_sent == 4 * count * 2 * (p - 1) / p);
+  CHECK(report.wire_bytes_received == report.wire_bytes_sent);
+  CHECK(report.total_seconds >= report.network_seconds);
+}

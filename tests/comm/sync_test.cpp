@@ -1,0 +1,84 @@
+// The synchronizer: buckets, the sums copied back, overlap with the caller's
+// work, and a layout mismatch.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/comm/mpi_support.hpp"
+
+using namespace dlk_test;
+
+TEST_CASE("synchronizer all-reduces every gradient, bucket by bucket", "[comm][sync]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size(), r = comm.rank();
+  const uint64_t sizes[] = {1000, 1, 3000, 257, 2048, 0, 5000, 13};
+  std::vector<std::vector<float>> grads;
+  for (const uint64_t n : sizes) grads.emplace_back(n);
+  dlk::comm::Synchronizer sync(comm, config_of(DLK_COMM_ALGO_RING), 16 << 10);  // 4096 floats
+  for (auto &g : grads) sync.add(g.data(), g.size());
+  sync.commit();
+  CHECK(sync.bucket_count() == 4);  // {1000, 1, 3000}, {257, 2048, 0}, {5000}, {13}
+
+  for (int step = 0; step < 2; ++step) {
+    for (size_t k = 0; k < grads.size(); ++k)
+      for (uint64_t i = 0; i < grads[k].size(); ++i) grads[k][i] = integer_value(r, 100 * k + i);
+    for (uint32_t k = 0; k < grads.size(); ++k) {
+      sync.ready(k);
+      // The first bucket is complete after gradient 2: "backward" goes on.
+      if (k == 2) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    std::vector<dlk_comm_report> buckets;
+    const dlk_comm_sync_report report = sync.wait(&buckets);
+    bool exact = true;
+    for (size_t k = 0; k < grads.size(); ++k)
+      for (uint64_t i = 0; i < grads[k].size(); ++i) {
+        float sum = 0;
+        for (int q = 0; q < p; ++q) sum += integer_value(q, 100 * k + i);
+        exact = exact && grads[k][i] == sum;
+      }
+    CHECK(exact);
+    CHECK(report.buckets == buckets.size());
+    CHECK(report.logical_bytes == 4 * (1000 + 1 + 3000 + 257 + 2048 + 0 + 5000 + 13));
+    CHECK(report.communication_seconds > 0);
+    if (comm.properties().background) CHECK(report.overlapped_seconds > 0);
+    else CHECK(report.overlapped_seconds == 0);
+  }
+}
+
+TEST_CASE("synchronizer layouts that differ between ranks are a mismatch", "[comm][sync][mismatch]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  std::vector<float> a(100), b(comm.rank() == 0 ? 50 : 60);
+  dlk::comm::Synchronizer sync(comm, config_of(DLK_COMM_ALGO_NATIVE));
+  sync.add(a.data(), a.size());
+  sync.add(b.data(), b.size());
+  try {
+    sync.commit();
+    FAIL("commit succeeded");
+  } catch (const dlk::comm::Error &e) {
+    CHECK(e.status() == DLK_COMM_MISMATCH);
+  }
+}
+
+TEST_CASE("iallreduce: several in flight, test and wait", "[comm][iallreduce]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size(), r = comm.rank();
+  std::vector<std::vector<float>> data(3, std::vector<float>(10007));
+  std::vector<dlk::comm::Buffer> buffers;
+  std::vector<dlk::comm::Request> requests;
+  const dlk_comm_algorithm algorithms[] = {DLK_COMM_ALGO_RING, DLK_COMM_ALGO_NATIVE,
+                                           DLK_COMM_ALGO_PS};
+  for (size_t k = 0; k < 3; ++k) {
+    for (uint64_t i = 0; i < data[k].size(); ++i) data[k][i] = integer_value(r, i + k);
+    buffers.emplace_back(comm, data[k].size(), config_of(algorithms[k]));
+  }
+  for (size_t k = 0; k < 3; ++k) requests.push_back(buffers[k].iallreduce(data[k].data()));
+  (void)requests[2].test();
+  for (size_t k = 0; k < 3; ++k) {
+    const dlk_comm_report report = requests[k].wait();
+    CHECK(report.algorithm == algorithms[k]);
+    float sum = 0;
+    for (int q = 0; q < p; ++q) sum += integer_value(q, 10006 + k);
+    CHECK(data[k][10006] == sum);
+  }
+}
