@@ -1,10 +1,10 @@
 #include "comm/env_config.hpp"
 
-#include <cstdlib>
 #include <string>
 
 #include "comm/algorithm.hpp"
 #include "comm/error.hpp"
+#include "common/env_value.hpp"
 
 namespace dlk::comm {
 
@@ -13,28 +13,31 @@ const std::vector<EnvVar> &env_vars() {
       {"DLK_COMM_ALGO", "auto, native, ring, ps, onebit, topk, int8, int4, fp16, bf16", "native",
        "all-reduce algorithm of buffers whose configuration says 'default'"},
       {"DLK_VERBOSE", "0, 1, 2", "0",
-       "1: one line per all-reduce on stderr (rank 0); 2: also auto's choices"},
+       "1: one line per all-reduce on stderr (rank 0), and auto's choices"},
   };
   return vars;
 }
 
 dlk_comm_algorithm default_algorithm(const char *call) {
-  const char *value = std::getenv("DLK_COMM_ALGO");
+  const auto value = env::read("DLK_COMM_ALGO");
   if (!value) return DLK_COMM_ALGO_NATIVE;
-  dlk_comm_algorithm algorithm;
-  if (!parse_algorithm(value, algorithm))
-    throw_invalid(call, "DLK_COMM_ALGO",
-                  "has unknown value '" + std::string(value) +
-                      "'; valid values: " + algorithm_names());
+  static const std::vector<std::string> names = {"auto", "native", "ring", "ps",   "onebit",
+                                                 "topk", "int8",   "int4", "fp16", "bf16"};
+  size_t index = 0;
+  std::string rule;
+  if (!env::parse_choice(*value, names, index, rule)) throw_invalid(call, "DLK_COMM_ALGO", rule);
+  dlk_comm_algorithm algorithm = DLK_COMM_ALGO_NATIVE;
+  parse_algorithm(names[index], algorithm);
   return algorithm;
 }
 
 int verbose_level(const char *call) {
-  const char *value = std::getenv("DLK_VERBOSE");
+  const auto value = env::read("DLK_VERBOSE");
   if (!value) return 0;
-  const std::string v = value;
-  if (v == "0" || v == "1" || v == "2") return v[0] - '0';
-  throw_invalid(call, "DLK_VERBOSE", "has value '" + v + "'; valid values: 0, 1, 2");
+  long long level = 0;
+  std::string rule;
+  if (!env::parse_integer(*value, 0, 2, level, rule)) throw_invalid(call, "DLK_VERBOSE", rule);
+  return static_cast<int>(level);
 }
 
 }  // namespace dlk::comm

@@ -1,7 +1,8 @@
 // Every environment variable libdlk_comm reads is declared once here, with its
 // valid values and default, in the form core/env_config.hpp uses for libdlk.
 // comm/ may not include core/ (DESIGN.md: libdlk_comm links only MPI and
-// libdlk_compress), hence its own table.
+// libdlk_compress), hence its own table; values are parsed by the rule every dlk
+// variable follows (common/env_value.hpp).
 #pragma once
 
 #include <vector>

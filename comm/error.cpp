@@ -1,5 +1,6 @@
 #include "comm/error.hpp"
 
+#include "common/message_buffer.hpp"
 #include "dlk/dlk_compress.h"
 
 namespace dlk::comm {
@@ -27,10 +28,10 @@ void check_codec(const char *call, int codec_status) {
 }
 
 namespace {
-thread_local std::string t_last_error;
+thread_local MessageBuffer t_last_error;  // exit-safe, see common/message_buffer.hpp
 }
 
-void set_last_error(const std::string &message) { t_last_error = message; }
+void set_last_error(const std::string &message) { t_last_error.store(message); }
 const char *last_error() { return t_last_error.c_str(); }
 
 }  // namespace dlk::comm
