@@ -20,7 +20,7 @@ const char *cpu_isa_name(CpuIsa isa);
 
 // The context's resolved configuration (code over environment over default).
 struct BackendConfig {
-  CpuIsa cpu_isa = CpuIsa::scalar;  // highest ISA the CPU may use, already capped by the hardware
+  CpuIsa cpu_isa = CpuIsa::scalar;  // the ISA tier to run; the CPU has it (checked by core)
   int num_threads = 1;
   int verbose = 0;
   std::string fpga_sim_config;  // empty: built-in

@@ -52,7 +52,20 @@ CpuFeatures detect() {
   f.model = brand_string();
   f.nominal_hz = nominal_clock_hz();
   unsigned a, b, c, d;
+  if (__get_cpuid(0, &a, &b, &c, &d) != 0) {
+    char vendor[13] = {};
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &d, 4);
+    std::memcpy(vendor + 8, &c, 4);
+    f.vendor = vendor;
+  }
   if (__get_cpuid(1, &a, &b, &c, &d) == 0) return f;
+  // Display family and model as the vendors define them: the extended fields
+  // count only for family 15 (and, for the model, Intel's family 6).
+  const int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
+  f.family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
+  f.model_number = base_family == 0xf || base_family == 6 ? base_model + (((a >> 16) & 0xf) << 4)
+                                                          : base_model;
   const bool osxsave = (c >> 27) & 1u;
   if (!osxsave) return f;
   const uint64_t xcr0 = xgetbv0();

@@ -9,6 +9,8 @@ struct CpuFeatures {
   bool avx2 = false, fma = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
   bool avx512_vnni = false, avx512_bf16 = false, avx512_fp16 = false;
+  std::string vendor;      // "AuthenticAMD", "GenuineIntel", ...
+  int family = 0, model_number = 0;  // display family and model (CPUID leaf 1)
   std::string model;       // brand string
   double nominal_hz = 0;   // cpufreq's maximum, else /proc/cpuinfo; 0 when neither says
 };

@@ -3,6 +3,8 @@
 #include <sched.h>
 
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "common/env_value.hpp"
 #include "core/cpu_features.hpp"
@@ -57,6 +59,18 @@ CpuIsa isa_from_name(const std::string &name) {
   return CpuIsa::scalar;
 }
 
+// The ISA extensions the CPU tiers use, as the error for a tier the CPU lacks
+// lists them.
+std::string feature_list(const CpuFeatures &f) {
+  const std::pair<bool, const char *> flags[] = {
+      {f.avx2, "avx2"},         {f.fma, "fma"},           {f.avx512f, "avx512f"},
+      {f.avx512bw, "avx512bw"}, {f.avx512vl, "avx512vl"}, {f.avx512dq, "avx512dq"}};
+  std::string list;
+  for (const auto &[present, name] : flags)
+    if (present) list += (list.empty() ? "" : " ") + std::string(name);
+  return list.empty() ? "none of avx2, fma, avx512f" : list;
+}
+
 int cores_available() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -81,7 +95,7 @@ const std::vector<EnvVar> &env_vars() {
       {"DLK_BACKEND", "auto, cpu, cuda, fpga_sim", "auto",
        "default backend of a new context; auto = cuda when usable, else cpu"},
       {"DLK_CPU_ISA", "avx512, avx2, scalar", "the best the CPU has",
-       "highest ISA the CPU backend may use"},
+       "ISA tier of the CPU backend; one the CPU lacks is an error"},
       {"DLK_NUM_THREADS", "integer from 1 to 4096", "the cores the process may run on", "CPU threads"},
       {"DLK_VERBOSE", "0, 1, 2", "0",
        "1: one line per op on stderr; 2: also dispatch decisions"},
@@ -106,10 +120,14 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
     cfg.backend_config.cpu_isa = hardware;
   } else {
     const CpuIsa asked = isa_from_name(choice(*isa, source, kIsas));
-    cfg.backend_config.cpu_isa = asked < hardware ? asked : hardware;
+    // A tier the CPU lacks would run instructions it does not have: refuse it,
+    // saying what the CPU has, rather than run something else than asked.
     if (asked > hardware)
-      cfg.decisions.push_back(std::string("cpu_isa: ") + source + "=" + *isa +
-                              " capped to " + cpu_isa_name(hardware) + " (what this CPU has)");
+      throw Error(DLK_STATUS_BACKEND_UNAVAILABLE,
+                  std::string(kCall) + ": " + source + "=" + *isa +
+                      ": this CPU cannot run it; it has " + cpu_isa_name(hardware) + " (" +
+                      feature_list(cpu_features()) + ")");
+    cfg.backend_config.cpu_isa = asked;
   }
 
   if (o.num_threads < 0 || o.num_threads > kMaxThreads)

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/cpu_avx512/cpu_ops.hpp"
+#include "backends/cpu_avx512/cpu_peak.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 
 namespace dlk::cpu {
@@ -20,17 +21,16 @@ core::DeviceInfo CpuBackend::info() const {
   core::DeviceInfo d;
   d.device = f.model;
   d.isa = core::cpu_isa_name(config_.cpu_isa);
-  // Theoretical peaks: two FMA pipes per core at the nominal clock.
-  const double per_cycle_f32 = config_.cpu_isa == core::CpuIsa::avx512 ? 64
-                               : config_.cpu_isa == core::CpuIsa::avx2 ? 32
-                                                                       : 4;
+  const double per_cycle_f32 = fp32_flops_per_cycle(f, config_.cpu_isa);
+  // vdpbf16ps does two f32 multiply-adds per lane, vpdpbusd four int8 ones
+  // (vpmaddwd on AVX2: two).
   const double bf16_factor = config_.cpu_isa == core::CpuIsa::avx512 && f.avx512_bf16 ? 2 : 1;
   const double int8_factor = config_.cpu_isa == core::CpuIsa::avx512 && f.avx512_vnni ? 4
                              : config_.cpu_isa != core::CpuIsa::scalar             ? 2
                                                                                    : 1;
   const double cycles = f.nominal_hz * config_.num_threads;
   d.peak_f32_flops = per_cycle_f32 * cycles;
-  d.peak_f16_flops = per_cycle_f32 * cycles;
+  d.peak_f16_flops = per_cycle_f32 * cycles;  // converted to f32 while packing
   d.peak_bf16_flops = per_cycle_f32 * bf16_factor * cycles;
   d.peak_int8_ops = per_cycle_f32 * int8_factor * cycles;
   d.memory_bandwidth = 0;  // no datasheet figure to read: dlk-perf measures it

@@ -71,7 +71,7 @@ struct TargetRegistry {
       bool duplicate = false;
       for (const auto &s : seen) duplicate = duplicate || s == identity;
       if (duplicate) {
-        // An ISA this CPU lacks is capped to one already under test.
+        // `cpu` runs the tier DLK_CPU_ISA names, which may be one already under test.
         targets.skipped.push_back(std::string(c.name) + ": skipped: runs as " + identity +
                                   " on this CPU, already tested");
         dlk_context_destroy(ctx);

@@ -1,7 +1,9 @@
 // The rules of the library and context calls (core/api_context.cpp): names of enum
 // values, context create/destroy, info, supports, last op; and the NULL context
 // rule of every call that takes one.
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -203,4 +205,65 @@ TEST_CASE("the last error is per thread", "[api][context]") {
   std::thread([&] { there = dlk_last_error(); }).join();
   CHECK(here != "");
   CHECK(there == "");
+}
+
+namespace {
+
+// CPUID display family and model as /proc/cpuinfo prints them, and the vendor.
+struct CpuId {
+  std::string vendor;
+  int family = -1, model = -1;
+};
+
+CpuId read_cpuinfo() {
+  std::ifstream in("/proc/cpuinfo");
+  CpuId id;
+  for (std::string line; std::getline(in, line) && (id.family < 0 || id.model < 0 || id.vendor.empty());) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string value = line.substr(colon + 2);
+    if (line.rfind("vendor_id", 0) == 0) id.vendor = value;
+    if (line.rfind("cpu family", 0) == 0) id.family = std::stoi(value);
+    if (line.rfind("model\t", 0) == 0) id.model = std::stoi(value);
+  }
+  return id;
+}
+
+double max_clock_hz() {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double khz = 0;
+  return in >> khz ? khz * 1e3 : 0;
+}
+
+}  // namespace
+
+TEST_CASE("cpu info: the FP32 peak is the CPU's FLOP/cycle/core x clock x threads, 0 if unknown",
+          "[api][context]") {
+  const CpuId id = read_cpuinfo();
+  const double hz = max_clock_hz();
+  if (hz == 0) {
+    WARN("no cpufreq maximum here: the peak uses /proc/cpuinfo's current clock, not checked");
+    return;
+  }
+  // The documented table (backends/cpu_avx512/cpu_peak.hpp) for the machines dlk runs on.
+  double per_cycle = 0;
+  if (id.vendor == "AuthenticAMD" && id.family == 0x19) per_cycle = 32;  // Zen 3, Zen 4
+  if (id.vendor == "AuthenticAMD" && id.family == 0x1a)                  // Zen 5
+    per_cycle = (id.model >= 0x20 && id.model <= 0x2f) || (id.model >= 0x60 && id.model <= 0x7f) ? 32 : 64;
+  INFO(id.vendor << " family " << id.family << " model " << id.model);
+  for (const char *isa : {"avx512", "avx2", "scalar"}) {
+    dlk_context_options options;
+    dlk_context_options_init(&options);
+    options.backend = "cpu";
+    options.cpu_isa = isa;
+    options.num_threads = 3;
+    dlk_context_t context = nullptr;
+    if (dlk_context_create(&context, &options) != DLK_STATUS_SUCCESS) continue;  // a tier it lacks
+    dlk_context_info info;
+    expect_success(dlk_context_get_info(context, &info));
+    dlk_context_destroy(context);
+    const double cap = std::string(isa) == "avx512" ? 64 : std::string(isa) == "avx2" ? 32 : 16;
+    INFO("isa " << isa);
+    CHECK(info.peak_f32_flops == Approx(std::min(per_cycle, cap) * hz * 3));
+  }
 }

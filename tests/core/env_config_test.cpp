@@ -1,7 +1,7 @@
 // Run-time configuration (core/env_config.cpp): each DLK_* variable's valid values
 // are accepted, an unknown value is rejected with a message that lists the valid
-// ones, code options win over the environment, DLK_CPU_ISA is capped at what the
-// CPU has, and the cuda backend is unavailable (with the reason) without its module.
+// ones, code options win over the environment, DLK_CPU_ISA above what the CPU has
+// is unavailable, and the cuda backend is unavailable (with the reason) without its module.
 #include <sched.h>
 
 #include <cstdint>
@@ -157,7 +157,8 @@ TEST_CASE("env: DLK_BACKEND=auto falls back to cpu and says so at DLK_VERBOSE=2"
   CHECK_THAT(dispatch[0], Catch::EndsWith("), chose cpu"));
 }
 
-TEST_CASE("env: DLK_CPU_ISA takes each valid value, capped at what the CPU has", "[env]") {
+TEST_CASE("env: DLK_CPU_ISA takes each tier the CPU has; one it lacks is unavailable, saying what it has",
+          "[env]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
   ScopedEnv verbose("DLK_VERBOSE", "2");
@@ -168,16 +169,15 @@ TEST_CASE("env: DLK_CPU_ISA takes each valid value, capped at what the CPU has",
     StderrCapture capture;
     const Outcome out = create(nullptr);
     const auto dispatch = lines_starting(capture.lines(), "dlk_verbose,dispatch,");
-    expect_success(out.status);
-    const bool above = isa_rank(asked) > isa_rank(hardware);
-    CHECK(out.info.isa == (above ? hardware : asked));
-    // Capping is a dispatch decision, and the only one with DLK_BACKEND=cpu.
-    if (above) {
-      REQUIRE(dispatch.size() == 1);
-      CHECK(dispatch[0] == "dlk_verbose,dispatch,cpu_isa: DLK_CPU_ISA=" + asked + " capped to " +
-                               hardware + " (what this CPU has)");
+    CHECK(dispatch.empty());
+    if (isa_rank(asked) > isa_rank(hardware)) {
+      CHECK(status_name(out.status) == status_name(DLK_STATUS_BACKEND_UNAVAILABLE));
+      CHECK_THAT(out.error, Catch::StartsWith("dlk_context_create: DLK_CPU_ISA=" + asked +
+                                              ": this CPU cannot run it; it has " + hardware + " ("));
+      CHECK_FALSE(out.context_written);
     } else {
-      CHECK(dispatch.empty());
+      expect_success(out.status);
+      CHECK(out.info.isa == asked);
     }
   }
 }

@@ -1,5 +1,5 @@
-// Stands in for core/cpu_features.cpp in isa_cap_test: a CPU with AVX2 and FMA
-// but no AVX-512, so that asking for avx512 must be capped even on a machine
+// Stands in for core/cpu_features.cpp in core_fake_machine_test: a CPU with AVX2
+// and FMA but no AVX-512, so that asking for avx512 must fail even on a machine
 // that has it.
 #include "core/cpu_features.hpp"
 

@@ -1,7 +1,7 @@
 // A machine of known make-up, whatever this one is: the program links libdlk's
 // objects with fake_cpu_features_avx2.cpp (a CPU with AVX2, without AVX-512) and
 // keeps no backend module beside itself, where core looks for one.
-// - DLK_CPU_ISA above what the CPU has is capped, with a dispatch line at DLK_VERBOSE=2.
+// - DLK_CPU_ISA above what the CPU has is unavailable, saying what the CPU has.
 // - DLK_BACKEND=cuda without the CUDA module is unavailable, saying why.
 #include <string>
 #include <vector>
@@ -46,44 +46,38 @@ TEST_CASE("fake machine: with no DLK_CPU_ISA the context uses what the CPU has",
   CHECK(out.dispatch.empty());
 }
 
-TEST_CASE("fake machine: DLK_CPU_ISA=avx512 on an AVX2 CPU is capped to avx2, with a dispatch line",
+TEST_CASE("fake machine: DLK_CPU_ISA=avx512 on an AVX2 CPU is unavailable, listing what it has",
           "[env][fake_machine]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
   ScopedEnv isa("DLK_CPU_ISA", "avx512");
-  ScopedEnv verbose("DLK_VERBOSE", "2");
-  const Created out = create_capturing(nullptr);
-  CHECK(out.isa == "avx2");
-  REQUIRE(out.dispatch.size() == 1);
-  CHECK(out.dispatch[0] ==
-        "dlk_verbose,dispatch,cpu_isa: DLK_CPU_ISA=avx512 capped to avx2 (what this CPU has)");
+  dlk_context_t context = nullptr;
+  const dlk_status status = dlk_context_create(&context, nullptr);
+  CHECK(status_name(status) == status_name(DLK_STATUS_BACKEND_UNAVAILABLE));
+  CHECK(context == nullptr);
+  CHECK(std::string(dlk_last_error()) ==
+        "dlk_context_create: DLK_CPU_ISA=avx512: this CPU cannot run it; it has avx2 (avx2 fma)");
 }
 
-TEST_CASE("fake machine: options->cpu_isa is capped the same way, naming the option", "[env][fake_machine]") {
+TEST_CASE("fake machine: options->cpu_isa above the CPU is refused the same way, naming the option",
+          "[env][fake_machine]") {
   CleanDlkEnvironment clean;
   dlk_context_options options;
   dlk_context_options_init(&options);
   options.backend = "cpu";
   options.cpu_isa = "avx512";
-  options.verbose = 2;
-  const Created out = create_capturing(&options);
-  CHECK(out.isa == "avx2");
-  REQUIRE(out.dispatch.size() == 1);
-  CHECK(out.dispatch[0] ==
-        "dlk_verbose,dispatch,cpu_isa: options->cpu_isa=avx512 capped to avx2 (what this CPU has)");
+  dlk_context_t context = nullptr;
+  const dlk_status status = dlk_context_create(&context, &options);
+  CHECK(status_name(status) == status_name(DLK_STATUS_BACKEND_UNAVAILABLE));
+  CHECK(std::string(dlk_last_error()) ==
+        "dlk_context_create: options->cpu_isa=avx512: this CPU cannot run it; it has avx2 "
+        "(avx2 fma)");
 }
 
-TEST_CASE("fake machine: the cap is a level-2 line only, and ISAs at or below the CPU pass as asked",
+TEST_CASE("fake machine: ISAs at or below the CPU pass as asked, without a dispatch line",
           "[env][fake_machine]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
-  {
-    ScopedEnv isa("DLK_CPU_ISA", "avx512");
-    ScopedEnv verbose("DLK_VERBOSE", "1");
-    const Created out = create_capturing(nullptr);
-    CHECK(out.isa == "avx2");
-    CHECK(out.dispatch.empty());
-  }
   ScopedEnv verbose("DLK_VERBOSE", "2");
   for (const char *asked : {"avx2", "scalar"}) {
     INFO("DLK_CPU_ISA=" << asked);
