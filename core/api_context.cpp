@@ -86,6 +86,7 @@ void dlk_context_options_init(dlk_context_options *options) {
   if (!options) return;
   *options = dlk_context_options{};
   options->verbose = -1;
+  options->allow_tf32 = -1;
 }
 
 dlk_status dlk_context_create(dlk_context_t *context, const dlk_context_options *options) {

@@ -26,6 +26,7 @@ struct BackendConfig {
   std::string fpga_sim_config;  // empty: built-in
   int device = 0;
   void *stream = nullptr;
+  bool allow_tf32 = false;  // cuda: f32 GEMM/conv may use TF32 tensor cores (opt-in)
 };
 
 struct DeviceInfo {

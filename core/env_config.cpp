@@ -100,6 +100,8 @@ const std::vector<EnvVar> &env_vars() {
       {"DLK_VERBOSE", "0, 1, 2", "0",
        "1: one line per op on stderr; 2: also dispatch decisions"},
       {"DLK_FPGA_SIM_CONFIG", "path", "built-in array", "accelerator description (JSON)"},
+      {"DLK_CUDA_TF32", "0, 1", "0",
+       "1: the cuda backend may run f32 GEMM and conv on TF32 tensor cores (faster, less precise)"},
   };
   return vars;
 }
@@ -159,6 +161,14 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
   if (o.device < 0) throw_invalid(kCall, "options->device", "must be >= 0");
   cfg.backend_config.device = o.device;
   cfg.backend_config.stream = o.stream;
+
+  if (o.allow_tf32 < -1 || o.allow_tf32 > 1)
+    throw_invalid(kCall, "options->allow_tf32", "must be -1 (from DLK_CUDA_TF32), 0 or 1");
+  if (o.allow_tf32 >= 0) {
+    cfg.backend_config.allow_tf32 = o.allow_tf32 == 1;
+  } else if (const auto env = env::read("DLK_CUDA_TF32")) {
+    cfg.backend_config.allow_tf32 = parse_int(*env, "DLK_CUDA_TF32", 0, 1) == 1;
+  }
   return cfg;
 }
 

@@ -1,10 +1,17 @@
 // Scalar conversions and rounding shared by every backend and the tests, so that
-// "round half to even, then saturate" means one thing everywhere.
+// "round half to even, then saturate" means one thing everywhere (the CUDA
+// backend's kernels compile the integer rules below for the device too).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+#ifdef __CUDACC__
+#define DLK_HOST_DEVICE __host__ __device__
+#else
+#define DLK_HOST_DEVICE
+#endif
 
 namespace dlk::core {
 
@@ -70,27 +77,28 @@ inline float bf16_to_f32(uint16_t b) {
 
 // Integer accumulation wraps modulo 2^32 as the hardware does; unsigned
 // arithmetic keeps that defined behaviour in C++.
-inline int32_t wrapping_add(int32_t a, int32_t b) {
+DLK_HOST_DEVICE inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
-inline int32_t wrapping_mul(int32_t a, int32_t b) {
+DLK_HOST_DEVICE inline int32_t wrapping_mul(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
 }
 
 // Round half to even (under the default rounding mode), add the zero point, then
-// clamp to [lo, hi]. NaN maps to the zero point.
-inline int32_t requantize(float v, int32_t zero_point, int32_t lo, int32_t hi) {
-  if (std::isnan(v)) return zero_point;
-  const float r = std::nearbyint(v) + static_cast<float>(zero_point);
+// clamp to [lo, hi]. NaN maps to the zero point. (v != v and nearbyintf: what both
+// the host and CUDA device code have; the GPU always rounds to even.)
+DLK_HOST_DEVICE inline int32_t requantize(float v, int32_t zero_point, int32_t lo, int32_t hi) {
+  if (v != v) return zero_point;  // NaN
+  const float r = nearbyintf(v) + static_cast<float>(zero_point);
   if (r <= static_cast<float>(lo)) return lo;
   if (r >= static_cast<float>(hi)) return hi;
   return static_cast<int32_t>(r);
 }
 
-inline int8_t saturate_s8(float v, int32_t zero_point) {
+DLK_HOST_DEVICE inline int8_t saturate_s8(float v, int32_t zero_point) {
   return static_cast<int8_t>(requantize(v, zero_point, -128, 127));
 }
-inline uint8_t saturate_u8(float v, int32_t zero_point) {
+DLK_HOST_DEVICE inline uint8_t saturate_u8(float v, int32_t zero_point) {
   return static_cast<uint8_t>(requantize(v, zero_point, 0, 255));
 }
 

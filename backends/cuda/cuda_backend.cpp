@@ -3,31 +3,36 @@
 #include <string>
 
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/device_ceilings.hpp"
+#include "backends/cuda/device_pointer.hpp"
 
 namespace dlk::cuda {
 namespace {
 
 int attribute(cudaDeviceAttr attr, int device) {
   int value = 0;
-  return cudaDeviceGetAttribute(&value, attr, device) == cudaSuccess ? value : 0;
-}
-
-// FP32 lanes per SM by compute capability (the CUDA C Programming Guide's
-// throughput table); 0 for an architecture this build does not know.
-int fp32_lanes_per_sm(int major, int minor) {
-  if (major == 7 || (major == 8 && minor == 0)) return 64;
-  if (major >= 8) return 128;
+  if (cudaDeviceGetAttribute(&value, attr, device) == cudaSuccess) return value;
+  cudaGetLastError();  // leave no error behind for the next call to find
   return 0;
 }
 
 }  // namespace
 
-CudaBackend::CudaBackend(const core::BackendConfig &config) : device_(config.device) {
+CudaBackend::CudaBackend(const core::BackendConfig &config)
+    : device_(config.device), allow_tf32_(config.allow_tf32) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess)
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
     throw core::Error(DLK_STATUS_BACKEND_UNAVAILABLE,
-                      std::string("no usable CUDA device: ") + cudaGetErrorString(err));
+                      std::string("no usable CUDA device: ") + cudaGetErrorString(err) + " (driver supports CUDA " +
+                          std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
+                          ", this module needs " + std::to_string(runtime / 1000) + "." +
+                          std::to_string(runtime % 1000 / 10) + ")");
+  }
   if (count == 0) throw core::Error(DLK_STATUS_BACKEND_UNAVAILABLE, "no CUDA device found");
   if (device_ >= count)
     throw core::Error(DLK_STATUS_INVALID_ARGUMENT,
@@ -40,34 +45,33 @@ CudaBackend::CudaBackend(const core::BackendConfig &config) : device_(config.dev
     check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     owns_stream_ = true;
   }
-  check_cublas(cublasCreate(&cublas_), "cublasCreate");
-  check_cublas(cublasSetStream(cublas_, stream_), "cublasSetStream");
+  gemm_ = std::make_unique<LtGemm>(stream_, allow_tf32_);
 }
 
 CudaBackend::~CudaBackend() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
+  gemm_.reset();
   for (const void *p : allocations_) cudaFree(const_cast<void *>(p));
-  if (cublas_) cublasDestroy(cublas_);
   if (owns_stream_) cudaStreamDestroy(stream_);
 }
 
 core::DeviceInfo CudaBackend::info() const {
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
-  core::DeviceInfo d;
-  d.device = prop.name;
-  d.isa = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  const double clock_hz = attribute(cudaDevAttrClockRate, device_) * 1e3;
-  d.peak_f32_flops = 2.0 * fp32_lanes_per_sm(prop.major, prop.minor) * prop.multiProcessorCount * clock_hz;
-  // Tensor-core peaks differ by SKU and are not queryable: dlk-perf measures them.
-  const double memory_hz = attribute(cudaDevAttrMemoryClockRate, device_) * 1e3;
-  d.memory_bandwidth = 2.0 * memory_hz * attribute(cudaDevAttrGlobalMemoryBusWidth, device_) / 8.0;
-  return d;
+  DeviceProperties p;
+  p.name = prop.name;
+  p.major = prop.major;
+  p.minor = prop.minor;
+  p.sm_count = prop.multiProcessorCount;
+  p.clock_hz = attribute(cudaDevAttrClockRate, device_) * 1e3;
+  p.memory_clock_hz = attribute(cudaDevAttrMemoryClockRate, device_) * 1e3;
+  p.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device_);
+  return device_info(p, allow_tf32_);
 }
 
 bool CudaBackend::supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const {
-  return op == DLK_OP_GEMM && cublas_gemm_supports(a, b, c);
+  return op == DLK_OP_GEMM && lt_gemm_supports(a, b, c);
 }
 
 void *CudaBackend::allocate(size_t bytes) {
@@ -106,9 +110,16 @@ void CudaBackend::synchronize() {
   check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
 }
 
-core::OpResult CudaBackend::gemm(const core::GemmArgs &args) {
+core::OpResult CudaBackend::gemm(const core::GemmArgs &g) {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-  return cublas_gemm(cublas_, args);
+  // Core passes NULL operands where nothing is read or written (an empty C, K = 0).
+  const bool writes_c = g.m > 0 && g.n > 0 && g.batch > 0;
+  if (writes_c && g.k > 0) {
+    require_device_pointer("dlk_gemm", "a", g.a.ptr, device_);
+    require_device_pointer("dlk_gemm", "b", g.b.ptr, device_);
+  }
+  if (writes_c) require_device_pointer("dlk_gemm", "c", g.c, device_);
+  return gemm_->run(g);
 }
 
 // supports() keeps core from calling these; they answer like it, should a future

@@ -1,13 +1,14 @@
-// The CUDA backend: one device, one stream (its own or the caller's), cuBLAS for
-// GEMM. Built as the module libdlk_cuda.so, which libdlk loads with dlopen.
+// The CUDA backend: one device, one stream (its own or the caller's), cuBLASLt
+// for GEMM. Built as the module libdlk_cuda.so, which libdlk loads with dlopen.
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <mutex>
 #include <unordered_set>
 
+#include "backends/cuda/gemm_cublaslt.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cuda {
@@ -36,15 +37,12 @@ class CudaBackend final : public core::Backend {
 
  private:
   int device_ = 0;
+  bool allow_tf32_ = false;
   cudaStream_t stream_ = nullptr;
   bool owns_stream_ = false;
-  cublasHandle_t cublas_ = nullptr;
+  std::unique_ptr<LtGemm> gemm_;
   mutable std::mutex allocations_mutex_;
   std::unordered_set<const void *> allocations_;
 };
-
-// GEMM through cublasGemmStridedBatchedEx (gemm_cublas.cpp).
-bool cublas_gemm_supports(dlk_dtype a, dlk_dtype b, dlk_dtype c);
-core::OpResult cublas_gemm(cublasHandle_t handle, const core::GemmArgs &args);
 
 }  // namespace dlk::cuda

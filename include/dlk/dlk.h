@@ -102,6 +102,9 @@ typedef struct dlk_context_options {
   const char *fpga_sim_config; /* JSON path; NULL: DLK_FPGA_SIM_CONFIG, else the built-in array */
   int device;                  /* GPU ordinal for the cuda backend */
   void *stream;                /* cuda: a cudaStream_t to adopt; NULL: the context creates its own */
+  int allow_tf32;              /* cuda: f32 GEMM and conv on TF32 tensor cores (10-bit mantissa
+                                  products, outside the f32 error bound): 1 yes, 0 no;
+                                  -1: DLK_CUDA_TF32, else 0 */
 } dlk_context_options;
 
 DLK_API void dlk_context_options_init(dlk_context_options *options);

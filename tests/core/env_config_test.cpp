@@ -238,6 +238,20 @@ TEST_CASE("env: DLK_VERBOSE rejects anything else, giving the valid range", "[en
   }
 }
 
+TEST_CASE("env: DLK_CUDA_TF32 rejects anything but 0 and 1, giving the valid range", "[env]") {
+  CleanDlkEnvironment clean;
+  ScopedEnv backend("DLK_BACKEND", "cpu");
+  for (const char *value : {"0", "1"}) {
+    ScopedEnv env("DLK_CUDA_TF32", value);
+    expect_success(create(nullptr).status);
+  }
+  for (const char *value : {"2", "-1", "yes", "", " 1"}) {
+    INFO("DLK_CUDA_TF32='" << value << "'");
+    ScopedEnv env("DLK_CUDA_TF32", value);
+    expect_unknown_value(create(nullptr), "DLK_CUDA_TF32", "an integer from 0 to 1");
+  }
+}
+
 TEST_CASE("env: an option left at its default reads the environment", "[env]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");
@@ -309,6 +323,8 @@ TEST_CASE("env: each option's rule, naming the option", "[env]") {
       {"verbose 3", [](dlk_context_options &o) { o.verbose = 3; }, "options->verbose", nullptr},
       {"verbose -2", [](dlk_context_options &o) { o.verbose = -2; }, "options->verbose", nullptr},
       {"device < 0", [](dlk_context_options &o) { o.device = -1; }, "options->device", nullptr},
+      {"allow_tf32 2", [](dlk_context_options &o) { o.allow_tf32 = 2; }, "options->allow_tf32", nullptr},
+      {"allow_tf32 -2", [](dlk_context_options &o) { o.allow_tf32 = -2; }, "options->allow_tf32", nullptr},
   };
   for (const Case &c : cases) {
     INFO("broken: " << c.broken);

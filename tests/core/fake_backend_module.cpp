@@ -16,10 +16,12 @@ using namespace dlk::core;
 
 class FakeBackend final : public Backend {
  public:
+  explicit FakeBackend(const BackendConfig &config) : allow_tf32_(config.allow_tf32) {}
   const char *name() const override { return "fake_cuda"; }
+  // The device says whether TF32 reached the backend's configuration.
   DeviceInfo info() const override {
     DeviceInfo d;
-    d.device = "fake device";
+    d.device = allow_tf32_ ? "fake device, tf32 allowed" : "fake device";
     d.isa = "fake";
     return d;
   }
@@ -57,6 +59,7 @@ class FakeBackend final : public Backend {
   static OpResult not_supported() {
     throw Error(DLK_STATUS_INTERNAL_ERROR, "fake_cuda: called for an op supports() declines");
   }
+  bool allow_tf32_;
   mutable std::mutex mutex_;
   std::set<const void *> live_;
 };
@@ -73,7 +76,7 @@ extern "C" __attribute__((visibility("default"))) Backend *dlk_backend_module_cr
     return nullptr;
   }
   switch (config->device) {
-    case 0: return new FakeBackend;
+    case 0: return new FakeBackend(*config);
     case 1: std::snprintf(error, error_size, "fake: no device here"); return nullptr;
     default:
       *status = DLK_STATUS_INVALID_ARGUMENT;

@@ -145,6 +145,33 @@ TEST_CASE("fake module: a module's invalid option keeps its status and message",
   CHECK(context == nullptr);
 }
 
+TEST_CASE("fake module: TF32 reaches the backend only when options->allow_tf32 or DLK_CUDA_TF32 "
+          "opts in; the option wins",
+          "[registry][env]") {
+  CleanDlkEnvironment clean;
+  struct Case {
+    int option;
+    const char *env;  // NULL: unset
+    bool allowed;
+  };
+  const Case cases[] = {{-1, nullptr, false}, {-1, "0", false}, {-1, "1", true},
+                        {1, nullptr, true},   {0, "1", false},  {1, "0", true}};
+  for (const Case &c : cases) {
+    INFO("options->allow_tf32 = " << c.option << ", DLK_CUDA_TF32=" << (c.env ? c.env : "(unset)"));
+    ScopedEnv env("DLK_CUDA_TF32", c.env);
+    dlk_context_options options;
+    dlk_context_options_init(&options);
+    options.backend = "cuda";
+    options.allow_tf32 = c.option;
+    dlk_context_t context = nullptr;
+    REQUIRE(dlk_context_create(&context, &options) == DLK_STATUS_SUCCESS);
+    dlk_context_info info;
+    REQUIRE(dlk_context_get_info(context, &info) == DLK_STATUS_SUCCESS);
+    CHECK(std::string(info.device) == (c.allowed ? "fake device, tf32 allowed" : "fake device"));
+    dlk_context_destroy(context);
+  }
+}
+
 TEST_CASE("fake module: auto takes the module when it loads and skips it when it declines",
           "[registry]") {
   CleanDlkEnvironment clean;
