@@ -70,6 +70,11 @@ class Backend {
   virtual OpResult pool2d_backward(const Pool2dArgs &args) = 0;
 };
 
+// True in a process made by fork() from one that had loaded libdlk: the parent's
+// thread pools (OpenMP's included) have no threads there, so a backend must not
+// wait on them; the CPU backend runs on the calling thread alone.
+bool in_forked_child();
+
 // Backends built into libdlk define these; core's registry is the only caller.
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config);
 
