@@ -11,7 +11,7 @@ jobs=$(nproc)
 
 packages=(
   g++ cmake ninja-build pkg-config
-  libopenblas-dev libdnnl-dev libopenmpi-dev openmpi-bin libhwloc-dev
+  libopenblas-dev libblas-dev libdnnl-dev libopenmpi-dev openmpi-bin libhwloc-dev
   libxsimd-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev
   clang libclang-rt-14-dev libomp-dev
 )
