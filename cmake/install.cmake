@@ -17,5 +17,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dlkConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/dlkConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/dlk)
 
+file(RELATIVE_PATH DLK_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" DLK_PC_TO_PREFIX "${DLK_PC_TO_PREFIX}")
 configure_file(cmake/dlk.pc.in ${CMAKE_CURRENT_BINARY_DIR}/dlk.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dlk.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
