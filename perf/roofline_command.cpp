@@ -14,7 +14,7 @@
 #include "dlk/dlk.hpp"
 #include "perf/ceilings.hpp"
 #include "perf/context_options.hpp"
-#include "perf/gemm_f32_problem.hpp"
+#include "perf/gemm_problem.hpp"
 #include "perf/openblas_peer.hpp"
 #include "perf/report_table.hpp"
 #include "perf/roofline.hpp"
@@ -89,7 +89,7 @@ struct RooflineReport {
 // Times one size on dlk and OpenBLAS and adds a row for each to report.points.
 void add_gemm_points(RooflineReport &report, dlk::Context &context, const OpenBlasPeer &peer,
                      std::int64_t size, const TimingOptions &timing) {
-  GemmF32Problem problem(context, size, size, size);
+  GemmProblem problem(context, GemmDtype::f32, size, size, size);
   const std::vector<Timing> t =
       time_interleaved({problem.dlk_candidate(), problem.openblas_candidate(peer)}, timing);
   const dlk_op_record record = context.last_op();

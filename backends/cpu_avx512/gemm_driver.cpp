@@ -103,7 +103,8 @@ class BlockedGemm {
       : g_(g), kernel_(Path::kernel(set)), b_packer_(b_packer), in_place_(Path::in_place(g)) {
     const GemmBlocking &blk = kernel_.blocking;
     mr_ = blk.mr, nr_ = blk.nr;
-    mc_ = std::min(blk.mc, round_up(g.m, mr_));
+    // Row blocks of equal size (MC at most), so that threads get equal shares.
+    mc_ = round_up(ceil_div(g.m, ceil_div(g.m, blk.mc)), mr_);
     kc_ = std::max<int64_t>(1, std::min(blk.kc, g.k));
     nc_ = std::min(blk.nc, round_up(g.n, nr_));
     if (!in_place_)

@@ -1,0 +1,292 @@
+// `dlk-perf gemm`: dlk's GEMM against OpenBLAS (f32) and oneDNN's matmul (f32,
+// bf16, int8; B plain and B in oneDNN's own layout) on the same data and thread
+// count, interleaved, over named shape sets, at one or more thread counts; each
+// point with the ratio to every peer and the % of the peak measured in the same
+// run. The JSON schema is documented in perf/README.md ("dlk-perf/gemm/1").
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "dlk/dlk.hpp"
+#include "perf/context_options.hpp"
+#include "perf/fma_peak.hpp"
+#include "perf/gemm_problem.hpp"
+#include "perf/gemm_shapes.hpp"
+#include "perf/onednn_peer.hpp"
+#include "perf/openblas_peer.hpp"
+#include "perf/report_table.hpp"
+#include "perf/subcommand.hpp"
+#include "perf/timing.hpp"
+
+namespace dlk::perf {
+namespace {
+
+// As `dlk-perf roofline` (roofline_command.cpp says why): bursts of 20 ms after
+// a 20 ms pause, so each library's idle threads sleep before the next burst.
+TimingOptions default_timing() {
+  TimingOptions t;
+  t.warmup_calls = 1;
+  t.min_burst_seconds = 0.02;
+  t.pause_seconds = 0.02;
+  t.min_samples = 5;
+  t.min_seconds = 0.3;
+  t.max_samples = 1000;
+  t.max_seconds = 4;
+  return t;
+}
+
+struct GemmOptions {
+  ContextOptions context;
+  std::vector<int> thread_counts;  // empty: 1 and the context's default
+  std::vector<std::string> dtypes{"f32", "bf16", "int8"};
+  std::vector<std::string> shapes{"square", "transformer", "resnet50", "skinny", "primes"};
+  bool json = false;
+  bool keep_openblas_env = false;
+  TimingOptions timing = default_timing();
+  int openblas_thread_timeout = 22;
+};
+
+ReportTable points_table() {
+  return ReportTable({{"dtype", "dtype", 1, 0},
+                      {"set", "set", 1, 0, Show::json},
+                      {"name", "name", 1, 0},
+                      {"shape", "m x n x k", 1, 0, Show::text},
+                      {"m", "m", 1, 0, Show::json},
+                      {"n", "n", 1, 0, Show::json},
+                      {"k", "k", 1, 0, Show::json},
+                      {"threads", "thr", 1, 0},
+                      {"dlk_ops_per_second", "dlk G/s", 1e-9, 1},
+                      {"openblas_ops_per_second", "openblas", 1e-9, 1},
+                      {"onednn_ops_per_second", "onednn", 1e-9, 1},
+                      {"onednn_packed_ops_per_second", "onednn pk", 1e-9, 1},
+                      {"ratio_to_openblas", "x openblas", 1, 3},
+                      {"ratio_to_onednn", "x onednn", 1, 3},
+                      {"ratio_to_onednn_packed", "x onednn pk", 1, 3},
+                      {"percent_of_peak", "%peak", 1, 1},
+                      {"peak_ops_per_second", "peak", 1e-9, 1, Show::json},
+                      {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
+                      {"max_relative_difference", "rel diff", 1, 0, Show::json},
+                      {"dlk_kernel", "dlk kernel", 1, 0},
+                      {"onednn_implementation", "onednn impl", 1, 0, Show::json}});
+}
+
+struct PeakRow {
+  int threads;
+  double fp32, bf16, int8;  // ops/s: measured FP32, and bf16/int8 derived from it
+  std::string method;
+};
+
+struct GemmReport {
+  dlk_context_info info{};
+  OpenBlasPeer::Description openblas;
+  std::string onednn_version;
+  std::vector<PeakRow> peaks;
+  ReportTable points = points_table();
+  std::vector<std::string> warnings;
+  double wall_seconds = 0;
+};
+
+// A dlk result further from the peer's than this (relative to max |C|) is flagged.
+double difference_limit(GemmDtype d) { return d == GemmDtype::int8 ? 0 : d == GemmDtype::bf16 ? 1e-2 : 1e-3; }
+
+double rate(double ops, const Timing &t) { return ops / t.summary().median; }
+
+void add_point(GemmReport &report, dlk::Context &context, const OpenBlasPeer &openblas,
+               const PeakRow &peak, GemmDtype dtype, const GemmShape &shape, int threads,
+               const TimingOptions &timing) {
+  GemmProblem problem(context, dtype, shape.m, shape.n, shape.k);
+  std::vector<Candidate> candidates = {problem.dlk_candidate()};
+  if (dtype == GemmDtype::f32) candidates.push_back(problem.openblas_candidate(openblas));
+  candidates.push_back(problem.onednn_candidate(true, threads));
+  const std::string onednn_impl = problem.onednn_implementation();
+  candidates.push_back(problem.onednn_candidate(false, threads));  // runs last: the reference C
+  const std::vector<Timing> t = time_interleaved(candidates, timing);
+  const dlk_op_record record = context.last_op();
+  const double ops = 2.0 * shape.m * shape.n * shape.k;
+  const double dlk = rate(ops, t[0]);
+  const Timing &onednn = t.back(), &onednn_packed = t[t.size() - 2];
+  Cell openblas_rate, openblas_ratio;
+  if (dtype == GemmDtype::f32) {
+    openblas_rate = rate(ops, t[1]);
+    openblas_ratio = dlk / rate(ops, t[1]);
+  }
+  const double peak_rate = dtype == GemmDtype::f32 ? peak.fp32 : dtype == GemmDtype::bf16 ? peak.bf16 : peak.int8;
+  const double difference = problem.max_relative_difference();
+  report.points.add_row(
+      {std::string(gemm_dtype_name(dtype)), shape.set, shape.name,
+       fmt::format("{}x{}x{}", shape.m, shape.n, shape.k), shape.m, shape.n, shape.k,
+       std::int64_t{threads}, dlk, openblas_rate, rate(ops, onednn), rate(ops, onednn_packed),
+       openblas_ratio, dlk / rate(ops, onednn), dlk / rate(ops, onednn_packed),
+       100.0 * dlk / peak_rate, peak_rate, t[0].summary().median, difference,
+       std::string(record.implementation), onednn_impl});
+  if (difference > difference_limit(dtype))
+    report.warnings.push_back(fmt::format("{} {}x{}x{}, {} threads: dlk's C differs from oneDNN's by {:.2e} of max |C|",
+                                          gemm_dtype_name(dtype), shape.m, shape.n, shape.k, threads, difference));
+}
+
+PeakRow measure_peak(const dlk_context_info &info, int threads) {
+  PeakOptions options;
+  options.runs = 9;
+  const PeakMeasurement m = measure_fp32_peak(simd_isa_from_name(info.isa), threads, options);
+  PeakRow row{threads, m.flops_per_second.max, 0, 0, m.method};
+  // bf16 and int8 peaks as the context's theoretical ratios to its FP32 peak
+  // (vdpbf16ps: 2 f32 FMAs per lane, vpdpbusd: 4 int8 ones).
+  const double f32 = info.peak_f32_flops;
+  row.bf16 = f32 > 0 ? row.fp32 * info.peak_bf16_flops / f32 : row.fp32;
+  row.int8 = f32 > 0 ? row.fp32 * info.peak_int8_ops / f32 : row.fp32;
+  return row;
+}
+
+std::vector<int> thread_counts(const GemmOptions &o) {
+  if (o.context.threads > 0) return {o.context.threads};
+  if (!o.thread_counts.empty()) return o.thread_counts;
+  dlk::Context probe(o.context.to_dlk());
+  const int cores = probe.info().num_threads;
+  return cores > 1 ? std::vector<int>{1, cores} : std::vector<int>{1};
+}
+
+GemmReport measure(const GemmOptions &o) {
+  const double start = now_seconds();
+  GemmReport report;
+  std::vector<GemmShape> shapes;
+  for (const std::string &set : o.shapes) {
+    const std::vector<GemmShape> s = gemm_shape_set(set);
+    shapes.insert(shapes.end(), s.begin(), s.end());
+  }
+  std::vector<GemmDtype> dtypes;
+  for (const std::string &d : o.dtypes) dtypes.push_back(gemm_dtype_from_name(d));
+
+  const OpenBlasPeer openblas = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
+  if (openblas.was_loaded_before())
+    report.warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
+  report.onednn_version = OneDnnMatmul::version();
+  for (int threads : thread_counts(o)) {
+    ContextOptions context_options = o.context;
+    context_options.threads = threads;
+    dlk::Context context(context_options.to_dlk());
+    report.info = context.info();
+    openblas.set_threads(threads);
+    report.openblas = openblas.describe();
+    report.peaks.push_back(measure_peak(report.info, threads));
+    for (GemmDtype dtype : dtypes)
+      for (const GemmShape &shape : shapes)
+        add_point(report, context, openblas, report.peaks.back(), dtype, shape, threads, o.timing);
+  }
+  report.wall_seconds = now_seconds() - start;
+  return report;
+}
+
+std::string dlk_version_text() {
+  const dlk_version v = dlk_get_version();
+  return fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
+}
+
+void print_json(const GemmReport &r) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = "dlk-perf/gemm/1";
+  doc["dlk"] = {{"version", dlk_version_text()},
+                {"backend", r.info.backend},
+                {"device", r.info.device},
+                {"isa", r.info.isa}};
+  doc["peers"] = {{{"name", "openblas"},
+                   {"core", r.openblas.core},
+                   {"config", r.openblas.config},
+                   {"library", r.openblas.library},
+                   {"environment_removed", r.openblas.removed_environment},
+                   {"environment_set", r.openblas.set_environment},
+                   {"environment_kept", r.openblas.kept_environment}},
+                  {{"name", "onednn"}, {"version", r.onednn_version}}};
+  nlohmann::ordered_json peaks = nlohmann::ordered_json::array();
+  for (const PeakRow &p : r.peaks)
+    peaks.push_back({{"threads", p.threads},
+                     {"fp32_flops_per_second", p.fp32},
+                     {"bf16_flops_per_second", p.bf16},
+                     {"int8_ops_per_second", p.int8},
+                     {"method", p.method}});
+  doc["peaks"] = peaks;
+  doc["points"] = r.points.json();
+  doc["warnings"] = r.warnings;
+  doc["wall_seconds"] = r.wall_seconds;
+  fmt::print("{}\n", doc.dump(2));
+}
+
+void print_text(const GemmReport &r) {
+  fmt::print("dlk-perf gemm: dlk {}, backend {}, isa {}, device \"{}\"\n", dlk_version_text(),
+             r.info.backend, r.info.isa, r.info.device);
+  fmt::print("peers: OpenBLAS core {} ({}); oneDNN {} matmul\n", r.openblas.core,
+             r.openblas.config, r.onednn_version);
+  if (!r.openblas.removed_environment.empty())
+    fmt::print("       removed before loading OpenBLAS, so it picks its own kernels: {}\n",
+               fmt::join(r.openblas.removed_environment, " "));
+  for (const PeakRow &p : r.peaks)
+    fmt::print("peak at {} threads: FP32 {:.1f} GFLOP/s measured ({}); BF16 {:.1f}, INT8 {:.1f} "
+               "G/s derived from it\n",
+               p.threads, p.fp32 * 1e-9, p.method, p.bf16 * 1e-9, p.int8 * 1e-9);
+  fmt::print("\nC = A * B, row-major, no transposes; f32: f32 x f32 -> f32, bf16: bf16 x bf16 -> f32, "
+             "int8: u8 x s8 -> s32. G/s = 10^9 FLOP (OP for int8) per second, median per call over "
+             "interleaved bursts; x peer = dlk / peer; onednn pk = B in oneDNN's own layout, "
+             "reordered untimed\n{}",
+             r.points.text());
+  for (const std::string &w : r.warnings) fmt::print("warning: {}\n", w);
+  fmt::print("\nwall time {:.1f} s\n", r.wall_seconds);
+}
+
+int run_gemm(const GemmOptions &o) {
+  const GemmReport report = measure(o);
+  if (o.json)
+    print_json(report);
+  else
+    print_text(report);
+  return 0;
+}
+
+RunFn setup_gemm(CLI::App &command) {
+  auto o = std::make_shared<GemmOptions>();
+  o->context.add_to(command);
+  command.add_option("--thread-counts", o->thread_counts,
+                     "thread counts to measure, one after the other (default: 1 and the "
+                     "context's default; --threads names one)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 4096));
+  command.add_option("--dtypes", o->dtypes, "f32, bf16, int8")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f32", "bf16", "int8"}))
+      ->capture_default_str();
+  command.add_option("--shapes", o->shapes,
+                     "shape sets: square (64-4096), resnet50 (im2col GEMMs, batch 1), "
+                     "transformer (2048 tokens, 768/3072), skinny (m = 1, n = 1, tall, small k), "
+                     "primes, all")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"square", "resnet50", "transformer", "skinny", "primes", "all"}))
+      ->capture_default_str();
+  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/gemm/1) instead of text");
+  command.add_flag("--keep-openblas-env", o->keep_openblas_env,
+                   "load OpenBLAS with the environment as it is (default: as dlk-perf roofline)");
+  command.add_option("--min-seconds", o->timing.min_seconds,
+                     "time each point at least this long (all implementations together)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command.add_option("--max-seconds", o->timing.max_seconds,
+                     "start no new round of a point after this long")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command.add_option("--min-samples", o->timing.min_samples, "samples of each implementation")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  return [o] { return run_gemm(*o); };
+}
+
+const RegisterSubcommand kGemm{
+    {"gemm", "dlk's GEMM (f32, bf16, int8) against OpenBLAS and oneDNN, interleaved, with % of peak",
+     setup_gemm}};
+
+}  // namespace
+}  // namespace dlk::perf
