@@ -171,4 +171,30 @@ dlk_status dlk_context_last_op(dlk_context_t context, dlk_op_record *record) {
   });
 }
 
+static_assert(sizeof(dlk_sim_record) >= DLK_SIM_RECORD_SIZE_V1,
+              "dlk_sim_record may only grow at its end");
+
+dlk_status dlk_context_last_sim(dlk_context_t context, dlk_sim_record *record) {
+  return api_guard("dlk_context_last_sim", [&] {
+    dlk_context &ctx = checked_context("dlk_context_last_sim", context);
+    if (!record) throw_invalid("dlk_context_last_sim", "record", "must not be NULL");
+    if (record->struct_size < DLK_SIM_RECORD_SIZE_V1)
+      throw_invalid("dlk_context_last_sim", "record->struct_size",
+                    "must be sizeof(dlk_sim_record) (at least " +
+                        std::to_string(DLK_SIM_RECORD_SIZE_V1) + "), not " +
+                        std::to_string(record->struct_size));
+    if (ctx.last_op.op == 0)
+      throw_invalid("dlk_context_last_sim", "context", "has run no op yet");
+    if (ctx.last_sim.struct_size == 0)
+      throw_invalid("dlk_context_last_sim", "context",
+                    std::string("runs on backend '") + ctx.backend->name() +
+                        "', which simulates nothing (only fpga_sim does)");
+    // A caller built against a later dlk.h passes a larger struct: fill what
+    // this library knows and leave the rest, and the size, as given.
+    const size_t caller_size = record->struct_size;
+    std::memcpy(record, &ctx.last_sim, sizeof(dlk_sim_record));
+    record->struct_size = caller_size;
+  });
+}
+
 }  // extern "C"

@@ -38,10 +38,11 @@ struct DeviceInfo {
 
 // What the backend reports back about one op: the implementation that ran
 // (names the ISA and kernel, as oneDNN's verbose does) and, for a simulator,
-// the simulated cycles.
+// the simulated cycles; a simulator fills `sim` too (struct_size 0: no record).
 struct OpResult {
   std::string implementation;
   double sim_cycles = 0;
+  dlk_sim_record sim{};
 };
 
 class Backend {
@@ -77,6 +78,11 @@ bool in_forked_child();
 
 // Backends built into libdlk define these; core's registry is the only caller.
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config);
+std::unique_ptr<Backend> make_fpga_sim_backend(const BackendConfig &config);
+
+// The backend that computes on the host CPU, for a simulator to get its values
+// from without knowing any other backend (core's registry decides which it is).
+std::unique_ptr<Backend> make_host_compute_backend(const BackendConfig &config);
 
 // A backend built as a separate module (libdlk_<name>.so) exports this C symbol,
 // which core finds with dlsym after dlopen. api_version guards against a module

@@ -37,6 +37,7 @@ void run_op(dlk_context &ctx, const OpSummary &summary, const std::function<OpRe
   r.flops = summary.flops;
   r.bytes = summary.bytes;
   r.sim_cycles = result.sim_cycles;
+  ctx.last_sim = result.sim;
   if (verbose) print_exec_line(ctx.backend->name(), summary, result, seconds);
 }
 

@@ -12,6 +12,7 @@ struct dlk_context {
   dlk::core::ContextConfig config;
   std::unique_ptr<dlk::core::Backend> backend;
   dlk_op_record last_op{};
+  dlk_sim_record last_sim{};  // struct_size 0: the last op was not simulated
 };
 
 namespace dlk::core {

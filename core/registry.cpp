@@ -19,9 +19,14 @@ std::unique_ptr<Backend> create_cuda(const BackendConfig &config) {
   return load_backend_module("cuda", config);
 }
 
-std::unique_ptr<Backend> create_fpga_sim(const BackendConfig &) {
-  throw Error(DLK_STATUS_BACKEND_UNAVAILABLE,
-              "backend 'fpga_sim': not part of this build of dlk yet");
+std::unique_ptr<Backend> create_fpga_sim(const BackendConfig &config) {
+  try {
+    return make_fpga_sim_backend(config);
+  } catch (const Error &e) {
+    // A bad accelerator description: the message names the file and the key.
+    if (e.status() != DLK_STATUS_INVALID_ARGUMENT) throw;
+    throw Error(e.status(), std::string("dlk_context_create: ") + e.what());
+  }
 }
 
 // In the order auto tries them.
@@ -32,6 +37,10 @@ const BackendEntry kBackends[] = {
 };
 
 }  // namespace
+
+std::unique_ptr<Backend> make_host_compute_backend(const BackendConfig &config) {
+  return make_cpu_backend(config);
+}
 
 std::unique_ptr<Backend> create_backend(const std::string &name, const BackendConfig &config,
                                         std::vector<std::string> &decisions) {

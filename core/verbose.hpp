@@ -10,6 +10,8 @@
 namespace dlk::core {
 
 // Level 1: dlk_verbose,exec,<backend>,<op>,<implementation>,<types>,<problem>,<ms>,<GFLOP/s>
+// and, for a simulated op, its record: sim_cycles=..,sim_ms=..,util=..,dram_read=..,
+// dram_written=..,buffer_read=..,buffer_written=..,bound=compute|dram,overflows=..
 void print_exec_line(const char *backend, const OpSummary &summary, const OpResult &result,
                      double seconds);
 // Level 1: dlk_verbose,info,<what>

@@ -150,6 +150,37 @@ typedef struct dlk_op_record {
 
 DLK_API dlk_status dlk_context_last_op(dlk_context_t context, dlk_op_record *record);
 
+/* ------------------------------------------ fpga_sim: the simulated accelerator's record */
+
+/* What the last op would take on the accelerator that fpga_sim simulates (see the
+ * README for the timing model). The struct grows at its end: set struct_size to
+ * sizeof(dlk_sim_record) before the call; the library fills the fields it knows
+ * and keeps struct_size as given. Cycles are of the array's clock. */
+typedef struct dlk_sim_record {
+  size_t struct_size;
+  double cycles;               /* everything: folds, DRAM stalls, exposed transfers, epilogue */
+  double compute_cycles;       /* the folds alone with DRAM unlimited (SCALE-Sim's compute cycles) */
+  double stall_cycles;         /* cycles - compute_cycles */
+  double seconds;              /* cycles / clock */
+  double macs;                 /* useful multiply-accumulates */
+  double mac_utilization;      /* macs / (rows * cols * cycles), 0 to 1 */
+  double dram_bytes_read;
+  double dram_bytes_written;
+  double buffer_bytes_read;    /* on-chip buffer traffic into the array or vector unit */
+  double buffer_bytes_written; /* ... and out of it (partial sums, results) */
+  int64_t folds;               /* array-sized pieces the op was cut into */
+  int64_t overflows;           /* outputs whose exact integer sum wrapped in the s32 accumulator */
+  int dram_bound;              /* 1: DRAM transfers take longer than compute; 0: compute bound */
+} dlk_sim_record;
+
+#define DLK_SIM_RECORD_SIZE_V1 112 /* sizeof(dlk_sim_record) of this first version, on LP64 */
+
+/* invalid_argument when the context is not fpga_sim, has run no op, or
+ * struct_size is smaller than DLK_SIM_RECORD_SIZE_V1. */
+DLK_API dlk_status dlk_context_last_sim(dlk_context_t context, dlk_sim_record *record);
+
+/* ------------------------------------------ end of fpga_sim block */
+
 /* ---------------------------------------------------------------- memory */
 
 typedef enum dlk_copy_kind {
