@@ -43,20 +43,20 @@ constexpr int64_t kLine = 64;
 
 // Everything that differs between floating-point and integer GEMM.
 struct FloatPath {
-  using Packed = float;
+  using PackedA = float;
+  using PackedB = float;
   using Acc = float;
-  using Tile = kernels::F32Tile;
   using Microkernel = kernels::GemmF32Microkernel;
-  static constexpr PackedType packed = PackedType::f32;
-  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) {
-    return s.f32;
-  }
+  static constexpr PackedType packed_b = PackedType::f32;
+  static constexpr int64_t k_group = 1;  // k of a packed block is a multiple of this
+  static constexpr bool col_sums = false;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.f32; }
   static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, float *out) {
     pack_f32_panels(s, count, kc, width, out);
   }
   static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_F32 && g.cs_c == 1; }
-  static Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c, int64_t ldc,
-                   int64_t rows, int64_t cols) {
+  static kernels::F32Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c,
+                               int64_t ldc, int64_t rows, int64_t cols, const int32_t *) {
     const float alpha = in_place ? g.alpha : 1.0f;
     const float beta = !first ? 1.0f : in_place ? g.beta : 0.0f;
     return {c, ldc, static_cast<int>(rows), static_cast<int>(cols), alpha, beta};
@@ -66,35 +66,50 @@ struct FloatPath {
   }
 };
 
+// int8: A as u8 (s8 shifted by 128), B as s8, in k-quads; A's zero point (in
+// u8 terms) enters through B's column sums, computed after packing each panel.
 struct IntegerPath {
-  using Packed = int16_t;
+  using PackedA = uint8_t;
+  using PackedB = int8_t;
   using Acc = int32_t;
-  using Tile = kernels::S32Tile;
   using Microkernel = kernels::GemmS32Microkernel;
-  static constexpr PackedType packed = PackedType::s16;
-  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) {
-    return s.s32;
-  }
-  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, int16_t *out) {
-    pack_s16_panels(s, count, kc, width, out);
+  static constexpr PackedType packed_b = PackedType::s8_quads;
+  static constexpr int64_t k_group = 4;
+  static constexpr bool col_sums = true;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s32; }
+  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, uint8_t *out) {
+    pack_u8_quad_panels(s, count, kc, width, out);
   }
   // s32 C: validation allows only alpha 1, beta 0 or 1 and no scales.
   static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_S32 && g.cs_c == 1; }
-  static Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c, int64_t ldc,
-                   int64_t rows, int64_t cols) {
+  static kernels::S32Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c,
+                               int64_t ldc, int64_t rows, int64_t cols, const int32_t *sums) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
-    return {c, ldc, static_cast<int>(rows), static_cast<int>(cols), accumulate};
+    // The zero point of A as packed: s8 values are shifted by 128 in packing.
+    const int32_t a_zero = g.a_zero_point + (g.a.dtype == DLK_DTYPE_S8 ? 128 : 0);
+    return {c, ldc, static_cast<int>(rows), static_cast<int>(cols), accumulate, sums, a_zero};
   }
   static void store(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld) {
     store_s32_tile(g, s, acc, ld);
   }
 };
 
+// Sums of the columns of a packed k-quad B panel (width columns, kc4 k), wrapping.
+void column_sums(const int8_t *panel, int64_t kc4, int width, int32_t *sums) {
+  for (int t = 0; t < width; ++t) {
+    uint32_t sum = 0;
+    for (int64_t q = 0; q < kc4 / 4; ++q)
+      for (int r = 0; r < 4; ++r) sum += static_cast<uint32_t>(panel[(q * width + t) * 4 + r]);
+    sums[t] = static_cast<int32_t>(sum);
+  }
+}
+
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
 // one packed B block (and one workspace); each thread has its own A block.
 template <class Path>
 class BlockedGemm {
-  using Packed = typename Path::Packed;
+  using PackedA = typename Path::PackedA;
+  using PackedB = typename Path::PackedB;
   using Acc = typename Path::Acc;
 
  public:
@@ -111,16 +126,21 @@ class BlockedGemm {
       nc_ = std::min(nc_, std::max<int64_t>(
                               nr_, kWorkspaceBytes / int64_t{sizeof(Acc)} / g.m / nr_ * nr_));
     k_blocks_ = std::max<int64_t>(1, ceil_div(g.k, kc_));
-    // Every block starts on a cache line.
-    b_size_ = round_up(kc_ * nc_, kLine / int64_t{sizeof(Packed)});
-    a_size_ = round_up(mc_ * kc_, kLine / int64_t{sizeof(Packed)});
-    ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine / int64_t{sizeof(Acc)});
-    const int64_t packed_bytes = (b_size_ * groups + a_size_ * threads) * int64_t{sizeof(Packed)};
-    char *scratch = static_cast<char *>(
-        gemm_scratch(static_cast<size_t>(packed_bytes + ws_size_ * groups * int64_t{sizeof(Acc)})));
-    b_packs_ = reinterpret_cast<Packed *>(scratch);
-    a_packs_ = b_packs_ + b_size_ * groups;
-    workspaces_ = reinterpret_cast<Acc *>(scratch + packed_bytes);
+    // Every block starts on a cache line; k is padded to the kernel's groups.
+    const int64_t kc_padded = round_up(kc_, Path::k_group);
+    b_size_ = round_up(kc_padded * nc_, kLine);
+    a_size_ = round_up(mc_ * kc_padded, kLine);
+    sums_size_ = Path::col_sums ? round_up(nc_, kLine) : 0;
+    ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
+    const int64_t b_bytes = b_size_ * groups * int64_t{sizeof(PackedB)};
+    const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
+    const int64_t sums_bytes = sums_size_ * groups * int64_t{sizeof(int32_t)};
+    char *scratch = static_cast<char *>(gemm_scratch(static_cast<size_t>(
+        b_bytes + a_bytes + sums_bytes + ws_size_ * groups * int64_t{sizeof(Acc)})));
+    b_packs_ = reinterpret_cast<PackedB *>(scratch);
+    a_packs_ = reinterpret_cast<PackedA *>(scratch + b_bytes);
+    col_sums_ = reinterpret_cast<int32_t *>(scratch + b_bytes + a_bytes);
+    workspaces_ = reinterpret_cast<Acc *>(scratch + b_bytes + a_bytes + sums_bytes);
   }
 
   const char *kernel_name() const { return kernel_.name; }
@@ -128,8 +148,9 @@ class BlockedGemm {
   // Batch entry `batch` by the `members` threads of group `group`, of which the
   // caller is `member`; `thread` indexes the caller's own scratch.
   void run_entry(int64_t batch, int group, int member, int members, int thread) {
-    Packed *b_pack = b_packs_ + b_size_ * group;
-    Packed *a_pack = a_packs_ + a_size_ * thread;
+    PackedB *b_pack = b_packs_ + b_size_ * group;
+    PackedA *a_pack = a_packs_ + a_size_ * thread;
+    int32_t *sums = col_sums_ + sums_size_ * group;
     Acc *workspace = workspaces_ + ws_size_ * group;
     // C itself only when it has the accumulator's type.
     Acc *c = in_place_ ? static_cast<Acc *>(g_.c) + batch * g_.batch_stride_c : nullptr;
@@ -143,10 +164,14 @@ class BlockedGemm {
       const int64_t items = tiles_m * parts;
       for (int64_t kb = 0; kb < k_blocks_; ++kb) {
         const int64_t p0 = kb * kc_, kc = std::min(kc_, g_.k - p0);
+        // Panels are laid out with k padded to the kernel's groups.
+        const int64_t kcp = round_up(kc, Path::k_group);
         const bool first = kb == 0, last = kb == k_blocks_ - 1;
-        for (int64_t q = panels * member / members; q < panels * (member + 1) / members; ++q)
+        for (int64_t q = panels * member / members; q < panels * (member + 1) / members; ++q) {
           b_packer_.pack(batch, p0, kc, j0 + q * nr_, std::min<int64_t>(nr_, nc - q * nr_),
-                         PackedPanel{b_pack + q * kc * nr_, Path::packed, nr_});
+                         PackedPanel{b_pack + q * kcp * nr_, Path::packed_b, nr_});
+          if constexpr (Path::col_sums) column_sums(b_pack + q * kcp * nr_, kcp, nr_, sums + q * nr_);
+        }
         sync(members);
         int64_t packed_rows = -1;
         for (int64_t item = items * member / members; item < items * (member + 1) / members;
@@ -164,9 +189,9 @@ class BlockedGemm {
               Acc *tile_c = in_place_ ? c + (i0 + ir) * g_.rs_c + j0 + jr
                                       : workspace + (i0 + ir) * nc_ + jr;
               const int64_t ldc = in_place_ ? g_.rs_c : nc_;
-              kernel_.run(kc, a_pack + ir * kc, b_pack + q * kc * nr_,
+              kernel_.run(kcp, a_pack + ir * kcp, b_pack + q * kcp * nr_,
                           Path::tile(g_, in_place_, first, tile_c, ldc,
-                                     std::min<int64_t>(mr_, mc - ir), cols));
+                                     std::min<int64_t>(mr_, mc - ir), cols, sums + q * nr_));
             }
           }
           if (!in_place_ && last) {
@@ -193,8 +218,10 @@ class BlockedGemm {
   const bool in_place_;
   int mr_ = 0, nr_ = 0;
   int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0;
-  int64_t a_size_ = 0, b_size_ = 0, ws_size_ = 0;
-  Packed *b_packs_ = nullptr, *a_packs_ = nullptr;
+  int64_t a_size_ = 0, b_size_ = 0, sums_size_ = 0, ws_size_ = 0;
+  PackedB *b_packs_ = nullptr;
+  PackedA *a_packs_ = nullptr;
+  int32_t *col_sums_ = nullptr;
   Acc *workspaces_ = nullptr;
 };
 

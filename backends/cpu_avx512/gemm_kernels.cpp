@@ -45,15 +45,19 @@ GemmBlocking derive_blocking(int mr, int nr, int elem_bytes, int64_t l1, int64_t
 
 const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
   using namespace kernels;
+  // int8 kernels read 1-byte operands in k-quads; every tier sums exactly.
   static const GemmKernelSet scalar{
       kernel(gemm_f32_generic_4x8, "scalar:gemm_f32_4x8", 4, 8, 4),
-      kernel(gemm_s32_generic_4x8, "scalar:gemm_s16s16s32_4x8", 4, 8, 2)};
+      kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1)};
   static const GemmKernelSet avx2{
       kernel(gemm_f32_avx2_6x16, "avx2:gemm_f32_6x16", 6, 16, 4),
-      kernel(gemm_s32_generic_4x8, "avx2:gemm_s16s16s32_4x8", 4, 8, 2)};
+      kernel(gemm_s32_generic_4x8, "avx2:gemm_u8s8s32_4x8", 4, 8, 1)};
+  // The avx512 tier needs F, BW, VL and DQ; VNNI is a further CPUID bit.
   static const GemmKernelSet avx512{
       kernel(gemm_f32_avx512_14x32, "avx512:gemm_f32_14x32", 14, 32, 4),
-      kernel(gemm_s32_generic_4x8, "avx512:gemm_s16s16s32_4x8", 4, 8, 2)};
+      core::cpu_features().avx512_vnni
+          ? kernel(gemm_s32_avx512vnni_14x32, "avx512:gemm_u8s8s32_vnni_14x32", 14, 32, 1)
+          : kernel(gemm_s32_generic_4x8, "avx512:gemm_u8s8s32_4x8", 4, 8, 1)};
   switch (isa) {
     case core::CpuIsa::avx512: return avx512;
     case core::CpuIsa::avx2: return avx2;

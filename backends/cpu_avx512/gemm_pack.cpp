@@ -51,12 +51,12 @@ void pack_panels(const PanelSource &src, int64_t count, int64_t kc, int width, O
 
 PanelSource a_block(const core::GemmArgs &g, int64_t batch, int64_t i0, int64_t p0) {
   const int64_t offset = batch * g.a.batch_stride + i0 * g.a.rs + p0 * g.a.cs;
-  return {element_at(g.a.ptr, g.a.dtype, offset), g.a.dtype, g.a.rs, g.a.cs, g.a_zero_point};
+  return {element_at(g.a.ptr, g.a.dtype, offset), g.a.dtype, g.a.rs, g.a.cs};
 }
 
 PanelSource b_block(const core::GemmArgs &g, int64_t batch, int64_t p0, int64_t j0) {
   const int64_t offset = batch * g.b.batch_stride + p0 * g.b.rs + j0 * g.b.cs;
-  return {element_at(g.b.ptr, g.b.dtype, offset), g.b.dtype, g.b.cs, g.b.rs, 0};
+  return {element_at(g.b.ptr, g.b.dtype, offset), g.b.dtype, g.b.cs, g.b.rs};
 }
 
 void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int width, float *out) {
@@ -68,20 +68,54 @@ void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int widt
   });
 }
 
-void pack_s16_panels(const PanelSource &src, int64_t count, int64_t kc, int width, int16_t *out) {
-  const int32_t zp = src.zero_point;
+namespace {
+
+// The k-quad layout, from any strides: loops in the order that reads memory
+// contiguously when one stride is 1.
+template <class Elem, class Out, class Load>
+void pack_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width, Out *out,
+                      Load load) {
+  const Elem *base = static_cast<const Elem *>(src.ptr);
+  const int64_t kc4 = quad_padded(kc);
+  for (int64_t o0 = 0; o0 < count; o0 += width) {
+    const int64_t rows = std::min<int64_t>(width, count - o0);
+    const Elem *s = base + o0 * src.outer_stride;
+    std::fill(out, out + kc4 * width, Out{0});
+    if (src.outer_stride == 1) {
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t t = 0; t < rows; ++t)
+          out[(p / 4) * width * 4 + t * 4 + p % 4] = load(s[p * src.inner_stride + t]);
+    } else {
+      for (int64_t t = 0; t < rows; ++t)
+        for (int64_t p = 0; p < kc; ++p)
+          out[(p / 4) * width * 4 + t * 4 + p % 4] =
+              load(s[t * src.outer_stride + p * src.inner_stride]);
+    }
+    out += kc4 * width;
+  }
+}
+
+}  // namespace
+
+void pack_u8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
+                         uint8_t *out) {
   if (src.dtype == DLK_DTYPE_U8)
-    return pack_panels<uint8_t>(src, count, kc, width, out,
-                                [zp](uint8_t v) { return static_cast<int16_t>(v - zp); });
-  return pack_panels<int8_t>(src, count, kc, width, out,
-                             [zp](int8_t v) { return static_cast<int16_t>(v - zp); });
+    return pack_quad_panels<uint8_t>(src, count, kc, width, out, [](uint8_t v) { return v; });
+  pack_quad_panels<int8_t>(src, count, kc, width, out, [](int8_t v) {
+    return static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);  // v + 128
+  });
+}
+
+void pack_s8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
+                         int8_t *out) {
+  pack_quad_panels<int8_t>(src, count, kc, width, out, [](int8_t v) { return v; });
 }
 
 void StridedBPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                                const PackedPanel &panel) const {
   const PanelSource src = b_block(args_, batch, p0, j0);
-  if (panel.type == PackedType::s16)
-    return pack_s16_panels(src, cols, kc, panel.width, static_cast<int16_t *>(panel.data));
+  if (panel.type == PackedType::s8_quads)
+    return pack_s8_quad_panels(src, cols, kc, panel.width, static_cast<int8_t *>(panel.data));
   pack_f32_panels(src, cols, kc, panel.width, static_cast<float *>(panel.data));
 }
 

@@ -18,7 +18,6 @@ struct PanelSource {
   dlk_dtype dtype = DLK_DTYPE_F32;
   int64_t outer_stride = 0;
   int64_t inner_stride = 0;
-  int32_t zero_point = 0;  // subtracted from int8 elements
 };
 
 // The block of A rows [i0, i0 + mc) x k [p0, p0 + kc) of batch entry `batch`.
@@ -30,16 +29,27 @@ PanelSource b_block(const core::GemmArgs &g, int64_t batch, int64_t p0, int64_t 
 // (out[p * width + t]), one after another; rows past count are zero.
 // f32, f16 or bf16 in.
 void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int width, float *out);
-// u8 or s8 in, minus the zero point.
-void pack_s16_panels(const PanelSource &src, int64_t count, int64_t kc, int width, int16_t *out);
+// The int8 layout (k-quads, kernels/gemm_microkernel.hpp): ceil(count / width)
+// micro-panels of round_up(kc, 4) x width, element (p, t) of a panel at
+// out[(p / 4) * width * 4 + t * 4 + p % 4], zeros past kc and count.
+// A: u8 as it is, s8 shifted by 128 to u8 (the caller shifts the zero point).
+void pack_u8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
+                         uint8_t *out);
+// B: s8.
+void pack_s8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
+                         int8_t *out);
+// k rounded up to the int8 layout's groups of four.
+inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 
 // One packed B micro-panel as a micro-kernel reads it: `width` (the kernel's NR)
-// columns, k-major. Element (p, t) of the panel (k index p from the block's
-// first row, column t) is at
+// columns. Element (p, t) of the panel (k index p from the block's first row,
+// column t) is at
 //   f32 (f32, f16 and bf16 GEMM):  static_cast<float *>(data)[p * width + t]
-//   s16 (int8 GEMM, B as int16):   static_cast<int16_t *>(data)[p * width + t]
-// Columns past the matrix's edge must be zero.
-enum class PackedType { f32, s16 };
+//   s8_quads (int8 GEMM):          static_cast<int8_t *>(data)[(p / 4) * width * 4 + t * 4 + p % 4]
+// with k padded to a multiple of 4 for s8_quads. Columns past the matrix's
+// edge and k past the block's end must be zero. (The int8 compensation sums of
+// B's columns are the framework's business: it computes them from the panel.)
+enum class PackedType { f32, s8_quads };
 struct PackedPanel {
   void *data;
   PackedType type;

@@ -25,27 +25,34 @@ struct F32Tile {
   float alpha, beta;
 };
 
-// Where an s32 tile goes: c = acc, or c + acc when accumulate, wrapping modulo
-// 2^32 as the hardware does.
+// Where an s32 tile goes: c = v, or c + v when accumulate, for
+// v[i][j] = acc[i][j] - a_zero * col_sums[j], all wrapping modulo 2^32 as the
+// hardware does (the A zero point enters as a compensation term per column of
+// B, which packing computes: col_sums[j] = sum_p b[p][j] over the k block).
 struct S32Tile {
   int32_t *c;
   int64_t ldc;
   int rows, cols;
   bool accumulate;
+  const int32_t *col_sums;  // NR values
+  int32_t a_zero;
 };
 
 // f32 accumulation, for f32, f16 and bf16 operands (packed as f32).
 using GemmF32Microkernel = void (*)(int64_t kc, const float *a, const float *b,
                                     const F32Tile &tile);
-// s32 accumulation for int8 operands packed as int16 (A minus its zero point
-// needs 9 bits).
-using GemmS32Microkernel = void (*)(int64_t kc, const int16_t *a, const int16_t *b,
+// s32 accumulation for int8: A as u8 (s8 A is shifted by 128, and so is its
+// zero point), B as s8, both in groups of four consecutive k per row or column
+// ("k-quads": a[(p / 4) * MR * 4 + i * 4 + p % 4], b likewise with NR), kc a
+// multiple of 4 (padded with zeros). Every tier reads this one layout and sums
+// exactly, so int8 results are bit-identical across tiers.
+using GemmS32Microkernel = void (*)(int64_t kc, const uint8_t *a, const int8_t *b,
                                     const S32Tile &tile);
 
 // Scalar tier: plain loops that the compiler vectorises for the x86-64 baseline;
 // 4 x 8 keeps the accumulators in its sixteen SSE registers.
 void gemm_f32_generic_4x8(int64_t kc, const float *a, const float *b, const F32Tile &tile);
-void gemm_s32_generic_4x8(int64_t kc, const int16_t *a, const int16_t *b, const S32Tile &tile);
+void gemm_s32_generic_4x8(int64_t kc, const uint8_t *a, const int8_t *b, const S32Tile &tile);
 
 // AVX2 + FMA tier: 6 x 16 = twelve ymm accumulators, two B vectors and a
 // broadcast A value in the sixteen ymm registers; twelve independent FMA chains
@@ -56,5 +63,12 @@ void gemm_f32_avx2_6x16(int64_t kc, const float *a, const float *b, const F32Til
 // broadcast in the 32 zmm registers; 28 FMAs per 2 vector loads and 14
 // broadcasts, so the load ports never limit the FMA pipes.
 void gemm_f32_avx512_14x32(int64_t kc, const float *a, const float *b, const F32Tile &tile);
+
+// AVX-512 VNNI tier for int8: 14 x 32 s32 accumulators, one EVEX vpdpbusd per
+// zmm and k-quad (64 u8 x s8 products summed into 16 lanes without
+// saturation). Compiled with -mavx512vnni only, never -mavxvnni: the VEX form
+// is an illegal instruction on CPUs with AVX512_VNNI but no AVX-VNNI (Zen 4).
+void gemm_s32_avx512vnni_14x32(int64_t kc, const uint8_t *a, const int8_t *b,
+                               const S32Tile &tile);
 
 }  // namespace dlk::cpu::kernels
