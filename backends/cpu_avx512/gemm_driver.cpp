@@ -66,6 +66,20 @@ struct FloatPath {
   }
 };
 
+// bf16 x bf16 on a CPU with AVX512_BF16: both operands as bf16 k-pairs, the
+// rest as FloatPath.
+struct Bf16Path : FloatPath {
+  using PackedA = uint16_t;
+  using PackedB = uint16_t;
+  using Microkernel = kernels::GemmBf16Microkernel;
+  static constexpr PackedType packed_b = PackedType::bf16_pairs;
+  static constexpr int64_t k_group = 2;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.bf16_pairs; }
+  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, uint16_t *out) {
+    pack_bf16_pair_panels(s, count, kc, width, out);
+  }
+};
+
 // int8: A as u8 (s8 shifted by 128), B as s8, in k-quads; A's zero point (in
 // u8 terms) enters through B's column sums, computed after packing each panel.
 struct IntegerPath {
@@ -286,6 +300,8 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
   const BPanelPacker &packer = b_packer ? *b_packer : strided;
   const GemmKernelSet &set = gemm_kernel_set(isa);
   if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, packer);
+  if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
+    return run_blocked<Bf16Path>(g, set, threads, packer);
   return run_blocked<FloatPath>(g, set, threads, packer);
 }
 

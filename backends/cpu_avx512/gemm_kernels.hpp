@@ -26,8 +26,9 @@ struct GemmKernel {
 };
 
 struct GemmKernelSet {
-  GemmKernel<kernels::GemmF32Microkernel> f32;
+  GemmKernel<kernels::GemmF32Microkernel> f32;  // also f16, and bf16 without bf16_pairs
   GemmKernel<kernels::GemmS32Microkernel> s32;
+  GemmKernel<kernels::GemmBf16Microkernel> bf16_pairs;  // run is null where the tier has none
 };
 
 // The kernels of `isa` (which the caller has checked the CPU has).

@@ -70,13 +70,13 @@ void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int widt
 
 namespace {
 
-// The k-quad layout, from any strides: loops in the order that reads memory
-// contiguously when one stride is 1.
-template <class Elem, class Out, class Load>
-void pack_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width, Out *out,
-                      Load load) {
+// The k-group layouts (G consecutive k per row or column), from any strides:
+// loops in the order that reads memory contiguously when one stride is 1.
+template <class Elem, int G, class Out, class Load>
+void pack_group_panels(const PanelSource &src, int64_t count, int64_t kc, int width, Out *out,
+                       Load load) {
   const Elem *base = static_cast<const Elem *>(src.ptr);
-  const int64_t kc4 = quad_padded(kc);
+  const int64_t kc4 = (kc + G - 1) / G * G;
   for (int64_t o0 = 0; o0 < count; o0 += width) {
     const int64_t rows = std::min<int64_t>(width, count - o0);
     const Elem *s = base + o0 * src.outer_stride;
@@ -84,11 +84,11 @@ void pack_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int wid
     if (src.outer_stride == 1) {
       for (int64_t p = 0; p < kc; ++p)
         for (int64_t t = 0; t < rows; ++t)
-          out[(p / 4) * width * 4 + t * 4 + p % 4] = load(s[p * src.inner_stride + t]);
+          out[(p / G) * width * G + t * G + p % G] = load(s[p * src.inner_stride + t]);
     } else {
       for (int64_t t = 0; t < rows; ++t)
         for (int64_t p = 0; p < kc; ++p)
-          out[(p / 4) * width * 4 + t * 4 + p % 4] =
+          out[(p / G) * width * G + t * G + p % G] =
               load(s[t * src.outer_stride + p * src.inner_stride]);
     }
     out += kc4 * width;
@@ -100,20 +100,27 @@ void pack_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int wid
 void pack_u8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
                          uint8_t *out) {
   if (src.dtype == DLK_DTYPE_U8)
-    return pack_quad_panels<uint8_t>(src, count, kc, width, out, [](uint8_t v) { return v; });
-  pack_quad_panels<int8_t>(src, count, kc, width, out, [](int8_t v) {
+    return pack_group_panels<uint8_t, 4>(src, count, kc, width, out, [](uint8_t v) { return v; });
+  pack_group_panels<int8_t, 4>(src, count, kc, width, out, [](int8_t v) {
     return static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);  // v + 128
   });
 }
 
 void pack_s8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
                          int8_t *out) {
-  pack_quad_panels<int8_t>(src, count, kc, width, out, [](int8_t v) { return v; });
+  pack_group_panels<int8_t, 4>(src, count, kc, width, out, [](int8_t v) { return v; });
+}
+
+void pack_bf16_pair_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
+                           uint16_t *out) {
+  pack_group_panels<uint16_t, 2>(src, count, kc, width, out, [](uint16_t v) { return v; });
 }
 
 void StridedBPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                                const PackedPanel &panel) const {
   const PanelSource src = b_block(args_, batch, p0, j0);
+  if (panel.type == PackedType::bf16_pairs)
+    return pack_bf16_pair_panels(src, cols, kc, panel.width, static_cast<uint16_t *>(panel.data));
   if (panel.type == PackedType::s8_quads)
     return pack_s8_quad_panels(src, cols, kc, panel.width, static_cast<int8_t *>(panel.data));
   pack_f32_panels(src, cols, kc, panel.width, static_cast<float *>(panel.data));

@@ -38,6 +38,10 @@ void pack_u8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int 
 // B: s8.
 void pack_s8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
                          int8_t *out);
+// The bf16 layout (k-pairs): as the k-quads with groups of two, bf16 bits as
+// they are.
+void pack_bf16_pair_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
+                           uint16_t *out);
 // k rounded up to the int8 layout's groups of four.
 inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 
@@ -45,11 +49,13 @@ inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 // columns. Element (p, t) of the panel (k index p from the block's first row,
 // column t) is at
 //   f32 (f32, f16 and bf16 GEMM):  static_cast<float *>(data)[p * width + t]
+//   bf16_pairs (bf16 GEMM on AVX512_BF16):
+//                                  static_cast<uint16_t *>(data)[(p / 2) * width * 2 + t * 2 + p % 2]
 //   s8_quads (int8 GEMM):          static_cast<int8_t *>(data)[(p / 4) * width * 4 + t * 4 + p % 4]
-// with k padded to a multiple of 4 for s8_quads. Columns past the matrix's
+// with k padded to a multiple of 2 or 4. Columns past the matrix's
 // edge and k past the block's end must be zero. (The int8 compensation sums of
 // B's columns are the framework's business: it computes them from the panel.)
-enum class PackedType { f32, s8_quads };
+enum class PackedType { f32, bf16_pairs, s8_quads };
 struct PackedPanel {
   void *data;
   PackedType type;

@@ -41,6 +41,11 @@ struct S32Tile {
 // f32 accumulation, for f32, f16 and bf16 operands (packed as f32).
 using GemmF32Microkernel = void (*)(int64_t kc, const float *a, const float *b,
                                     const F32Tile &tile);
+// f32 accumulation from bf16 pairs (vdpbf16ps): A and B as bf16 in groups of
+// two consecutive k ("k-pairs": a[(p / 2) * MR * 2 + i * 2 + p % 2], b likewise
+// with NR), kc a multiple of 2 (padded with zeros).
+using GemmBf16Microkernel = void (*)(int64_t kc, const uint16_t *a, const uint16_t *b,
+                                     const F32Tile &tile);
 // s32 accumulation for int8: A as u8 (s8 A is shifted by 128, and so is its
 // zero point), B as s8, both in groups of four consecutive k per row or column
 // ("k-quads": a[(p / 4) * MR * 4 + i * 4 + p % 4], b likewise with NR), kc a
@@ -63,6 +68,11 @@ void gemm_f32_avx2_6x16(int64_t kc, const float *a, const float *b, const F32Til
 // broadcast in the 32 zmm registers; 28 FMAs per 2 vector loads and 14
 // broadcasts, so the load ports never limit the FMA pipes.
 void gemm_f32_avx512_14x32(int64_t kc, const float *a, const float *b, const F32Tile &tile);
+
+// AVX512_BF16 kernel for bf16 x bf16: 14 x 32 f32 accumulators, one vdpbf16ps
+// (two products per lane) per zmm and k-pair.
+void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *a, const uint16_t *b,
+                                const F32Tile &tile);
 
 // AVX-512 VNNI tier for int8: 14 x 32 s32 accumulators, one EVEX vpdpbusd per
 // zmm and k-quad (64 u8 x s8 products summed into 16 lanes without

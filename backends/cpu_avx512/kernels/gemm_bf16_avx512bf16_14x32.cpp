@@ -1,0 +1,61 @@
+// Compiled with -mavx512f -mavx512bf16 only; called only when the CPU has
+// AVX512_BF16 (gemm_kernels.cpp).
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "backends/cpu_avx512/kernels/gemm_microkernel.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+constexpr int MR = 14, NR = 32;
+
+__mmask16 column_mask(int cols) {
+  return cols >= 16 ? __mmask16(0xFFFF) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
+}
+
+}  // namespace
+
+void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *__restrict a,
+                                const uint16_t *__restrict b, const F32Tile &tile) {
+  for (int i = 0; i < tile.rows; ++i) {
+    _mm_prefetch(reinterpret_cast<const char *>(tile.c + i * tile.ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char *>(tile.c + i * tile.ldc + NR - 1), _MM_HINT_T0);
+  }
+  __m512 acc[MR][2];
+#pragma GCC unroll 14
+  for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t q = 0; q < kc / 2; ++q) {
+    const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b);
+    const __m512bh b1 = (__m512bh)_mm512_loadu_si512(b + 32);
+    _mm_prefetch(reinterpret_cast<const char *>(b + 8 * NR * 2), _MM_HINT_T0);
+#pragma GCC unroll 14
+    for (int i = 0; i < MR; ++i) {
+      int32_t pair;
+      std::memcpy(&pair, a + 2 * i, sizeof pair);
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(pair);
+      acc[i][0] = _mm512_dpbf16_ps(acc[i][0], ai, b0);
+      acc[i][1] = _mm512_dpbf16_ps(acc[i][1], ai, b1);
+    }
+    a += MR * 2;
+    b += NR * 2;
+  }
+  const __mmask16 m0 = column_mask(tile.cols), m1 = column_mask(tile.cols - 16);
+  const __m512 alpha = _mm512_set1_ps(tile.alpha), beta = _mm512_set1_ps(tile.beta);
+  const bool read_c = tile.beta != 0.0f;
+#pragma GCC unroll 14
+  for (int i = 0; i < MR; ++i) {
+    if (i >= tile.rows) break;
+    float *c = tile.c + i * tile.ldc;
+    __m512 v0 = _mm512_mul_ps(alpha, acc[i][0]), v1 = _mm512_mul_ps(alpha, acc[i][1]);
+    if (read_c) {
+      v0 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(m0, c), v0);
+      v1 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(m1, c + 16), v1);
+    }
+    _mm512_mask_storeu_ps(c, m0, v0);
+    _mm512_mask_storeu_ps(c + 16, m1, v1);
+  }
+}
+
+}  // namespace dlk::cpu::kernels
