@@ -111,6 +111,15 @@ void add_gemm_points(RooflineReport &report, dlk::Context &context, const OpenBl
   };
   add("dlk", t[0], t[1].summary().median / t[0].summary().median, difference,
       record.implementation);
+  if (std::string(report.info.backend) == "fpga_sim") {
+    // The same call placed by the accelerator's simulated time, not the host's.
+    const dlk_sim_record sim = context.last_sim();
+    Timing simulated;
+    simulated.seconds = {sim.seconds};
+    simulated.calls_per_burst = 1;
+    add("simulated", simulated, t[1].summary().median / sim.seconds, Cell(),
+        std::string(record.implementation) + (sim.dram_bound ? " (DRAM bound)" : " (compute bound)"));
+  }
   add("openblas", t[1], Cell(), Cell(),
       fmt::format("cblas_sgemm:{}:{}t", report.peer.core, report.peer.threads));
   if (difference > kDifferenceWarning)
@@ -193,6 +202,10 @@ void print_text(const RooflineReport &r) {
   fmt::print("\nGEMM f32 (row-major, no transposes, alpha 1, beta 0): median per call over interleaved"
              " bursts; x openblas = dlk GFLOP/s / OpenBLAS GFLOP/s\n{}",
              r.points.text());
+  if (std::string(r.info.backend) == "fpga_sim")
+    fmt::print("simulated: the dlk call placed by the time the fpga_sim timing model gives for the "
+               "described accelerator (ceilings from its description); dlk: the host's time to "
+               "simulate it\n");
   for (const std::string &w : r.warnings) fmt::print("warning: {}\n", w);
   fmt::print("\nwall time {:.1f} s\n", r.wall_seconds);
 }

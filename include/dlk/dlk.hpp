@@ -106,6 +106,13 @@ class Context {
     check(dlk_context_last_op(ctx_, &record));
     return record;
   }
+  // fpga_sim only: what the last op would take on the simulated accelerator.
+  dlk_sim_record last_sim() const {
+    dlk_sim_record record{};
+    record.struct_size = sizeof(record);
+    check(dlk_context_last_sim(ctx_, &record));
+    return record;
+  }
 
   void *malloc(size_t bytes) {
     void *ptr = nullptr;
