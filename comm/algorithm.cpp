@@ -33,7 +33,10 @@ const Entry *find(dlk_comm_algorithm algorithm) {
 }  // namespace
 
 bool known_algorithm(int value) {
-  return value == DLK_COMM_ALGO_DEFAULT || find(static_cast<dlk_comm_algorithm>(value));
+  if (value == DLK_COMM_ALGO_DEFAULT) return true;
+  for (const Entry &e : kEntries)
+    if (static_cast<int>(e.algorithm) == value) return true;
+  return false;
 }
 
 const char *algorithm_name(dlk_comm_algorithm algorithm) {

@@ -8,7 +8,7 @@
 
 namespace dlk::comm {
 
-bool known_algorithm(int value);
+bool known_algorithm(int value);  // value: an enum field read by enum_field::stored_int
 const char *algorithm_name(dlk_comm_algorithm algorithm);
 // "auto, native, ring, ..." (what DLK_COMM_ALGO accepts).
 const char *algorithm_names();

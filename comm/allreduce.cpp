@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/enum_field.hpp"
 #include "comm/agreement.hpp"
 #include "comm/algorithm.hpp"
 #include "comm/algorithms.hpp"
@@ -45,9 +46,10 @@ void size_residuals(Buffer &b, dlk_comm_algorithm algorithm) {
 
 Buffer make_buffer(const char *call, Communicator &comm, uint64_t count,
                    const dlk_comm_config &config) {
-  if (!known_algorithm(config.algorithm))
+  const int algorithm = enum_field::stored_int(config.algorithm);
+  if (!known_algorithm(algorithm))
     throw_invalid(call, "config->algorithm",
-                  "is " + std::to_string(static_cast<int>(config.algorithm)) +
+                  "is " + std::to_string(algorithm) +
                       "; valid values: DLK_COMM_ALGO_DEFAULT or one of " + algorithm_names());
   if (!(config.topk_fraction > 0.0 && config.topk_fraction <= 1.0))
     throw_invalid(call, "config->topk_fraction", "must be in (0, 1]");

@@ -4,11 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "common/enum_field.hpp"
 #include "core/op_args.hpp"
 
 namespace dlk::core {
@@ -59,15 +59,11 @@ void no_overlap(const char *call, const Span &output, const Span &input);
 
 void at_least(const char *call, const char *argument, int64_t value, int64_t minimum,
               const std::string &why = "");
-// Whether an enum field of a descriptor holds one of `valid`. C lets a caller
-// store any int in an enum field, and loading a value outside the enum as the
-// C++ type is undefined behaviour (UBSan stops on it), so the field's bytes are
-// read as an int. Check a field this way before anything else reads it.
+// Whether an enum field of a descriptor holds one of `valid`, read from its
+// bytes (common/enum_field.hpp). Check a field this way before anything else reads it.
 template <class Enum>
 bool holds(const Enum &field, std::initializer_list<Enum> valid) {
-  static_assert(sizeof(Enum) == sizeof(int), "the enums of dlk.h are int-sized");
-  int stored;
-  std::memcpy(&stored, &field, sizeof stored);
+  const int stored = enum_field::stored_int(field);
   for (Enum e : valid)
     if (stored == static_cast<int>(e)) return true;
   return false;
