@@ -48,6 +48,7 @@ struct GemmOptions {
   std::vector<int> thread_counts;  // empty: 1 and the context's default
   std::vector<std::string> dtypes{"f32", "bf16", "int8"};
   std::vector<std::string> shapes{"square", "transformer", "resnet50", "skinny", "primes"};
+  double max_gflop = 0;  // 0: no limit
   bool json = false;
   bool keep_openblas_env = false;
   TimingOptions timing = default_timing();
@@ -158,8 +159,8 @@ GemmReport measure(const GemmOptions &o) {
   GemmReport report;
   std::vector<GemmShape> shapes;
   for (const std::string &set : o.shapes) {
-    const std::vector<GemmShape> s = gemm_shape_set(set);
-    shapes.insert(shapes.end(), s.begin(), s.end());
+    for (const GemmShape &s : gemm_shape_set(set))
+      if (o.max_gflop == 0 || 2e-9 * s.m * s.n * s.k <= o.max_gflop) shapes.push_back(s);
   }
   std::vector<GemmDtype> dtypes;
   for (const std::string &d : o.dtypes) dtypes.push_back(gemm_dtype_from_name(d));
@@ -267,6 +268,9 @@ RunFn setup_gemm(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember({"square", "resnet50", "transformer", "skinny", "primes", "all"}))
       ->capture_default_str();
+  command.add_option("--max-gflop", o->max_gflop,
+                     "leave out the shapes of more than this many GFLOP (2 m n k; default: no limit)")
+      ->check(CLI::PositiveNumber);
   command.add_flag("--json", o->json, "print JSON (schema dlk-perf/gemm/1) instead of text");
   command.add_flag("--keep-openblas-env", o->keep_openblas_env,
                    "load OpenBLAS with the environment as it is (default: as dlk-perf roofline)");

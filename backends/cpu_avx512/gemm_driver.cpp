@@ -251,7 +251,8 @@ template <class Path>
 const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int threads,
                         const BPanelPacker &b_packer) {
   const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1) * g.batch;
-  threads = static_cast<int>(std::clamp<int64_t>(macs / kMinMacsPerThread, 1, threads));
+  // team_size also gives 1 inside the caller's OpenMP region and in a fork() child.
+  threads = team_size(std::max<int64_t>(1, macs / kMinMacsPerThread), threads);
   if (threads_over_batch(g, threads)) {
     const int team = team_size(g.batch, threads);
     BlockedGemm<Path> gemm(g, set, b_packer, team, team);
@@ -261,8 +262,6 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
     return gemm.kernel_name();
   }
   BlockedGemm<Path> gemm(g, set, b_packer, 1, threads);
-  // Inside a caller's parallel region OpenMP runs this region on one thread
-  // (nesting is off unless the caller turned it on), and so does `if`.
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     const int thread = omp_get_thread_num(), members = omp_get_num_threads();

@@ -181,6 +181,26 @@ void add_edge_cases(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b, dl
   list.back().desc.a_zero_point = 0;
 }
 
+// One above and one below each block size of the CPU backend's BLIS loops
+// (backends/cpu_avx512/gemm_kernels.cpp on a 32 KiB L1, 1 MiB L2): MR 14 / NR 32
+// (avx512), KC 512, MC 252, NC 4096, and the NC a C without in-place
+// accumulation gets from its 8 MiB workspace (992 columns at m = 2100); odd
+// padded leading dimensions and beta != 0 throughout.
+void add_blocking_edges(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b, dlk_dtype c,
+                        Rng &rng) {
+  const Shape shapes[] = {{13, 33, 511}, {15, 31, 513}, {251, 65, 2},  {253, 17, 3},
+                          {2, 4095, 3},  {3, 4097, 2},  {2100, 993, 1}};
+  int i = 0;
+  for (const Shape &s : shapes) {
+    GemmProblem p = make(a, b, c, s, i % 2 ? DLK_COL_MAJOR : DLK_ROW_MAJOR,
+                         i % 3 ? DLK_NO_TRANSPOSE : DLK_TRANSPOSE, DLK_NO_TRANSPOSE);
+    pad_lds(p, 3, 7, 5);
+    set_epilogue(p, rng, 0.5f, i % 2 ? 1.0f : -0.5f);
+    list.push_back(p);
+    ++i;
+  }
+}
+
 }  // namespace
 
 std::string GemmProblem::describe() const {
@@ -210,6 +230,7 @@ std::vector<GemmProblem> gemm_problems(dlk_dtype a_type, dlk_dtype b_type, Rng &
   for (dlk_dtype c : c_types) {
     add_layout_sweep(list, a_type, b_type, c, rng);
     add_edge_cases(list, a_type, b_type, c, rng);
+    add_blocking_edges(list, a_type, b_type, c, rng);
   }
   for (int i = 0; i < random_count; ++i)
     list.push_back(random_problem(a_type, b_type, c_types[rng.uniform(0, static_cast<int64_t>(c_types.size()) - 1)], rng));
