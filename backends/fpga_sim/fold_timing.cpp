@@ -43,7 +43,7 @@ class TrafficModel {
     const double m = static_cast<double>(g_.m), n = static_cast<double>(g_.n),
                  k = static_cast<double>(g_.k), rows = static_cast<double>(used_rows),
                  cols = static_cast<double>(used_cols);
-    const double out_fraction_of = m * n;
+    const double all_outputs = m * n;
     FoldTraffic t;
     const bool last_row_fold = fr == f_.row_folds - 1;
     switch (c_.dataflow) {
@@ -51,8 +51,8 @@ class TrafficModel {
         if (fc == 0 || !a_resident_) t.load += g_.a_footprint * rows / m;
         if (fr == 0 || !b_block_fits_) t.load += g_.b_footprint * cols / n;
         const double outputs = rows * cols;
-        t.load += g_.c_read * outputs / out_fraction_of;
-        t.store += g_.c_written * outputs / out_fraction_of;
+        t.load += g_.c_read * outputs / all_outputs;
+        t.store += g_.c_written * outputs / all_outputs;
         t.buffer_read = rows * k * g_.a_bytes + k * cols * g_.b_bytes;
         t.buffer_written = outputs * 4;
         break;
@@ -62,8 +62,8 @@ class TrafficModel {
         if (fc == 0 || !a_resident_) t.load += g_.a_footprint * rows / k;
         add_partials(t, fr, m * cols, last_row_fold);
         if (last_row_fold) {
-          t.load += g_.c_read * m * cols / out_fraction_of;
-          t.store += g_.c_written * m * cols / out_fraction_of;
+          t.load += g_.c_read * m * cols / all_outputs;
+          t.store += g_.c_written * m * cols / all_outputs;
         }
         t.buffer_read = rows * cols * g_.b_bytes + m * rows * g_.a_bytes;
         t.buffer_written = m * cols * 4;
@@ -74,8 +74,8 @@ class TrafficModel {
         if (fc == 0 || !b_resident_) t.load += g_.b_footprint * rows / k;
         add_partials(t, fr, cols * n, last_row_fold);
         if (last_row_fold) {
-          t.load += g_.c_read * cols * n / out_fraction_of;
-          t.store += g_.c_written * cols * n / out_fraction_of;
+          t.load += g_.c_read * cols * n / all_outputs;
+          t.store += g_.c_written * cols * n / all_outputs;
         }
         t.buffer_read = rows * cols * g_.a_bytes + rows * n * g_.b_bytes;
         t.buffer_written = cols * n * 4;

@@ -77,9 +77,10 @@ core::OpResult FpgaSimBackend::gemm(const core::GemmArgs &args) {
 }
 
 core::OpResult FpgaSimBackend::conv2d_forward(const core::Conv2dArgs &args) {
-  const SimCost cost = time_conv_forward(accelerator_, args);
+  SimCost cost = time_conv_forward(accelerator_, args);
   if (is_integer(args.desc.src_type)) {
     host_->conv2d_forward(args);
+    cost.overflows = count_accumulator_overflows(args);
     return result("im2col_gemm_int8", cost);
   }
   array_float_conv_forward(accelerator_, args);

@@ -1,6 +1,7 @@
 // The simulated record through the public API: dlk_context_last_sim and its
 // struct_size rule, the verbose line, what an int8-only array supports, the
 // accumulator overflow count, and config errors at context creation.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
@@ -174,6 +175,36 @@ TEST_CASE("fpga_sim api: sums that wrap the s32 accumulator are kept and counted
   CHECK(r.overflows == 6);
   // Just below the bound: nothing can wrap.
   int8_gemm(ctx, 2, 3, 60000, 255, 127, c);
+  REQUIRE(dlk_context_last_sim(ctx, &r) == DLK_STATUS_SUCCESS);
+  CHECK(r.overflows == 0);
+  dlk_context_destroy(ctx);
+}
+
+TEST_CASE("fpga_sim api: convolution sums that wrap are counted too", "[fpga_sim][api]") {
+  dlk_context_t ctx = make_context();
+  // A 1x1 image with 70000 channels and two 1x1 filters: 70000 taps per output.
+  const int64_t c = 70000;
+  std::vector<uint8_t> src(c, 255);
+  std::vector<int8_t> weights(2 * c, 127);
+  weights[c] = -128;  // the second filter differs in one tap: 255 * (127 * 69999 - 128) wraps too
+  std::vector<int32_t> dst(2, 0);
+  dlk_conv2d_desc d;
+  dlk_conv2d_desc_init(&d, DLK_DTYPE_U8, 1, c, 1, 1, 2, 1, 1);
+  d.weights_type = DLK_DTYPE_S8;
+  d.dst_type = DLK_DTYPE_S32;
+  INFO(dlk_last_error());
+  REQUIRE(dlk_conv2d_forward(ctx, &d, src.data(), weights.data(), nullptr, dst.data()) ==
+          DLK_STATUS_SUCCESS);
+  CHECK(dst[0] == static_cast<int32_t>(static_cast<uint32_t>(int64_t{255} * 127 * c)));
+  dlk_sim_record r{};
+  r.struct_size = sizeof r;
+  REQUIRE(dlk_context_last_sim(ctx, &r) == DLK_STATUS_SUCCESS);
+  CHECK(r.overflows == 2);
+  // Half the filter zero: 255 * 127 * 35000 fits.
+  std::fill(weights.begin() + c / 2, weights.begin() + c, int8_t{0});
+  std::fill(weights.begin() + c + c / 2, weights.end(), int8_t{0});
+  REQUIRE(dlk_conv2d_forward(ctx, &d, src.data(), weights.data(), nullptr, dst.data()) ==
+          DLK_STATUS_SUCCESS);
   REQUIRE(dlk_context_last_sim(ctx, &r) == DLK_STATUS_SUCCESS);
   CHECK(r.overflows == 0);
   dlk_context_destroy(ctx);
