@@ -31,10 +31,12 @@ Span matrices(const char *call, const char *name, const void *ptr, dlk_dtype dty
   const int64_t last =
       add(call, name, mul(call, name, batch - 1, batch_stride), mul(call, name, outer - 1, ld));
   s.bytes = mul(call, name, add(call, name, last, inner), elem);
+  // A pitch counts only where there is a next batch or run; then it is within
+  // `bytes`, so it cannot overflow (a lone run's ld may be anything).
   s.batch = batch;
-  s.batch_pitch = batch_stride * elem;  // <= bytes: no overflow
+  s.batch_pitch = batch > 1 ? batch_stride * elem : 0;
   s.runs = outer;
-  s.run_pitch = ld * elem;
+  s.run_pitch = outer > 1 ? ld * elem : 0;
   s.run_bytes = inner * elem;
   return s;
 }

@@ -65,15 +65,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dlk_context_info info;
   require(dlk_context_get_info(context, &info) == DLK_STATUS_SUCCESS);
   require(info.num_threads >= 1 && info.num_threads <= 4096);
-  // Enum arguments as raw ints, in and just outside their ranges.
-  const int op = int(in.u8() % 9) - 1;
-  dlk_op op_arg;
-  std::memcpy(&op_arg, &op, sizeof op);
-  dlk_dtype types[3];
-  for (dlk_dtype &type : types) {
-    const int t = int(in.u8() % 9) - 1;
-    std::memcpy(&type, &t, sizeof t);
-  }
+  // Enum arguments in their ranges: C++ cannot pass an enum value outside them
+  // (core's own check of such values is fuzzed through the descriptors).
+  static const dlk_op kOps[] = {DLK_OP_GEMM, DLK_OP_CONV2D_FORWARD, DLK_OP_CONV2D_BACKWARD_DATA,
+                                DLK_OP_CONV2D_BACKWARD_WEIGHTS, DLK_OP_POOL2D_FORWARD,
+                                DLK_OP_POOL2D_BACKWARD};
+  static const dlk_dtype kTypes[] = {DLK_DTYPE_F32, DLK_DTYPE_F16, DLK_DTYPE_BF16,
+                                     DLK_DTYPE_S8,  DLK_DTYPE_U8,  DLK_DTYPE_S32};
+  const dlk_op op_arg = kOps[in.u8() % 6];
+  const dlk_dtype types[3] = {kTypes[in.u8() % 6], kTypes[in.u8() % 6], kTypes[in.u8() % 6]};
   int supported = -1;
   const dlk_status s = dlk_context_supports(context, op_arg, types[0], types[1], types[2],
                                             in.flag() ? nullptr : &supported);

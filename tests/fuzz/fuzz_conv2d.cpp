@@ -41,12 +41,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (in.flag()) d.groups = in.dim();
   d.relu = in.u8() < 192 ? 0 : in.u8() % 2;
   static const dlk_scale_mode kScales[] = {DLK_SCALE_NONE, DLK_SCALE_PER_TENSOR, DLK_SCALE_PER_CHANNEL};
+  int scale_mode = 0;  // read back instead of the field, which may hold a non-enum value
   if (in.u8() >= 160) {  // an int8 forward: u8|s8 x s8 -> s32|f32|s8|u8
     static const dlk_dtype kSrc[] = {DLK_DTYPE_U8, DLK_DTYPE_S8};
     static const dlk_dtype kDst[] = {DLK_DTYPE_S32, DLK_DTYPE_F32, DLK_DTYPE_S8, DLK_DTYPE_U8};
     d.src_type = kSrc[in.u8() % 2], d.weights_type = DLK_DTYPE_S8, d.dst_type = kDst[in.u8() % 4];
     d.src_zero_point = int(in.u8()) - 128, d.dst_zero_point = int(in.u8()) - 128;
-    store(d.scale_mode, in.choice(3), kScales);
+    scale_mode = in.choice(3);
+    store(d.scale_mode, scale_mode, kScales);
   }
   static const dlk_dtype kAny[] = {DLK_DTYPE_F32, DLK_DTYPE_F16, DLK_DTYPE_BF16,
                                    DLK_DTYPE_S8,  DLK_DTYPE_U8,  DLK_DTYPE_S32};
@@ -63,27 +65,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   Buffers buffers(in);
-  const auto elem = [](dlk_dtype t) { return int64_t(dlk_dtype_size(t)); };
+  static const dlk_dtype kF32 = DLK_DTYPE_F32;
   const int64_t cg = d.groups >= 1 ? d.c / d.groups : -1;
   const int64_t src_elems = extent(extent(extent(d.n, d.c), d.h), d.w);
   const int64_t dst_elems = s.oh < 0 || s.ow < 0 ? -1 : extent(extent(extent(d.n, d.k), s.oh), s.ow);
   const int64_t wei_elems = extent(extent(extent(d.k, cg), d.kh), d.kw);
-  const auto bytes = [&](int64_t elems, dlk_dtype t) { return elems < 0 ? -1 : extent(elems, elem(t)); };
+  const auto bytes = [](int64_t elems, const dlk_dtype &t) { return elems < 0 ? -1 : extent(elems, dtype_size(t)); };
   const int64_t work = extent(dst_elems, std::max<int64_t>(1, extent(extent(cg, d.kh), d.kw)));
   buffers.add_work(work < 0 ? 1e30 : double(work));
   const bool with_bias = in.flag();
   const dlk_status status = [&] {
     switch (call) {
       case 0: {
-        const int64_t scale_count = d.scale_mode == DLK_SCALE_PER_TENSOR ? 1
-                                    : d.scale_mode == DLK_SCALE_PER_CHANNEL ? d.k : 0;
+        const int64_t scale_count = scale_mode == 1 ? 1 : scale_mode == 2 ? d.k : 0;
         float *scales = reinterpret_cast<float *>(buffers.input(extent(scale_count, 4)));
         if (scales)
           for (int64_t i = 0; i < scale_count; ++i) scales[i] = in.real();
         d.scales = scales;
         const uint8_t *src = buffers.input(bytes(src_elems, d.src_type));
         const uint8_t *wei = buffers.input(bytes(wei_elems, d.weights_type));
-        const auto *bias = with_bias ? reinterpret_cast<const float *>(buffers.input(bytes(d.k, DLK_DTYPE_F32))) : nullptr;
+        const auto *bias = with_bias ? reinterpret_cast<const float *>(buffers.input(bytes(d.k, kF32))) : nullptr;
         uint8_t *dst = buffers.output(bytes(dst_elems, d.dst_type));
         if (buffers.must_fail()) src = wei = dst = nullptr, bias = nullptr;
         return dlk_conv2d_forward(context(), &d, src, wei, bias, dst);
@@ -99,7 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const uint8_t *src = buffers.input(bytes(src_elems, d.src_type));
         const uint8_t *diff_dst = buffers.input(bytes(dst_elems, d.dst_type));
         uint8_t *diff_wei = buffers.output(bytes(wei_elems, d.weights_type));
-        auto *diff_bias = with_bias ? reinterpret_cast<float *>(buffers.output(bytes(d.k, DLK_DTYPE_F32))) : nullptr;
+        auto *diff_bias = with_bias ? reinterpret_cast<float *>(buffers.output(bytes(d.k, kF32))) : nullptr;
         if (buffers.must_fail()) src = diff_dst = diff_wei = nullptr, diff_bias = nullptr;
         return dlk_conv2d_backward_weights(context(), &d, src, diff_dst, diff_wei, diff_bias);
       }

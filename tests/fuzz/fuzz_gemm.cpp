@@ -40,22 +40,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const dlk_layout kLayouts[] = {DLK_ROW_MAJOR, DLK_COL_MAJOR};
   static const dlk_transpose kTrans[] = {DLK_NO_TRANSPOSE, DLK_TRANSPOSE};
   static const dlk_scale_mode kScales[] = {DLK_SCALE_NONE, DLK_SCALE_PER_TENSOR, DLK_SCALE_PER_CHANNEL};
-  store(d.layout, in.choice(2), kLayouts);
-  store(d.trans_a, in.choice(2), kTrans);
-  store(d.trans_b, in.choice(2), kTrans);
-  store(d.scale_mode, in.choice(3), kScales);
+  // The choices, not the fields, are read back: a field may hold a value outside
+  // its enum, which C++ may not load as the enum.
+  const int layout = in.choice(2), trans_a = in.choice(2), trans_b = in.choice(2),
+            scale_mode = in.choice(3);
+  store(d.layout, layout, kLayouts);
+  store(d.trans_a, trans_a, kTrans);
+  store(d.trans_b, trans_b, kTrans);
+  store(d.scale_mode, scale_mode, kScales);
   // Leading dimensions: the tightest the layout allows, plus a little, or anything.
-  const bool row = d.layout == DLK_ROW_MAJOR, ta = d.trans_a == DLK_TRANSPOSE,
-             tb = d.trans_b == DLK_TRANSPOSE;
+  const bool row = layout != 1, ta = trans_a == 1, tb = trans_b == 1;
   const int64_t a_rows = ta ? d.k : d.m, a_cols = ta ? d.m : d.k;
   const int64_t b_rows = tb ? d.n : d.k, b_cols = tb ? d.k : d.n;
   const auto ld = [&](int64_t rows, int64_t cols) {
     const uint8_t b = in.u8();
-    return b < 192 ? std::max<int64_t>(1, row ? cols : rows) + (b & 3) : in.dim();
+    const int64_t tight = std::max<int64_t>(1, row ? cols : rows);
+    return b < 192 ? tight + (tight < (int64_t(1) << 40) ? (b & 3) : 0) : in.dim();
   };
   d.lda = ld(a_rows, a_cols), d.ldb = ld(b_rows, b_cols), d.ldc = ld(d.m, d.n);
   if (in.u8() < 64) d.batch_count = in.dim();
-  d.stride_a = in.dim() * 8, d.stride_b = in.dim() * 8, d.stride_c = in.dim() * 16;
+  d.stride_a = saturated(in.dim(), 8), d.stride_b = saturated(in.dim(), 8),
+  d.stride_c = saturated(in.dim(), 16);
   d.alpha = in.real(), d.beta = in.real();
   d.a_zero_point = in.u8() < 128 ? 0 : int(in.u8()) - 128;
   d.c_zero_point = in.u8() < 128 ? 0 : int(in.u8()) - 128;
@@ -73,8 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                   row ? b_cols : b_rows, elem(d.b_type)) : 0;
   const int64_t c_bytes =
       stored_bytes(batch, sc, row ? d.m : d.n, d.ldc, row ? d.n : d.m, elem(d.c_type));
-  const int64_t scale_count = d.scale_mode == DLK_SCALE_PER_TENSOR ? 1
-                              : d.scale_mode == DLK_SCALE_PER_CHANNEL ? d.n : 0;
+  const int64_t scale_count = scale_mode == 1 ? 1 : scale_mode == 2 ? d.n : 0;
   float *scales = reinterpret_cast<float *>(buffers.input(extent(scale_count, 4)));
   if (scales)
     for (int64_t j = 0; j < scale_count; ++j) scales[j] = in.real();

@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   Buffers buffers(in);
-  const int64_t elem = int64_t(dlk_dtype_size(d.dtype));
+  const int64_t elem = dtype_size(d.dtype);
   const int64_t planes = extent(d.n, d.c);
   const int64_t src_elems = extent(extent(planes, d.h), d.w);
   const int64_t dst_elems = oh < 0 || ow < 0 ? -1 : extent(extent(planes, oh), ow);

@@ -110,6 +110,12 @@ class GuardedBuffer {
 constexpr int64_t kMaxBufferBytes = int64_t(16) << 20;
 constexpr double kMaxWork = double(1 << 22);
 
+// a * b, or INT64_MAX when that overflows: huge stays huge.
+inline int64_t saturated(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
 // a * b + c with every term >= 0, or -1 when it overflows int64 or a term is negative.
 inline int64_t extent(int64_t a, int64_t b, int64_t c = 0) {
   int64_t r;
@@ -185,6 +191,17 @@ template <class Enum>
 void store(Enum &field, int index, const Enum *values) {
   const int raw = index < 1000 ? int(values[index]) : index;
   std::memcpy(&field, &raw, sizeof raw);
+}
+
+// dlk_dtype_size of a field that may hold a value outside dlk_dtype (read as an
+// int: C++ may not load it as the enum); 1 for such a value, which calls refuse.
+inline int64_t dtype_size(const dlk_dtype &field) {
+  int raw;
+  std::memcpy(&raw, &field, sizeof raw);
+  for (const dlk_dtype t : {DLK_DTYPE_F32, DLK_DTYPE_F16, DLK_DTYPE_BF16, DLK_DTYPE_S8,
+                            DLK_DTYPE_U8, DLK_DTYPE_S32})
+    if (raw == int(t)) return int64_t(dlk_dtype_size(t));
+  return 1;
 }
 
 // One CPU context for the whole run, on one thread (the fuzzer's speed).
