@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace dlk {
@@ -13,7 +14,28 @@ class MessageBuffer {
  public:
   // A message longer than the buffer keeps its start and its end, joined by
   // " ... ": the end is where a message lists the valid values.
-  void store(std::string_view message) {
+  // Up to three parts, joined without allocating (a message about running out of
+  // memory must not need memory).
+  void store(std::string_view message, std::string_view more = {}, std::string_view last = {}) {
+    if (!more.empty() || !last.empty()) {
+      if (message.size() + more.size() + last.size() <= sizeof(text_) - 1) {
+        size_t at = 0;
+        for (const std::string_view part : {message, more, last}) {
+          std::memcpy(text_ + at, part.data(), part.size());
+          at += part.size();
+        }
+        text_[at] = '\0';
+        return;
+      }
+      std::string joined;
+      try {
+        joined.append(message).append(more).append(last);
+      } catch (...) {
+        joined.clear();
+      }
+      store(joined.empty() ? message : std::string_view(joined));
+      return;
+    }
     constexpr size_t kCapacity = sizeof(text_) - 1;
     if (message.size() <= kCapacity) {
       std::memcpy(text_, message.data(), message.size());

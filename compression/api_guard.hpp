@@ -6,6 +6,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "compression/error.hpp"
 
@@ -15,19 +16,19 @@ template <class Body>
 dlk_codec_status api_guard(const char *call, Body &&body) noexcept {
   try {
     body();
-    set_last_error(std::string());
+    set_last_error("");
     return DLK_CODEC_SUCCESS;
   } catch (const Error &e) {
     set_last_error(e.what());
     return e.status();
   } catch (const std::bad_alloc &) {
-    set_last_error(std::string(call) + ": out of host memory");
+    set_last_error(call, ": out of host memory");
     return DLK_CODEC_OUT_OF_MEMORY;
   } catch (const std::exception &e) {
-    set_last_error(std::string(call) + ": internal error: " + e.what());
+    set_last_error(call, ": internal error: ", e.what());
     return DLK_CODEC_INTERNAL_ERROR;
   } catch (...) {
-    set_last_error(std::string(call) + ": internal error: unknown exception");
+    set_last_error(call, ": internal error: unknown exception");
     return DLK_CODEC_INTERNAL_ERROR;
   }
 }

@@ -121,7 +121,7 @@ uint64_t encode(const EncodeJob &job) {
                                                  overflow.index_bytes(), overflow.value_bytes(),
                                                  overflow.capacity, &at);
     bool trimmed;
-    Candidate cut;
+    Candidate cut{};  // set by keep_largest when it trims (gcc -O2 -fsanitize=thread cannot tell)
     message.size = keep_largest(message, overflow, extra, k, job.residual, trimmed, cut);
     if (!trimmed) continue;
     // Later elements have higher indices: only a larger key can displace `cut`.

@@ -24,7 +24,9 @@ namespace {
 thread_local MessageBuffer t_last_error;
 }
 
-void set_last_error(const std::string &message) { t_last_error.store(message); }
+void set_last_error(std::string_view message, std::string_view more, std::string_view last) {
+  t_last_error.store(message, more, last);
+}
 const char *last_error() { return t_last_error.c_str(); }
 
 }  // namespace dlk::codec

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "dlk/dlk_compress.h"
 
@@ -28,7 +29,9 @@ class Error : public std::runtime_error {
 [[noreturn]] void throw_unsupported(const char *call, const std::string &what);
 
 // The thread's last-error message (dlk_compress_last_error).
-void set_last_error(const std::string &message);
+// Joins the parts without allocating when they fit (see common/message_buffer.hpp).
+void set_last_error(std::string_view message, std::string_view more = {},
+                    std::string_view last = {});
 const char *last_error();
 
 }  // namespace dlk::codec

@@ -14,7 +14,9 @@ namespace dlk::core {
 namespace {
 thread_local MessageBuffer last_error;
 }  // namespace
-void set_last_error(const std::string &message) { last_error.store(message); }
+void set_last_error(std::string_view message, std::string_view more, std::string_view last) {
+  last_error.store(message, more, last);
+}
 }  // namespace dlk::core
 
 using namespace dlk::core;

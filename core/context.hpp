@@ -1,6 +1,7 @@
 // A context: one backend object, its configuration, and the record of its last op.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -13,6 +14,10 @@ struct dlk_context {
   std::unique_ptr<dlk::core::Backend> backend;
   dlk_op_record last_op{};
   dlk_sim_record last_sim{};  // struct_size 0: the last op was not simulated
+  // Set while an op runs: the backend's scratch and last_op belong to one call at
+  // a time (dlk.h), so an op that finds it set, another thread's op running on
+  // the same context, is refused instead of racing with it.
+  std::atomic<bool> busy{false};
 };
 
 namespace dlk::core {
@@ -26,6 +31,8 @@ void require_supported(const char *call, const dlk_context &ctx, dlk_op op, dlk_
                        dlk_dtype b, dlk_dtype c);
 
 // Runs one op on the backend: times it, keeps its record, prints the verbose line.
+// Throws an invalid-argument Error naming 'context' when another thread's op is
+// running on the same context.
 void run_op(dlk_context &ctx, const OpSummary &summary, const std::function<OpResult()> &body);
 
 }  // namespace dlk::core

@@ -33,15 +33,20 @@ namespace check {
 int64_t mul(const char *call, const char *argument, int64_t a, int64_t b);
 int64_t add(const char *call, const char *argument, int64_t a, int64_t b);
 
-// The bytes a tensor spans, from its element strides; 0 when any dim is 0.
+// The bytes a tensor occupies: `runs` x `batch` runs of `run_bytes` contiguous
+// bytes, run r of batch b at ptr + b * batch_pitch + r * run_pitch (a dense
+// tensor is one run; a stored matrix is one run per row, or per column when
+// column-major). `bytes` is the whole span, from the first byte to the last.
 struct Span {
   const void *ptr = nullptr;
   int64_t bytes = 0;
   const char *name = "";
+  int64_t batch = 1, batch_pitch = 0, runs = 1, run_pitch = 0, run_bytes = 0;
 };
-// dims and strides in elements, counted from the first element.
-Span span(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
-          const std::vector<int64_t> &dims, const std::vector<int64_t> &strides);
+// A batch of stored matrices of `outer` x `inner` elements, inner contiguous,
+// ld elements apart, batch_stride elements from one matrix to the next.
+Span matrices(const char *call, const char *name, const void *ptr, dlk_dtype dtype, int64_t batch,
+              int64_t batch_stride, int64_t outer, int64_t ld, int64_t inner);
 // Dense tensor with `elements` elements.
 Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype, int64_t elements);
 
@@ -54,8 +59,10 @@ struct Dim {
 int64_t dense_bytes(const char *call, dlk_dtype dtype, std::initializer_list<Dim> dims);
 
 void not_null(const char *call, const Span &s);
-// The output must not share a byte with any input.
-void no_overlap(const char *call, const Span &output, const Span &input);
+// The one aliasing rule of every op: no output shares a byte with an input the
+// call reads (scales included) or with another output. Bytes, not spans: a
+// matrix placed in the gaps between the rows of a strided one is apart from it.
+void apart(const char *call, std::initializer_list<Span> outputs, std::initializer_list<Span> inputs);
 
 void at_least(const char *call, const char *argument, int64_t value, int64_t minimum,
               const std::string &why = "");

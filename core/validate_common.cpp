@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 
@@ -20,17 +21,23 @@ int64_t add(const char *call, const char *argument, int64_t a, int64_t b) {
   return r;
 }
 
-Span span(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
-          const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+Span matrices(const char *call, const char *name, const void *ptr, dlk_dtype dtype, int64_t batch,
+              int64_t batch_stride, int64_t outer, int64_t ld, int64_t inner) {
   Span s;
   s.ptr = ptr;
   s.name = name;
-  int64_t last = 0;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == 0) return s;
-    last = add(call, name, last, mul(call, name, dims[i] - 1, strides[i]));
-  }
-  s.bytes = mul(call, name, add(call, name, last, 1), static_cast<int64_t>(dlk_dtype_size(dtype)));
+  if (batch == 0 || outer == 0 || inner == 0) return s;
+  const auto elem = static_cast<int64_t>(dlk_dtype_size(dtype));
+  const int64_t last =
+      add(call, name, mul(call, name, batch - 1, batch_stride), mul(call, name, outer - 1, ld));
+  s.bytes = mul(call, name, add(call, name, last, inner), elem);
+  // A pitch counts only where there is a next batch or run; then it is within
+  // `bytes`, so it cannot overflow (a lone run's ld may be anything).
+  s.batch = batch;
+  s.batch_pitch = batch > 1 ? batch_stride * elem : 0;
+  s.runs = outer;
+  s.run_pitch = outer > 1 ? ld * elem : 0;
+  s.run_bytes = inner * elem;
   return s;
 }
 
@@ -39,6 +46,7 @@ Span dense(const char *call, const char *name, const void *ptr, dlk_dtype dtype,
   s.ptr = ptr;
   s.name = name;
   s.bytes = mul(call, name, elements, static_cast<int64_t>(dlk_dtype_size(dtype)));
+  s.run_bytes = s.bytes;
   return s;
 }
 
@@ -54,13 +62,71 @@ void not_null(const char *call, const Span &s) {
   if (s.bytes > 0 && !s.ptr) throw_invalid(call, s.name, "must not be NULL");
 }
 
-void no_overlap(const char *call, const Span &output, const Span &input) {
-  if (output.bytes == 0 || input.bytes == 0) return;
-  const auto o = reinterpret_cast<uintptr_t>(output.ptr);
-  const auto i = reinterpret_cast<uintptr_t>(input.ptr);
-  if (o < i + static_cast<uintptr_t>(input.bytes) && i < o + static_cast<uintptr_t>(output.bytes))
-    throw_invalid(call, output.name, std::string("overlaps '") + input.name +
-                                         "' (outputs must not alias inputs)");
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+// Whether run set x shares a byte with run set y, looking at each run of x in
+// each batch of y: which runs of y a byte range meets follows by division.
+bool runs_meet(const Span &x, const Span &y) {
+  const auto x0 = reinterpret_cast<intptr_t>(x.ptr), y0 = reinterpret_cast<intptr_t>(y.ptr);
+  for (int64_t bx = 0; bx < x.batch; ++bx)
+    for (int64_t r = 0; r < x.runs; ++r)
+      for (int64_t by = 0; by < y.batch; ++by) {
+        // x's run is [s, e) counted from the first byte of y's batch `by`; y's run j
+        // is [j * pitch, j * pitch + run_bytes). They meet when j * pitch is in
+        // (s - run_bytes, e).
+        const int64_t s = (x0 + bx * x.batch_pitch + r * x.run_pitch) - (y0 + by * y.batch_pitch);
+        const int64_t e = s + x.run_bytes;
+        if (y.runs == 1) {
+          if (0 < e && y.run_bytes > s) return true;
+          continue;
+        }
+        const int64_t first = std::max<int64_t>(0, floor_div(s - y.run_bytes, y.run_pitch) + 1);
+        const int64_t last = std::min<int64_t>(y.runs - 1, floor_div(e - 1, y.run_pitch));
+        if (first <= last) return true;
+      }
+  return false;
+}
+
+// Beyond this many (run, batch) pairs the bytes are not compared one run at a
+// time: spans that cross are taken as an overlap (the documented conservative side).
+constexpr double kExactCheckSteps = double(int64_t(1) << 22);
+
+enum class Overlap { none, shared_bytes, crossing_spans };
+
+Overlap overlap(const Span &a, const Span &b) {
+  if (a.bytes == 0 || b.bytes == 0) return Overlap::none;
+  const auto pa = reinterpret_cast<uintptr_t>(a.ptr), pb = reinterpret_cast<uintptr_t>(b.ptr);
+  if (!(pa < pb + static_cast<uintptr_t>(b.bytes) && pb < pa + static_cast<uintptr_t>(a.bytes)))
+    return Overlap::none;
+  // The spans cross: look at the runs, from the side that costs fewer steps.
+  const double cost_ab = double(a.batch) * double(a.runs) * double(b.batch);
+  const double cost_ba = double(b.batch) * double(b.runs) * double(a.batch);
+  if (std::min(cost_ab, cost_ba) > kExactCheckSteps) return Overlap::crossing_spans;
+  const bool meet = cost_ab <= cost_ba ? runs_meet(a, b) : runs_meet(b, a);
+  return meet ? Overlap::shared_bytes : Overlap::none;
+}
+
+// `named` is the argument the message names, `other` what it overlaps.
+void check_apart(const char *call, const Span &named, const Span &other, const char *rule) {
+  const Overlap o = overlap(named, other);
+  if (o == Overlap::none) return;
+  throw_invalid(call, named.name,
+                std::string("overlaps '") + other.name + "' (" + rule +
+                    (o == Overlap::crossing_spans
+                         ? "; their spans cross and are too large to compare element by element)"
+                         : ")"));
+}
+
+}  // namespace
+
+void apart(const char *call, std::initializer_list<Span> outputs, std::initializer_list<Span> inputs) {
+  for (auto o = outputs.begin(); o != outputs.end(); ++o) {
+    for (const Span &i : inputs) check_apart(call, *o, i, "outputs must not alias inputs");
+    for (auto later = std::next(o); later != outputs.end(); ++later)
+      check_apart(call, *later, *o, "outputs must not alias each other");
+  }
 }
 
 void at_least(const char *call, const char *argument, int64_t value, int64_t minimum,

@@ -153,9 +153,13 @@ void validate_conv2d_forward(Conv2dArgs &a) {
   check::not_null(call, s.src);
   check::not_null(call, s.weights);
   check::not_null(call, s.dst);
-  check::no_overlap(call, s.dst, s.src);
-  check::no_overlap(call, s.dst, s.weights);
-  check::no_overlap(call, s.dst, s.bias);
+  const dlk_conv2d_desc &d = a.desc;
+  const int64_t scale_count = d.n == 0                               ? 0
+                              : d.scale_mode == DLK_SCALE_PER_TENSOR  ? 1
+                              : d.scale_mode == DLK_SCALE_PER_CHANNEL ? d.k
+                                                                      : 0;
+  const check::Span scales = check::dense(call, "scales", d.scales, DLK_DTYPE_F32, scale_count);
+  check::apart(call, {s.dst}, {s.src, s.weights, s.bias, scales});
 }
 
 void validate_conv2d_backward_data(Conv2dArgs &a) {
@@ -165,8 +169,7 @@ void validate_conv2d_backward_data(Conv2dArgs &a) {
   check::not_null(call, s.dst);
   check::not_null(call, s.weights);
   check::not_null(call, s.src);
-  check::no_overlap(call, s.src, s.dst);
-  check::no_overlap(call, s.src, s.weights);
+  check::apart(call, {s.src}, {s.dst, s.weights});
 }
 
 void validate_conv2d_backward_weights(Conv2dArgs &a) {
@@ -177,11 +180,7 @@ void validate_conv2d_backward_weights(Conv2dArgs &a) {
   check::not_null(call, s.src);
   check::not_null(call, s.dst);
   check::not_null(call, s.weights);
-  check::no_overlap(call, s.weights, s.src);
-  check::no_overlap(call, s.weights, s.dst);
-  check::no_overlap(call, s.bias, s.src);
-  check::no_overlap(call, s.bias, s.dst);
-  check::no_overlap(call, s.bias, s.weights);
+  check::apart(call, {s.weights, s.bias}, {s.src, s.dst});
 }
 
 }  // namespace dlk::core

@@ -134,19 +134,23 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
 
   // A and B are read only when there is math to do; C whenever it has elements.
   const bool reads_ab = d.m > 0 && d.n > 0 && d.k > 0 && batch > 0;
-  const auto view_span = [&](const char *name, const MatrixView &v, int64_t rows, int64_t cols) {
-    return check::span(kCall, name, v.ptr, v.dtype, {reads_ab ? batch : 0, rows, cols},
-                       {v.batch_stride, v.rs, v.cs});
+  const auto stored_span = [&](const char *name, const void *ptr, dlk_dtype dtype, const Stored &st,
+                               int64_t ld, int64_t batch_stride, int64_t count) {
+    const bool row_major = d.layout == DLK_ROW_MAJOR;
+    return check::matrices(kCall, name, ptr, dtype, count, batch_stride,
+                           row_major ? st.rows : st.cols, ld, row_major ? st.cols : st.rows);
   };
-  const check::Span span_a = view_span("a", g.a, d.m, d.k);
-  const check::Span span_b = view_span("b", g.b, d.k, d.n);
-  const check::Span span_c =
-      check::span(kCall, "c", c, d.c_type, {batch, d.m, d.n}, {stride_c, sc.rs, sc.cs});
+  const check::Span span_a = stored_span("a", a, d.a_type, sa, d.lda, stride_a, reads_ab ? batch : 0);
+  const check::Span span_b = stored_span("b", b, d.b_type, sb, d.ldb, stride_b, reads_ab ? batch : 0);
+  const check::Span span_c = stored_span("c", c, d.c_type, sc, d.ldc, stride_c, batch);
+  const int64_t scale_count = d.scale_mode == DLK_SCALE_PER_TENSOR    ? 1
+                              : d.scale_mode == DLK_SCALE_PER_CHANNEL ? d.n
+                                                                      : 0;
+  const check::Span span_scales = check::dense(kCall, "scales", d.scales, DLK_DTYPE_F32, scale_count);
   check::not_null(kCall, span_a);
   check::not_null(kCall, span_b);
   check::not_null(kCall, span_c);
-  check::no_overlap(kCall, span_c, span_a);
-  check::no_overlap(kCall, span_c, span_b);
+  check::apart(kCall, {span_c}, {span_a, span_b, span_scales});
 
   // The scales are read last: n is known to be a sane size only now.
   g.multiplier = d.alpha;

@@ -82,9 +82,7 @@ void validate_pool2d_forward(Pool2dArgs &a) {
   const PoolSpans s = pool_spans(call, a, "src", a.src, "dst", a.dst, a.argmax);
   check::not_null(call, s.src);
   check::not_null(call, s.dst);
-  check::no_overlap(call, s.dst, s.src);
-  check::no_overlap(call, s.argmax, s.src);
-  check::no_overlap(call, s.argmax, s.dst);
+  check::apart(call, {s.dst, s.argmax}, {s.src});
 }
 
 void validate_pool2d_backward(Pool2dArgs &a) {
@@ -96,8 +94,7 @@ void validate_pool2d_backward(Pool2dArgs &a) {
   const PoolSpans s = pool_spans(call, a, "diff_src", a.diff_src, "diff_dst", a.diff_dst, a.argmax_in);
   check::not_null(call, s.src);
   check::not_null(call, s.dst);
-  check::no_overlap(call, s.src, s.dst);
-  check::no_overlap(call, s.src, s.argmax);
+  check::apart(call, {s.src}, {s.dst, s.argmax});
 }
 
 }  // namespace dlk::core

@@ -2,7 +2,8 @@
 # One entry point for a fresh Debian 12 machine (as root): installs the Debian
 # packages dlk needs when they are missing, builds, then runs what is asked.
 #   scripts/run.sh roofline   build, then print dlk-perf's roofline report of the default backend
-#   scripts/run.sh test       build and run every test: Release (-Werror), ASan+UBSan, fuzzers
+#   scripts/run.sh test       build and run every test: Release (-Werror), ASan+UBSan, TSan
+#                             (threads), fuzzers
 # Build trees go to build/<name> under the source tree; re-runs are incremental.
 set -euo pipefail
 
@@ -64,10 +65,18 @@ cmd_test() {
   build asan
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_tests asan
 
-  # Fuzzers: libFuzzer needs clang; each runs for a bounded time on its seed corpus.
+  # ThreadSanitizer: both libraries from several threads (threads_test). OpenMP
+  # stays at one thread: libgomp is not built for TSan, which would report its
+  # internal synchronisation as races.
+  configure tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLK_SANITIZE=thread -DDLK_BUILD_PERF=OFF
+  build tsan threads_test
+  OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 run_tests tsan -R '^threads_test:'
+
+  # Fuzzers: libFuzzer needs clang; each runs for a bounded time. The whole tree is
+  # built with ASan, UBSan and coverage, but only the fuzzers are built.
   CC=clang CXX=clang++ configure fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLK_BUILD_FUZZERS=ON \
-    -DDLK_BUILD_PERF=OFF
-  build fuzz
+    -DDLK_SANITIZE=address,undefined -DDLK_BUILD_PERF=OFF
+  build fuzz dlk_fuzzers
   run_tests fuzz -L fuzz
   echo "== all tests passed in $((SECONDS - start)) s"
 }

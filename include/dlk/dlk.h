@@ -8,8 +8,16 @@
  * - Tensor pointers are device pointers of the context's backend (dlk_malloc);
  *   the CPU and fpga_sim backends also accept any host pointer. Scale arrays are
  *   always host memory.
+ * - No output may share an element with an input the call reads (scales
+ *   included) or with another output. The rule is per element: a C placed in the
+ *   gaps between the rows of a strided A is allowed. Where the spans of strided
+ *   tensors cross and comparing them run by run would take more than 2^22 steps,
+ *   the call refuses them (the conservative side) rather than take the time.
  * - Calls on one context are ordered. A context may be used by one thread at a
- *   time; different contexts may be used concurrently.
+ *   time; different contexts may be used concurrently. An op that starts while
+ *   another thread's op runs on the same context is refused
+ *   (DLK_STATUS_INVALID_ARGUMENT naming 'context'), never run beside it.
+ * - A call that cannot get the memory it needs returns DLK_STATUS_OUT_OF_MEMORY.
  * - Struct layouts and enum values are part of the ABI: changing them changes
  *   DLK_ABI_VERSION (the SONAME of libdlk).
  */

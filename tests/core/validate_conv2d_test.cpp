@@ -225,6 +225,13 @@ const std::vector<PointerRule> &pointer_rules() {
       {"dst starts inside src", Call::forward, f32_nchw, [](ConvCall &g) { g.dst_arg = g.src.data() + 100; }, "dst"},
       {"dst is weights", Call::forward, f32_nchw, [](ConvCall &g) { g.dst_arg = g.weights.data(); }, "dst"},
       {"bias starts inside dst", Call::forward, f32_nchw, [](ConvCall &g) { g.bias_arg = g.dst.data() + 64; }, "dst"},
+      {"per-channel scales inside dst", Call::forward, u8_requantized,
+       [](ConvCall &g) { g.desc.scales = reinterpret_cast<const float *>(g.dst.data() + 4); }, "dst"},
+      {"the per-tensor scale inside dst", Call::forward, u8_requantized,
+       [](ConvCall &g) {
+         g.desc.scale_mode = DLK_SCALE_PER_TENSOR;
+         g.desc.scales = reinterpret_cast<const float *>(g.dst.data() + 8);
+       }, "dst"},
       {"bias for s32 dst", Call::forward, s8_s32, [](ConvCall &g) { g.bias_arg = g.bias.data(); }, "bias"},
       {"diff_dst is NULL", Call::backward_data, f32_nchw, [](ConvCall &g) { g.dst_arg = nullptr; }, "diff_dst"},
       {"weights is NULL", Call::backward_data, f32_nchw, [](ConvCall &g) { g.weights_arg = nullptr; }, "weights"},

@@ -180,6 +180,10 @@ const std::vector<Rule> &gemm_rules() {
       {"c's last matrix of a batch reaches b", f32_batched,
        [](GemmCall &g) { g.b_arg = g.c.data() + (2 * 20 + 19) * sizeof(float); }, "c"},
       {"c is b, int8", u8_requantized, [](GemmCall &g) { g.c_arg = g.b.data(); }, "c"},
+      {"per-channel scales inside c", u8_requantized,
+       [](GemmCall &g) { g.desc.scales = reinterpret_cast<const float *>(g.c.data() + 8); }, "c"},
+      {"the per-tensor scale inside c", s8_dequantized,
+       [](GemmCall &g) { g.desc.scales = reinterpret_cast<const float *>(g.c.data() + 76); }, "c"},
       // Size products that overflow 64 bits.
       {"A's extent overflows", f32_row,
        [](GemmCall &g) { g.desc.m = g.desc.k = g.desc.lda = kHuge; }, "a"},
