@@ -7,6 +7,7 @@
 #include "core/context.hpp"
 #include "core/op_types.hpp"
 #include "core/registry.hpp"
+#include "core/sized_struct.hpp"
 #include "core/validate.hpp"
 #include "core/verbose.hpp"
 
@@ -84,11 +85,13 @@ const char *dlk_op_name(dlk_op op) {
   return "unknown";
 }
 
-void dlk_context_options_init(dlk_context_options *options) {
+void dlk_context_options_init_sized(dlk_context_options *options, size_t struct_size) {
   if (!options) return;
-  *options = dlk_context_options{};
-  options->verbose = -1;
-  options->allow_tf32 = -1;
+  dlk_context_options defaults{};
+  defaults.struct_size = struct_size;
+  defaults.verbose = -1;
+  defaults.allow_tf32 = -1;
+  write_sized(options, struct_size, defaults);
 }
 
 dlk_status dlk_context_create(dlk_context_t *context, const dlk_context_options *options) {
@@ -122,10 +125,12 @@ dlk_status dlk_context_destroy(dlk_context_t context) {
   return api_guard("dlk_context_destroy", [&] { delete context; });
 }
 
-dlk_status dlk_context_get_info(dlk_context_t context, dlk_context_info *info) {
+dlk_status dlk_context_get_info_sized(dlk_context_t context, dlk_context_info *info,
+                                     size_t info_size) {
   return api_guard("dlk_context_get_info", [&] {
     dlk_context &ctx = checked_context("dlk_context_get_info", context);
     if (!info) throw_invalid("dlk_context_get_info", "info", "must not be NULL");
+    check::output_size("dlk_context_get_info", "info", info_size, sizeof(dlk_context_info));
     const DeviceInfo d = ctx.backend->info();
     dlk_context_info out{};
     copy_string(out.backend, sizeof(out.backend), ctx.backend->name());
@@ -137,7 +142,7 @@ dlk_status dlk_context_get_info(dlk_context_t context, dlk_context_info *info) {
     out.peak_bf16_flops = d.peak_bf16_flops;
     out.peak_int8_ops = d.peak_int8_ops;
     out.memory_bandwidth = d.memory_bandwidth;
-    *info = out;
+    write_sized(info, info_size, out);
   });
 }
 
@@ -163,13 +168,15 @@ dlk_status dlk_context_supports(dlk_context_t context, dlk_op op, dlk_dtype a_ty
   });
 }
 
-dlk_status dlk_context_last_op(dlk_context_t context, dlk_op_record *record) {
+dlk_status dlk_context_last_op_sized(dlk_context_t context, dlk_op_record *record,
+                                    size_t record_size) {
   return api_guard("dlk_context_last_op", [&] {
     dlk_context &ctx = checked_context("dlk_context_last_op", context);
     if (!record) throw_invalid("dlk_context_last_op", "record", "must not be NULL");
+    check::output_size("dlk_context_last_op", "record", record_size, sizeof(dlk_op_record));
     if (ctx.last_op.op == 0)
       throw_invalid("dlk_context_last_op", "context", "has run no op yet");
-    *record = ctx.last_op;
+    write_sized(record, record_size, ctx.last_op);
   });
 }
 

@@ -1,27 +1,31 @@
 // C ABI: 2-D convolution, forward and backward.
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
+#include "core/sized_struct.hpp"
 #include "core/validate.hpp"
 
 using namespace dlk::core;
 
 extern "C" {
 
-void dlk_conv2d_desc_init(dlk_conv2d_desc *desc, dlk_dtype dtype, int64_t n, int64_t c, int64_t h,
-                          int64_t w, int64_t k, int64_t kh, int64_t kw) {
+void dlk_conv2d_desc_init_sized(dlk_conv2d_desc *desc, size_t struct_size, dlk_dtype dtype,
+                                int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
+                                int64_t kh, int64_t kw) {
   if (!desc) return;
-  *desc = dlk_conv2d_desc{};
-  desc->format = DLK_FORMAT_NCHW;
-  desc->n = n, desc->c = c, desc->h = h, desc->w = w, desc->k = k, desc->kh = kh, desc->kw = kw;
-  desc->stride_h = desc->stride_w = 1;
-  desc->dilation_h = desc->dilation_w = 1;
-  desc->groups = 1;
+  dlk_conv2d_desc d{};
+  d.struct_size = struct_size;
+  d.format = DLK_FORMAT_NCHW;
+  d.n = n, d.c = c, d.h = h, d.w = w, d.k = k, d.kh = kh, d.kw = kw;
+  d.stride_h = d.stride_w = 1;
+  d.dilation_h = d.dilation_w = 1;
+  d.groups = 1;
   // One assignment each: a chain would read an enum field back, which is undefined
   // when a C caller passed a value outside dlk_dtype (validation reports it later).
-  desc->src_type = dtype;
-  desc->weights_type = dtype;
-  desc->dst_type = dtype;
-  desc->scale_mode = DLK_SCALE_NONE;
+  d.src_type = dtype;
+  d.weights_type = dtype;
+  d.dst_type = dtype;
+  d.scale_mode = DLK_SCALE_NONE;
+  write_sized(desc, struct_size, d);
 }
 
 dlk_status dlk_conv2d_output_shape(const dlk_conv2d_desc *desc, int64_t *oh, int64_t *ow) {

@@ -1,27 +1,31 @@
 // C ABI: GEMM.
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
+#include "core/sized_struct.hpp"
 #include "core/validate.hpp"
 
 using namespace dlk::core;
 
 extern "C" {
 
-void dlk_gemm_desc_init(dlk_gemm_desc *desc, dlk_dtype a_type, dlk_dtype b_type, dlk_dtype c_type,
-                        int64_t m, int64_t n, int64_t k) {
+void dlk_gemm_desc_init_sized(dlk_gemm_desc *desc, size_t struct_size, dlk_dtype a_type,
+                              dlk_dtype b_type, dlk_dtype c_type, int64_t m, int64_t n,
+                              int64_t k) {
   if (!desc) return;
-  *desc = dlk_gemm_desc{};
-  desc->layout = DLK_ROW_MAJOR;
-  desc->trans_a = desc->trans_b = DLK_NO_TRANSPOSE;
-  desc->m = m, desc->n = n, desc->k = k;
-  desc->a_type = a_type, desc->b_type = b_type, desc->c_type = c_type;
-  desc->lda = k > 1 ? k : 1;
-  desc->ldb = n > 1 ? n : 1;
-  desc->ldc = n > 1 ? n : 1;
-  desc->batch_count = 1;
-  desc->alpha = 1.0f;
-  desc->beta = 0.0f;
-  desc->scale_mode = DLK_SCALE_NONE;
+  dlk_gemm_desc d{};
+  d.struct_size = struct_size;
+  d.layout = DLK_ROW_MAJOR;
+  d.trans_a = d.trans_b = DLK_NO_TRANSPOSE;
+  d.m = m, d.n = n, d.k = k;
+  d.a_type = a_type, d.b_type = b_type, d.c_type = c_type;
+  d.lda = k > 1 ? k : 1;
+  d.ldb = n > 1 ? n : 1;
+  d.ldc = n > 1 ? n : 1;
+  d.batch_count = 1;
+  d.alpha = 1.0f;
+  d.beta = 0.0f;
+  d.scale_mode = DLK_SCALE_NONE;
+  write_sized(desc, struct_size, d);
 }
 
 dlk_status dlk_gemm(dlk_context_t context, const dlk_gemm_desc *desc, const void *a, const void *b,

@@ -1,21 +1,25 @@
 // C ABI: 2-D pooling, forward and backward.
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
+#include "core/sized_struct.hpp"
 #include "core/validate.hpp"
 
 using namespace dlk::core;
 
 extern "C" {
 
-void dlk_pool2d_desc_init(dlk_pool2d_desc *desc, dlk_pool_kind kind, dlk_dtype dtype, int64_t n,
-                          int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw) {
+void dlk_pool2d_desc_init_sized(dlk_pool2d_desc *desc, size_t struct_size, dlk_pool_kind kind,
+                                dlk_dtype dtype, int64_t n, int64_t c, int64_t h, int64_t w,
+                                int64_t kh, int64_t kw) {
   if (!desc) return;
-  *desc = dlk_pool2d_desc{};
-  desc->format = DLK_FORMAT_NCHW;
-  desc->kind = kind;
-  desc->n = n, desc->c = c, desc->h = h, desc->w = w, desc->kh = kh, desc->kw = kw;
-  desc->stride_h = kh, desc->stride_w = kw;
-  desc->dtype = dtype;
+  dlk_pool2d_desc d{};
+  d.struct_size = struct_size;
+  d.format = DLK_FORMAT_NCHW;
+  d.kind = kind;
+  d.n = n, d.c = c, d.h = h, d.w = w, d.kh = kh, d.kw = kw;
+  d.stride_h = kh, d.stride_w = kw;
+  d.dtype = dtype;
+  write_sized(desc, struct_size, d);
 }
 
 dlk_status dlk_pool2d_output_shape(const dlk_pool2d_desc *desc, int64_t *oh, int64_t *ow) {

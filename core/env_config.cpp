@@ -8,6 +8,7 @@
 
 #include "common/env_value.hpp"
 #include "core/cpu_features.hpp"
+#include "core/validate.hpp"
 
 namespace dlk::core {
 namespace {
@@ -109,6 +110,9 @@ const std::vector<EnvVar> &env_vars() {
 ContextConfig resolve_context_config(const dlk_context_options *options) {
   dlk_context_options defaults;
   dlk_context_options_init(&defaults);
+  if (options)
+    check::struct_size(kCall, "options", options, options->struct_size,
+                       sizeof(dlk_context_options), "dlk_context_options_init");
   const dlk_context_options &o = options ? *options : defaults;
   ContextConfig cfg;
   std::string source;

@@ -83,5 +83,15 @@ void zero_point_fits(const char *call, const char *argument, int32_t zero_point,
 void scales(const char *call, const float *scales, int64_t count);
 std::string valid_list(const std::vector<std::string> &items);
 
+// The size rule of the growable structs (dlk.h): `size` is the struct's size where
+// the caller was compiled, `known` the size this library has. Below `known`
+// (the only size these structs have had so far) it is invalid; above it, the
+// bytes past `known` (fields of a later dlk.h) must be 0, else unsupported.
+void struct_size(const char *call, const char *argument, const void *given, size_t size,
+                 size_t known, const char *how_to_fill);
+
+// An output struct of the caller's `size`: at least this library's sizeof.
+void output_size(const char *call, const char *argument, size_t size, size_t known);
+
 }  // namespace check
 }  // namespace dlk::core

@@ -172,4 +172,26 @@ std::string valid_list(const std::vector<std::string> &items) {
   return s;
 }
 
+void struct_size(const char *call, const char *argument, const void *given, size_t size,
+                 size_t known, const char *how_to_fill) {
+  if (size < known)
+    throw_invalid(call, argument,
+                  "has struct_size " + std::to_string(size) + "; must be " + std::to_string(known) +
+                      " (fill it with " + how_to_fill + ")");
+  const auto *bytes = static_cast<const unsigned char *>(given);
+  for (size_t i = known; i < size; ++i)
+    if (bytes[i] != 0)
+      throw_unsupported(call, std::string("argument '") + argument + "' has struct_size " +
+                                  std::to_string(size) + ", from a later dlk.h, and sets fields " +
+                                  "past the " + std::to_string(known) +
+                                  " bytes this libdlk knows");
+}
+
+void output_size(const char *call, const char *argument, size_t size, size_t known) {
+  if (size < known)
+    throw_invalid(call, argument,
+                  "has size " + std::to_string(size) + "; must be at least " +
+                      std::to_string(known) + " (the struct's sizeof)");
+}
+
 }  // namespace dlk::core::check

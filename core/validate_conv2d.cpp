@@ -37,6 +37,8 @@ void check_types(const char *call, const dlk_conv2d_desc &d, dlk_op op) {
 
 Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, dlk_op op) {
   if (!desc) throw_invalid(call, "desc", "must not be NULL");
+  check::struct_size(call, "desc", desc, desc->struct_size, sizeof(dlk_conv2d_desc),
+                     "dlk_conv2d_desc_init");
   const dlk_conv2d_desc &d = *desc;
   if (!check::holds(d.format, {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}))
     throw_invalid(call, "format", "must be DLK_FORMAT_NCHW or DLK_FORMAT_NHWC");

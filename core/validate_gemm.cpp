@@ -66,6 +66,8 @@ void check_ld(const char *argument, const char *matrix, dlk_layout layout, const
 GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, void *c,
                        std::vector<float> &multiplier_storage) {
   if (!desc) throw_invalid(kCall, "desc", "must not be NULL");
+  check::struct_size(kCall, "desc", desc, desc->struct_size, sizeof(dlk_gemm_desc),
+                     "dlk_gemm_desc_init");
   const dlk_gemm_desc &d = *desc;
   if (!check::holds(d.layout, {DLK_ROW_MAJOR, DLK_COL_MAJOR}))
     throw_invalid(kCall, "layout", "must be DLK_ROW_MAJOR or DLK_COL_MAJOR");

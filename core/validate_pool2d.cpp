@@ -8,6 +8,8 @@ namespace dlk::core {
 
 Pool2dArgs validate_pool2d_desc(const char *call, const dlk_pool2d_desc *desc, dlk_op op) {
   if (!desc) throw_invalid(call, "desc", "must not be NULL");
+  check::struct_size(call, "desc", desc, desc->struct_size, sizeof(dlk_pool2d_desc),
+                     "dlk_pool2d_desc_init");
   const dlk_pool2d_desc &d = *desc;
   if (!check::holds(d.format, {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}))
     throw_invalid(call, "format", "must be DLK_FORMAT_NCHW or DLK_FORMAT_NHWC");

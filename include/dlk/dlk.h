@@ -20,6 +20,15 @@
  * - A call that cannot get the memory it needs returns DLK_STATUS_OUT_OF_MEMORY.
  * - Struct layouts and enum values are part of the ABI: changing them changes
  *   DLK_ABI_VERSION (the SONAME of libdlk).
+ * - Structs that may grow carry their size, as the caller was compiled: the
+ *   options and descriptors in their first member, struct_size, which their
+ *   *_init functions set; dlk_context_info and dlk_op_record in the calls that
+ *   fill them. Those functions are inline here so that the size is the caller's
+ *   sizeof. The library reads and writes no byte beyond that size. A size below
+ *   any this struct ever had is an invalid argument; a larger one (a program
+ *   built against a later dlk.h) is accepted as long as the fields this library
+ *   does not know are 0, else the call is unsupported. Later versions append
+ *   fields only at the end, so a program keeps working with a later libdlk.
  */
 #ifndef DLK_DLK_H
 #define DLK_DLK_H
@@ -103,6 +112,7 @@ typedef struct dlk_context *dlk_context_t;
  * DLK_NUM_THREADS, DLK_VERBOSE, DLK_FPGA_SIM_CONFIG). Fill with
  * dlk_context_options_init, then change what you need. */
 typedef struct dlk_context_options {
+  size_t struct_size;          /* sizeof(dlk_context_options), set by dlk_context_options_init */
   const char *backend;         /* "auto", "cpu", "cuda", "fpga_sim"; NULL: DLK_BACKEND, else "auto" */
   const char *cpu_isa;         /* "avx512", "avx2", "scalar"; NULL: DLK_CPU_ISA, else the best the CPU has */
   int num_threads;             /* 1 to 4096; 0: DLK_NUM_THREADS, else the cores the process may run on */
@@ -115,7 +125,10 @@ typedef struct dlk_context_options {
                                   -1: DLK_CUDA_TF32, else 0 */
 } dlk_context_options;
 
-DLK_API void dlk_context_options_init(dlk_context_options *options);
+DLK_API void dlk_context_options_init_sized(dlk_context_options *options, size_t struct_size);
+static inline void dlk_context_options_init(dlk_context_options *options) {
+  dlk_context_options_init_sized(options, sizeof *options);
+}
 
 /* options may be NULL: everything from the environment. */
 DLK_API dlk_status dlk_context_create(dlk_context_t *context, const dlk_context_options *options);
@@ -136,7 +149,11 @@ typedef struct dlk_context_info {
   double memory_bandwidth;   /* bytes per second */
 } dlk_context_info;
 
-DLK_API dlk_status dlk_context_get_info(dlk_context_t context, dlk_context_info *info);
+DLK_API dlk_status dlk_context_get_info_sized(dlk_context_t context, dlk_context_info *info,
+                                             size_t info_size);
+static inline dlk_status dlk_context_get_info(dlk_context_t context, dlk_context_info *info) {
+  return dlk_context_get_info_sized(context, info, sizeof *info);
+}
 
 /* Whether the backend implements op for these types: GEMM (a, b, c); conv2d
  * (src, weights, dst); pool2d (src, src, dst). *supported is 1 or 0. */
@@ -156,7 +173,11 @@ typedef struct dlk_op_record {
   double sim_cycles;
 } dlk_op_record;
 
-DLK_API dlk_status dlk_context_last_op(dlk_context_t context, dlk_op_record *record);
+DLK_API dlk_status dlk_context_last_op_sized(dlk_context_t context, dlk_op_record *record,
+                                            size_t record_size);
+static inline dlk_status dlk_context_last_op(dlk_context_t context, dlk_op_record *record) {
+  return dlk_context_last_op_sized(context, record, sizeof *record);
+}
 
 /* ------------------------------------------ fpga_sim: the simulated accelerator's record */
 
@@ -235,6 +256,7 @@ typedef enum dlk_scale_mode {
  * does not propagate).
  */
 typedef struct dlk_gemm_desc {
+  size_t struct_size; /* sizeof(dlk_gemm_desc), set by dlk_gemm_desc_init */
   dlk_layout layout;
   dlk_transpose trans_a, trans_b;
   int64_t m, n, k;
@@ -250,8 +272,13 @@ typedef struct dlk_gemm_desc {
 } dlk_gemm_desc;
 
 /* Row-major, no transposes, tight leading dimensions, one matrix, alpha 1, beta 0. */
-DLK_API void dlk_gemm_desc_init(dlk_gemm_desc *desc, dlk_dtype a_type, dlk_dtype b_type,
-                                dlk_dtype c_type, int64_t m, int64_t n, int64_t k);
+DLK_API void dlk_gemm_desc_init_sized(dlk_gemm_desc *desc, size_t struct_size, dlk_dtype a_type,
+                                      dlk_dtype b_type, dlk_dtype c_type, int64_t m, int64_t n,
+                                      int64_t k);
+static inline void dlk_gemm_desc_init(dlk_gemm_desc *desc, dlk_dtype a_type, dlk_dtype b_type,
+                                      dlk_dtype c_type, int64_t m, int64_t n, int64_t k) {
+  dlk_gemm_desc_init_sized(desc, sizeof *desc, a_type, b_type, c_type, m, n, k);
+}
 
 DLK_API dlk_status dlk_gemm(dlk_context_t context, const dlk_gemm_desc *desc, const void *a,
                             const void *b, void *c);
@@ -272,6 +299,7 @@ typedef enum dlk_format { DLK_FORMAT_NCHW = 0, DLK_FORMAT_NHWC = 1 } dlk_format;
  * padding is src_zero_point, so it adds nothing. Backward passes take float types only.
  */
 typedef struct dlk_conv2d_desc {
+  size_t struct_size; /* sizeof(dlk_conv2d_desc), set by dlk_conv2d_desc_init */
   dlk_format format;
   int64_t n, c, h, w;
   int64_t k;
@@ -289,8 +317,14 @@ typedef struct dlk_conv2d_desc {
 } dlk_conv2d_desc;
 
 /* NCHW, stride 1, no padding, dilation 1, one group, no relu, all types dtype. */
-DLK_API void dlk_conv2d_desc_init(dlk_conv2d_desc *desc, dlk_dtype dtype, int64_t n, int64_t c,
-                                  int64_t h, int64_t w, int64_t k, int64_t kh, int64_t kw);
+DLK_API void dlk_conv2d_desc_init_sized(dlk_conv2d_desc *desc, size_t struct_size,
+                                        dlk_dtype dtype, int64_t n, int64_t c, int64_t h,
+                                        int64_t w, int64_t k, int64_t kh, int64_t kw);
+static inline void dlk_conv2d_desc_init(dlk_conv2d_desc *desc, dlk_dtype dtype, int64_t n,
+                                        int64_t c, int64_t h, int64_t w, int64_t k, int64_t kh,
+                                        int64_t kw) {
+  dlk_conv2d_desc_init_sized(desc, sizeof *desc, dtype, n, c, h, w, k, kh, kw);
+}
 /* Validates desc and gives the output height and width. */
 DLK_API dlk_status dlk_conv2d_output_shape(const dlk_conv2d_desc *desc, int64_t *oh, int64_t *ow);
 
@@ -322,6 +356,7 @@ typedef enum dlk_pool_kind {
  * its (n, c) plane, the first one in row-major window order on ties.
  */
 typedef struct dlk_pool2d_desc {
+  size_t struct_size; /* sizeof(dlk_pool2d_desc), set by dlk_pool2d_desc_init */
   dlk_format format;
   dlk_pool_kind kind;
   int64_t n, c, h, w;
@@ -332,9 +367,14 @@ typedef struct dlk_pool2d_desc {
 } dlk_pool2d_desc;
 
 /* NCHW, stride = kernel, no padding. */
-DLK_API void dlk_pool2d_desc_init(dlk_pool2d_desc *desc, dlk_pool_kind kind, dlk_dtype dtype,
-                                  int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh,
-                                  int64_t kw);
+DLK_API void dlk_pool2d_desc_init_sized(dlk_pool2d_desc *desc, size_t struct_size,
+                                        dlk_pool_kind kind, dlk_dtype dtype, int64_t n, int64_t c,
+                                        int64_t h, int64_t w, int64_t kh, int64_t kw);
+static inline void dlk_pool2d_desc_init(dlk_pool2d_desc *desc, dlk_pool_kind kind,
+                                        dlk_dtype dtype, int64_t n, int64_t c, int64_t h,
+                                        int64_t w, int64_t kh, int64_t kw) {
+  dlk_pool2d_desc_init_sized(desc, sizeof *desc, kind, dtype, n, c, h, w, kh, kw);
+}
 DLK_API dlk_status dlk_pool2d_output_shape(const dlk_pool2d_desc *desc, int64_t *oh, int64_t *ow);
 
 /* argmax: max pooling may pass NULL when no backward follows; average pooling must. */

@@ -32,6 +32,7 @@ ConvProblem make(dlk_op op, const ConvTypes &t, dlk_format format, const Geometr
   ConvProblem p;
   p.op = op;
   dlk_conv2d_desc &d = p.desc;
+  dlk_conv2d_desc_init(&d, t.src, g.n, g.c, g.h, g.w, g.k, g.kh, g.kw);
   d.format = format;
   d.n = g.n, d.c = g.c, d.h = g.h, d.w = g.w, d.k = g.k, d.kh = g.kh, d.kw = g.kw;
   d.stride_h = g.stride_h, d.stride_w = g.stride_w;

@@ -34,6 +34,7 @@ GemmProblem make(dlk_dtype a, dlk_dtype b, dlk_dtype c, Shape s, dlk_layout layo
                  dlk_transpose ta, dlk_transpose tb) {
   GemmProblem p;
   dlk_gemm_desc &d = p.desc;
+  dlk_gemm_desc_init(&d, a, b, c, s.m, s.n, s.k);
   d.layout = layout;
   d.trans_a = ta, d.trans_b = tb;
   d.m = s.m, d.n = s.n, d.k = s.k;

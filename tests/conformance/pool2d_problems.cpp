@@ -27,6 +27,7 @@ PoolProblem make(dlk_op op, dlk_dtype dtype, dlk_pool_kind kind, dlk_format form
   PoolProblem p;
   p.op = op;
   dlk_pool2d_desc &d = p.desc;
+  dlk_pool2d_desc_init(&d, kind, dtype, w.n, w.c, w.h, w.w, w.kh, w.kw);
   d.format = format;
   d.kind = kind;
   d.n = w.n, d.c = w.c, d.h = w.h, d.w = w.w, d.kh = w.kh, d.kw = w.kw;
