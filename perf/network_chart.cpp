@@ -31,11 +31,11 @@ LogLogChart network_chart(const std::vector<NetworkSeries> &series, const std::s
     if (!marks.marks.empty()) chart.marks.push_back(marks);
     if ((s.alpha > 0 || s.beta > 0) && hi > 0) {
       ChartLine fit;
-      fit.label = fmt::format("{} fit: {:.1f} us + bytes / {:.2f} GB/s", s.algorithm, s.alpha * 1e6,
+      fit.label = fmt::format("{}: {:.1f} us + bytes / {:.2f} GB/s", s.algorithm, s.alpha * 1e6,
                               s.beta > 0 ? 1e-9 / s.beta : 0.0);
       fit.color = color;
       fit.dashed = true;
-      fit.end_label = false;
+      fit.placement = LineLabel::none;
       // Enough points that the curve bends where alpha and beta * n cross.
       for (double n = lo; n <= hi * 1.0001; n *= 1.25) fit.points.push_back({n, (s.alpha + s.beta * n) * 1e6});
       chart.lines.push_back(fit);

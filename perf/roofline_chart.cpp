@@ -28,20 +28,24 @@ LogLogChart roofline_chart(const MachineCeilings &ceilings,
     if (m.bytes_per_second > 0) fastest_memory = std::max(fastest_memory, m.bytes_per_second);
 
   size_t color = 0;
+  const std::string widest = ceilings.compute.front().isa;  // peak_loops' order: widest first
   for (const ComputeCeiling &c : ceilings.compute) {
     // From where the fastest memory level meets it, to the right edge.
     const double from = fastest_memory > 0 ? std::max(chart.x_min, c.value() / fastest_memory) : chart.x_min;
     chart.lines.push_back({fmt::format("{} {} peak {:.0f} G{}/s", c.dtype, c.isa, c.value() * 1e-9,
                                        c.dtype == "int8" ? "OP" : "FLOP"),
                            chart_color(color++), {{from, c.value() * 1e-9}, {chart.x_max, c.value() * 1e-9}},
-                           c.isa != "avx512"});
+                           c.isa != widest,
+                           // Lower tiers of a dtype lie close below it: legend only.
+                           c.isa == widest || c.dtype != "f32" ? LineLabel::end : LineLabel::none});
   }
   for (const MemoryCeiling &m : ceilings.memory) {
     if (!(m.bytes_per_second > 0)) continue;
     // From the left edge up to the highest compute ceiling.
     const double bw = m.bytes_per_second;
     chart.lines.push_back({fmt::format("{} read {:.0f} GB/s{}", m.level, bw * 1e-9, m.found || m.level == "device" ? "" : " (no plateau)"), chart_color(color++),
-                           {{chart.x_min, chart.x_min * bw * 1e-9}, {top / bw, top * 1e-9}}, false});
+                           {{chart.x_min, chart.x_min * bw * 1e-9}, {top / bw, top * 1e-9}}, false,
+                           LineLabel::start});
   }
 
   std::map<std::string, size_t> series;
@@ -59,8 +63,9 @@ LogLogChart roofline_chart(const MachineCeilings &ceilings,
       chart.marks.push_back(marks);
       it = series.emplace(p.implementation, chart.marks.size() - 1).first;
     }
+    // A peer's point sits beside dlk's at the same intensity: the legend names it.
     chart.marks[it->second].marks.push_back(
-        {{p.intensity, p.rate * 1e-9}, p.simulated ? p.label + " (simulated)" : p.label});
+        {{p.intensity, p.rate * 1e-9}, p.simulated ? p.label + " (simulated)" : p.peer ? "" : p.label});
   }
   return chart;
 }

@@ -11,7 +11,7 @@
 namespace dlk::perf {
 namespace {
 
-constexpr double kLegendWidth = 300;  // right of the plot
+constexpr double kLegendWidth = 320;  // right of the plot
 constexpr double kLeft = 80, kTop = 70, kBottom = 60;
 
 struct Axis {
@@ -147,21 +147,41 @@ std::string render_svg(const LogLogChart &chart, int width, int height) {
                      l.color, l.dashed ? " stroke-dasharray=\"7,4\"" : "");
   }
   for (const ChartMarks &m : chart.marks)
-    for (const ChartMark &k : m.marks) {
-      s += mark_svg(m.shape, ax.map(k.at.x), ay.map(k.at.y), m.color, m.hollow) + "\n";
-      if (!k.label.empty())
-        s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\">{}</text>\n",
-                         ax.map(k.at.x) + 8, ay.map(k.at.y) - 7, xml_escape(k.label));
-    }
+    for (const ChartMark &k : m.marks) s += mark_svg(m.shape, ax.map(k.at.x), ay.map(k.at.y), m.color, m.hollow) + "\n";
   s += "</g>\n";
-  // Line labels at their right end, inside the plot, above the line.
+  // Mark labels outside the clip, to the left of marks near the right edge.
+  for (const ChartMarks &m : chart.marks)
+    for (const ChartMark &k : m.marks) {
+      const double x = ax.map(k.at.x), y = ay.map(k.at.y);
+      if (k.label.empty() || x < kLeft || x > plot_right || y < kTop || y > plot_bottom) continue;
+      const bool left = x > plot_right - 130;
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" font-size=\"11\" fill=\"#222\">{}</text>\n",
+                       left ? x - 9 : x + 9, y + 14, left ? "end" : "start", xml_escape(k.label));
+    }
+  // Line labels on the plot, above the line.
   for (const ChartLine &l : chart.lines) {
-    if (!l.end_label || l.points.empty()) continue;
-    const XY &end = l.points.back();
-    const double x = std::min(ax.map(end.x), plot_right) - 4, y = ay.map(end.y) - 5;
-    if (y < kTop || y > plot_bottom) continue;
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\" fill=\"{}\">{}</text>\n",
-                     x, y, l.color, xml_escape(l.label));
+    if (l.placement == LineLabel::none || l.points.empty()) continue;
+    if (l.placement == LineLabel::end) {
+      const XY &end = l.points.back();
+      const double x = std::min(ax.map(end.x), plot_right) - 4;
+      double y = ay.map(end.y) - 5;
+      if (y < kTop + 12) y += 18;  // no room above: below the line
+      if (y > plot_bottom) continue;
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\" fill=\"{}\">{}</text>\n",
+                       x, y, l.color, xml_escape(l.label));
+    } else if (l.points.size() >= 2) {
+      const double x0 = ax.map(l.points[0].x), y0 = ay.map(l.points[0].y);
+      const double x1 = ax.map(l.points[1].x), y1 = ay.map(l.points[1].y);
+      const double length = std::hypot(x1 - x0, y1 - y0);
+      if (length < 1) continue;
+      // 60 px along the line from where it enters the plot.
+      const double x = x0 + 60 * (x1 - x0) / length, y = y0 + 60 * (y1 - y0) / length;
+      if (x < kLeft || x > plot_right || y < kTop + 10 || y > plot_bottom - 4) continue;
+      const double angle = std::atan2(y1 - y0, x1 - x0) * 180 / M_PI;
+      s += fmt::format("<text transform=\"translate({:.1f},{:.1f}) rotate({:.1f})\" dy=\"-5\" font-size=\"11\" "
+                       "fill=\"{}\">{}</text>\n",
+                       x, y, angle, l.color, xml_escape(l.label));
+    }
   }
 
   // Legend: lines, then mark series.

@@ -13,12 +13,17 @@ struct XY {
   double x = 0, y = 0;
 };
 
+// Where a line's label is drawn on the plot (it is always in the legend too):
+// at its right end, or along its first segment near the start (rotated with
+// it: for the slanted memory ceilings of a roofline, which meet at the top).
+enum class LineLabel { none, end, start };
+
 struct ChartLine {
-  std::string label;      // legend text; also drawn at the line's right end when end_label
+  std::string label;      // legend text, and on the plot where `placement` says
   std::string color;      // any SVG color, e.g. "#1f77b4"
   std::vector<XY> points; // drawn in order; points outside the axes are clipped
   bool dashed = false;
-  bool end_label = true;
+  LineLabel placement = LineLabel::end;
 };
 
 enum class MarkShape { circle, square, triangle, diamond };

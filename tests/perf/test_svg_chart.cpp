@@ -95,7 +95,7 @@ TEST_CASE("the network chart has marks and an alpha-beta line per algorithm", "[
   const LogLogChart chart = network_chart(series, "All-reduce", "2 ranks");
   REQUIRE(chart.lines.size() == 2);
   CHECK(chart.lines[0].dashed);
-  CHECK(chart.lines[0].label.find("2.0 us") != std::string::npos);
+  CHECK(chart.lines[0].label == "native: 2.0 us + bytes / 8.00 GB/s");
   CHECK(chart.lines[0].points.front().y == Approx((2e-6 + 4096 / 8e9) * 1e6));
   CHECK(chart.marks[0].label == "peer: native");
   const std::string svg = render_svg(chart);
