@@ -29,7 +29,7 @@ RoofCeilings context_ceilings(const dlk_context_info &info, const CeilingOptions
   const size_t dram_bytes =
       options.dram_bytes ? options.dram_bytes : dram_working_set(cpu_cache_sizes().l3);
   const BandwidthMeasurement dram = measure_read_bandwidth(dram_bytes, threads, options.bandwidth);
-  return {{"fp32_peak", "flop/s", peak.flops_per_second,
+  return {{"fp32_peak", "flop/s", peak.ops_per_second,
            std::string(simd_isa_name(isa)) + ": " + peak.method},
           {"dram_read", "byte/s", dram.bytes_per_second, dram.method}};
 }

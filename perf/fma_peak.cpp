@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,28 +15,8 @@
 namespace dlk::perf {
 namespace {
 
-struct FmaLoop {
-  float (*run)(std::int64_t iterations);
-  double flops_per_iteration;
-  const char *description;
-};
-
-FmaLoop fma_loop(SimdIsa isa) {
-  switch (isa) {
-    case SimdIsa::avx512:
-      return {kernels::fma_loop_avx512, kernels::kFmaAvx512FlopsPerIteration,
-              "zmm FMA loop, 16 independent accumulators"};
-    case SimdIsa::avx2:
-      return {kernels::fma_loop_avx2, kernels::kFmaAvx2FlopsPerIteration,
-              "ymm FMA loop, 12 independent accumulators"};
-    case SimdIsa::scalar: break;
-  }
-  return {kernels::mul_add_loop_scalar, kernels::kScalarFlopsPerIteration,
-          "mulss+addss loop (no FMA), 12 independent accumulators"};
-}
-
 // Where the loop's result goes, so that no run can be optimized away.
-std::atomic<float> g_sink{0};
+std::atomic<double> g_sink{0};
 
 }  // namespace
 
@@ -55,9 +35,35 @@ const char *simd_isa_name(SimdIsa isa) {
   return "scalar";
 }
 
-PeakMeasurement measure_fp32_peak(SimdIsa isa, int threads, const PeakOptions &options) {
-  const FmaLoop loop = fma_loop(isa);
+std::vector<PeakLoop> peak_loops(const CpuIdentity &cpu) {
+  const CoreThroughput t = core_throughput(cpu);
+  std::vector<PeakLoop> loops;
+  if (cpu.avx512f)
+    loops.push_back({"f32", SimdIsa::avx512, "vfmadd231ps zmm, 16 accumulators",
+                     kernels::kFmaAvx512FlopsPerIteration,
+                     [](std::int64_t n) { return double(kernels::fma_loop_avx512(n)); }, t.f32_avx512});
+  if (cpu.avx2 && cpu.fma)
+    loops.push_back({"f32", SimdIsa::avx2, "vfmadd231ps ymm, 12 accumulators",
+                     kernels::kFmaAvx2FlopsPerIteration,
+                     [](std::int64_t n) { return double(kernels::fma_loop_avx2(n)); }, t.f32_avx2});
+  loops.push_back({"f32", SimdIsa::scalar, "mulss + addss (no FMA), 12 accumulators",
+                   kernels::kScalarFlopsPerIteration,
+                   [](std::int64_t n) { return double(kernels::mul_add_loop_scalar(n)); },
+                   t.f32_scalar});
+  if (cpu.avx512_bf16)
+    loops.push_back({"bf16", SimdIsa::avx512, "vdpbf16ps zmm, 16 accumulators",
+                     kernels::kDpbf16Avx512FlopsPerIteration,
+                     [](std::int64_t n) { return double(kernels::dpbf16_loop_avx512(n)); },
+                     t.bf16_avx512});
+  if (cpu.avx512_vnni)
+    loops.push_back({"int8", SimdIsa::avx512, "vpdpbusd zmm (EVEX), 16 accumulators",
+                     kernels::kDpbusdAvx512OpsPerIteration,
+                     [](std::int64_t n) { return double(kernels::dpbusd_loop_avx512(n)); },
+                     t.int8_avx512});
+  return loops;
+}
 
+PeakMeasurement measure_peak(const PeakLoop &loop, int threads, const PeakOptions &options) {
   // Iterations for one run: double on one thread until a call takes 5 ms, then scale.
   std::int64_t iterations = 1 << 12;
   double seconds = 0;
@@ -75,12 +81,18 @@ PeakMeasurement measure_fp32_peak(SimdIsa isa, int threads, const PeakOptions &o
   };
   timed_run();  // warm-up: lets the clock settle at its vector-load frequency
   std::vector<double> rates;
-  const double flops = loop.flops_per_iteration * static_cast<double>(iterations) * threads;
-  for (int r = 0; r < options.runs; ++r) rates.push_back(flops / timed_run());
+  const double ops = loop.ops_per_iteration * static_cast<double>(iterations) * threads;
+  for (int r = 0; r < options.runs; ++r) rates.push_back(ops / timed_run());
 
   return {summarize(rates),
-          fmt::format("{}, {} thread{}, best of {} runs of {:.0f} ms", loop.description, threads,
+          fmt::format("{}, {} thread{}, best of {} runs of {:.0f} ms", loop.instruction, threads,
                       threads == 1 ? "" : "s", options.runs, options.seconds_per_run * 1e3)};
+}
+
+PeakMeasurement measure_fp32_peak(SimdIsa isa, int threads, const PeakOptions &options) {
+  for (const PeakLoop &loop : peak_loops(cpu_identity()))
+    if (loop.dtype == "f32" && loop.isa == isa) return measure_peak(loop, threads, options);
+  throw std::runtime_error(fmt::format("this CPU cannot run the {} f32 loop", simd_isa_name(isa)));
 }
 
 }  // namespace dlk::perf

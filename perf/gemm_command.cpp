@@ -137,7 +137,7 @@ PeakRow measure_peak(const dlk_context_info &info, int threads) {
   PeakOptions options;
   options.runs = 9;
   const PeakMeasurement m = measure_fp32_peak(simd_isa_from_name(info.isa), threads, options);
-  PeakRow row{threads, m.flops_per_second.max, 0, 0, m.method};
+  PeakRow row{threads, m.ops_per_second.max, 0, 0, m.method};
   // bf16 and int8 peaks as the context's theoretical ratios to its FP32 peak
   // (vdpbf16ps: 2 f32 FMAs per lane, vpdpbusd: 4 int8 ones).
   const double f32 = info.peak_f32_flops;

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "perf/subcommand.hpp"
 
@@ -26,6 +27,14 @@ int main(int argc, char **argv) {
     runs.emplace_back(sub, command.setup(*sub));
   }
 
+  // CLI11 would only say that a subcommand is required.
+  std::vector<std::string> names;
+  for (const Subcommand &command : commands) names.push_back(command.name);
+  if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    fmt::print(stderr, "dlk-perf: unknown subcommand '{}'; valid subcommands: {}\n", argv[1],
+               fmt::join(names, ", "));
+    return 2;
+  }
   CLI11_PARSE(app, argc, argv);
 
   for (auto &[sub, run] : runs) {

@@ -14,6 +14,7 @@
 
 #include "perf/kernels/perf_kernels.hpp"
 #include "perf/thread_team.hpp"
+#include "perf/timing.hpp"
 
 namespace dlk::perf {
 namespace {
@@ -44,34 +45,48 @@ size_t dram_working_set(size_t l3_bytes) {
   return std::clamp(8 * l3_bytes, lo, hi);
 }
 
+ReadShares::ReadShares(size_t share_bytes, int threads)
+    : share_bytes_(std::max(kPage, share_bytes / kPage * kPage)),
+      threads_(threads),
+      base_(static_cast<char *>(std::aligned_alloc(kPage, share_bytes_ * static_cast<size_t>(threads))),
+            &std::free) {
+  if (!base_) throw std::bad_alloc();
+  char *base = base_.get();
+  const size_t share = share_bytes_;
+  run_on_threads(threads, [&](int t) { std::memset(base + share * static_cast<size_t>(t), t + 1, share); });
+}
+
 BandwidthMeasurement measure_read_bandwidth(size_t working_set_bytes, int threads,
                                             const BandwidthOptions &options) {
-  const ReadLoop loop = widest_read_loop();
-  const size_t share = std::max(kPage, working_set_bytes / static_cast<size_t>(threads) / kPage * kPage);
-  const size_t total = share * static_cast<size_t>(threads);
-  std::unique_ptr<char, decltype(&std::free)> buffer(
-      static_cast<char *>(std::aligned_alloc(kPage, total)), &std::free);
-  if (!buffer) throw std::bad_alloc();
-  char *base = buffer.get();
+  const ReadShares shares(working_set_bytes / static_cast<size_t>(threads), threads);
+  return measure_read_bandwidth(shares, shares.share_bytes(), options);
+}
 
-  run_on_threads(threads, [&](int t) { std::memset(base + share * static_cast<size_t>(t), t + 1, share); });
+BandwidthMeasurement measure_read_bandwidth(const ReadShares &shares, size_t bytes_per_thread,
+                                            const BandwidthOptions &options) {
+  const ReadLoop loop = widest_read_loop();
+  const int threads = shares.threads();
+  const size_t share = std::clamp(bytes_per_thread / kPage * kPage, kPage, shares.share_bytes());
+  const size_t total = share * static_cast<size_t>(threads);
 
   int passes = 1;
   auto timed_run = [&] {
     return run_on_threads(threads, [&](int t) {
       std::uint64_t sum = 0;
-      for (int p = 0; p < passes; ++p) sum += loop.run(base + share * static_cast<size_t>(t), share);
+      for (int p = 0; p < passes; ++p) sum += loop.run(shares.share(t), share);
       g_sink.fetch_add(sum);
     });
   };
-  // Passes per run: doubled until a run takes a quarter of its target, so that
-  // starting the threads (tens of microseconds) is a small part of a run.
-  double seconds = timed_run();
-  while (seconds < options.seconds_per_run / 4) {
-    passes *= 2;
-    seconds = timed_run();
+  // Passes per run from the fastest of a few single passes on this thread: a
+  // calibration that a busy machine preempts would otherwise choose runs so
+  // short that starting the threads (tens of microseconds) dominates them.
+  double pass_seconds = 1e30;
+  for (int k = 0; k < 5; ++k) {
+    const double t0 = now_seconds();
+    g_sink.fetch_add(loop.run(shares.share(0), share));
+    pass_seconds = std::min(pass_seconds, now_seconds() - t0);
   }
-  passes = std::max(1, static_cast<int>(std::lround(passes * options.seconds_per_run / seconds)));
+  passes = std::max(1, static_cast<int>(std::lround(options.seconds_per_run / pass_seconds)));
   timed_run();  // warm-up
   std::vector<double> rates;
   for (int r = 0; r < options.runs; ++r)

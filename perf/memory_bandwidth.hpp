@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "perf/stats.hpp"
@@ -25,6 +26,29 @@ struct BandwidthMeasurement {
 // working_set_bytes is shared among the threads (rounded down to whole 4 KiB
 // pages per thread, at least one). Throws std::bad_alloc when it cannot allocate.
 BandwidthMeasurement measure_read_bandwidth(size_t working_set_bytes, int threads,
+                                            const BandwidthOptions &options);
+
+// One contiguous share per thread, each written first by its own thread, so a
+// working-set sweep allocates and touches its largest size once and measures
+// every smaller one in the first bytes of each share.
+class ReadShares {
+ public:
+  // share_bytes is rounded down to whole 4 KiB pages, at least one.
+  // Throws std::bad_alloc when it cannot allocate.
+  ReadShares(size_t share_bytes, int threads);
+  size_t share_bytes() const { return share_bytes_; }
+  int threads() const { return threads_; }
+  const char *share(int thread) const { return base_.get() + share_bytes_ * static_cast<size_t>(thread); }
+
+ private:
+  size_t share_bytes_;
+  int threads_;
+  std::unique_ptr<char, void (*)(void *)> base_;
+};
+
+// Every thread reads the first bytes_per_thread (rounded down to whole pages,
+// at most share_bytes) of its share; the working set is that times the threads.
+BandwidthMeasurement measure_read_bandwidth(const ReadShares &shares, size_t bytes_per_thread,
                                             const BandwidthOptions &options);
 
 // The read loop with the widest loads this CPU has (kernels/perf_kernels.hpp),

@@ -21,6 +21,19 @@ float fma_loop_avx2(std::int64_t iterations);
 // code built for baseline x86-64 without FMA runs; compiled without vectorization.
 constexpr double kScalarFlopsPerIteration = 12 * 2;
 float mul_add_loop_scalar(std::int64_t iterations);
+// AVX512_BF16: 16 zmm accumulators, one vdpbf16ps each per iteration (16 f32
+// lanes, each adding two bf16 products: 4 FLOP per lane).
+constexpr double kDpbf16Avx512FlopsPerIteration = 16 * 16 * 4;
+float dpbf16_loop_avx512(std::int64_t iterations);
+// AVX512_VNNI: 16 zmm accumulators, one EVEX vpdpbusd each per iteration (16 s32
+// lanes, each adding four u8 x s8 products: 8 OP per lane).
+constexpr double kDpbusdAvx512OpsPerIteration = 16 * 16 * 8;
+std::int32_t dpbusd_loop_avx512(std::int64_t iterations);
+
+// 16 dependent integer adds per iteration (one cycle each): the core clock is
+// 16 * iterations / seconds.
+constexpr double kAddChainCyclesPerIteration = 16;
+std::uint64_t add_chain_loop(std::int64_t iterations);
 
 // Read loops: sum `bytes` bytes at `data` as 64-bit integers, with the widest
 // loads of the ISA and several accumulators. bytes is a multiple of kReadGranule.

@@ -1,0 +1,25 @@
+// The network chart: time of one all-reduce against message size, log-log, one
+// colour per algorithm: measured marks and its fitted alpha-beta line
+// t = alpha + beta * bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perf/svg_chart.hpp"
+
+namespace dlk::perf {
+
+struct NetworkSeries {
+  std::string algorithm;    // "native", "ring", "onebit", ...
+  bool peer = false;        // MPI_Allreduce itself: hollow marks
+  std::vector<XY> measured; // x: message bytes, y: seconds
+  double alpha = 0;         // seconds; the line is drawn when alpha or beta > 0
+  double beta = 0;          // seconds per byte
+};
+
+// Times are drawn in microseconds.
+LogLogChart network_chart(const std::vector<NetworkSeries> &series, const std::string &title,
+                          const std::string &subtitle);
+
+}  // namespace dlk::perf
