@@ -31,6 +31,7 @@ dlk_codec_params codec_params(const char *call, const Buffer &b, dlk_comm_algori
   params.step = b.calls;
   params.rank = static_cast<uint32_t>(b.comm->rank());
   params.topk_fraction = b.config.topk_fraction;
+  params.topk_selection = b.config.topk_exact ? DLK_CODEC_TOPK_EXACT : DLK_CODEC_TOPK_SAMPLED;
   return params;
 }
 
@@ -79,6 +80,7 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
        {"stochastic_rounding", cfg.stochastic_rounding != 0},
        {"seed", static_cast<int64_t>(cfg.seed)},
        {"topk_fraction (bits)", bits_of(cfg.topk_fraction)},
+       {"topk_exact", cfg.topk_exact != 0},
        {"warmup_steps", static_cast<int64_t>(cfg.warmup_steps)},
        {"min_compress_bytes", static_cast<int64_t>(cfg.min_compress_bytes)},
        {"calls made on this buffer", static_cast<int64_t>(b.calls)}});
