@@ -52,7 +52,7 @@ Buffer make_buffer(const char *call, Communicator &comm, uint64_t count,
                       "; valid values: DLK_COMM_ALGO_DEFAULT or one of " + algorithm_names());
   if (!(config.topk_fraction > 0.0 && config.topk_fraction <= 1.0))
     throw_invalid(call, "config->topk_fraction", "must be in (0, 1]");
-  Buffer b{&comm, count, config, config.algorithm, {}, {}, 0};
+  Buffer b{&comm, count, config, config.algorithm, {}, {}, 0, {}};
   if (b.config.algorithm == DLK_COMM_ALGO_DEFAULT) b.config.algorithm = comm.default_algorithm();
   b.chosen = b.config.algorithm;
   if (compressed(b.config.algorithm)) {
@@ -101,11 +101,11 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
     case DLK_COMM_ALGO_RING: allreduce_ring(c); break;
     case DLK_COMM_ALGO_PS: allreduce_ps(c); break;
     case DLK_COMM_ALGO_TOPK:
-      allreduce_topk(c, codec_params(call, b, algorithm), b.worker_residual.data());
+      allreduce_topk(c, codec_params(call, b, algorithm), b.worker_residual.data(), b.scratch);
       break;
     default:
       allreduce_two_phase(c, codec_params(call, b, algorithm), b.worker_residual.data(),
-                          b.server_residual.data());
+                          b.server_residual.data(), b.scratch);
   }
   ++b.calls;
   report.algorithm = algorithm;
