@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <mpi.h>
 
@@ -13,6 +14,13 @@
 #include "dlk/dlk_compress.h"
 
 namespace dlk::comm {
+
+// Work buffers that persist in a Buffer between calls: a large gradient's
+// messages would otherwise be allocated, zeroed and page-faulted every call.
+struct Scratch {
+  std::vector<uint8_t> outgoing, incoming, gathered;
+  std::vector<float> sum;
+};
 
 struct Collective {
   const char *call;
@@ -33,9 +41,10 @@ void allreduce_ring(const Collective &c);
 // two_phase_allreduce.cpp: worker_residual holds count floats, server_residual
 // the length of this rank's segment (split(count, size, rank)).
 void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
-                         float *worker_residual, float *server_residual);
+                         float *worker_residual, float *server_residual, Scratch &scratch);
 // topk_allreduce.cpp: worker_residual holds count floats.
-void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *worker_residual);
+void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *worker_residual,
+                    Scratch &scratch);
 
 // data[i] /= size, in the same way on every rank that calls it.
 void divide(float *data, uint64_t count, int size);

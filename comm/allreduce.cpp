@@ -32,6 +32,7 @@ dlk_codec_params codec_params(const char *call, const Buffer &b, dlk_comm_algori
   params.step = b.calls;
   params.rank = static_cast<uint32_t>(b.comm->rank());
   params.topk_fraction = b.config.topk_fraction;
+  params.topk_selection = b.config.topk_exact ? DLK_CODEC_TOPK_EXACT : DLK_CODEC_TOPK_SAMPLED;
   return params;
 }
 
@@ -53,7 +54,7 @@ Buffer make_buffer(const char *call, Communicator &comm, uint64_t count,
                       "; valid values: DLK_COMM_ALGO_DEFAULT or one of " + algorithm_names());
   if (!(config.topk_fraction > 0.0 && config.topk_fraction <= 1.0))
     throw_invalid(call, "config->topk_fraction", "must be in (0, 1]");
-  Buffer b{&comm, count, config, config.algorithm, {}, {}, 0};
+  Buffer b{&comm, count, config, config.algorithm, {}, {}, 0, {}};
   if (b.config.algorithm == DLK_COMM_ALGO_DEFAULT) b.config.algorithm = comm.default_algorithm();
   b.chosen = b.config.algorithm;
   if (compressed(b.config.algorithm)) {
@@ -81,6 +82,7 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
        {"stochastic_rounding", cfg.stochastic_rounding != 0},
        {"seed", static_cast<int64_t>(cfg.seed)},
        {"topk_fraction (bits)", bits_of(cfg.topk_fraction)},
+       {"topk_exact", cfg.topk_exact != 0},
        {"warmup_steps", static_cast<int64_t>(cfg.warmup_steps)},
        {"min_compress_bytes", static_cast<int64_t>(cfg.min_compress_bytes)},
        {"calls made on this buffer", static_cast<int64_t>(b.calls)}});
@@ -101,11 +103,11 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
     case DLK_COMM_ALGO_RING: allreduce_ring(c); break;
     case DLK_COMM_ALGO_PS: allreduce_ps(c); break;
     case DLK_COMM_ALGO_TOPK:
-      allreduce_topk(c, codec_params(call, b, algorithm), b.worker_residual.data());
+      allreduce_topk(c, codec_params(call, b, algorithm), b.worker_residual.data(), b.scratch);
       break;
     default:
       allreduce_two_phase(c, codec_params(call, b, algorithm), b.worker_residual.data(),
-                          b.server_residual.data());
+                          b.server_residual.data(), b.scratch);
   }
   ++b.calls;
   report.algorithm = algorithm;

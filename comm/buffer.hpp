@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "comm/algorithms.hpp"
 #include "comm/communicator.hpp"
 #include "dlk/dlk_comm.h"
 
@@ -19,6 +20,7 @@ struct Buffer {
   std::vector<float> worker_residual;  // count floats, for algorithms that have residuals
   std::vector<float> server_residual;  // this rank's segment, two-phase algorithms
   uint64_t calls = 0;
+  Scratch scratch;
 };
 
 // Checks the configuration (naming the field) and sizes the residuals.

@@ -35,6 +35,7 @@ void Communicator::execute(const std::function<void()> &job) {
     job();
     return;
   }
+  if (worker_->run_here_if_idle(job)) return;
   std::mutex mutex;
   std::condition_variable finished;
   bool done = false;

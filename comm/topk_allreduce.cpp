@@ -12,11 +12,13 @@
 
 namespace dlk::comm {
 
-void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *worker_residual) {
+void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *worker_residual,
+                    Scratch &scratch) {
   const int p = c.size;
   size_t capacity = 0;
   check_codec(c.call, dlk_compress_max_message_size(&params, c.count, &capacity));
-  std::vector<uint8_t> mine(capacity);
+  std::vector<uint8_t> &mine = scratch.outgoing;
+  mine.resize(capacity);
   size_t my_size = 0;
   timed(c.report.encode_seconds, [&] {
     check_codec(c.call, dlk_compress_encode(&params, c.data, worker_residual, c.count,
@@ -40,7 +42,8 @@ void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *
     displacements[i] = static_cast<int>(total);
     total += sizes[i];
   }
-  std::vector<uint8_t> gathered(total);
+  std::vector<uint8_t> &gathered = scratch.gathered;
+  gathered.resize(total);
   timed(c.report.network_seconds, [&] {
     check_mpi(c.call, "MPI_Allgatherv",
               MPI_Allgatherv(mine.data(), static_cast<int>(my_size), MPI_BYTE, gathered.data(),

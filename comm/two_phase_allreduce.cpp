@@ -33,7 +33,7 @@ void encode(const Collective &c, const dlk_codec_params &params, const float *in
 }  // namespace
 
 void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
-                         float *worker_residual, float *server_residual) {
+                         float *worker_residual, float *server_residual, Scratch &scratch) {
   const int p = c.size, r = c.rank;
   std::vector<int> sizes(p), displacements(p);
   uint64_t total = 0;
@@ -54,7 +54,8 @@ void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
   const int my_size = sizes[r];
 
   // Phase 1: compress every segment for its owner; all-to-all.
-  std::vector<uint8_t> outgoing(total);
+  std::vector<uint8_t> &outgoing = scratch.outgoing;
+  outgoing.resize(total);
   timed(c.report.encode_seconds, [&] {
     for (int j = 0; j < p; ++j) {
       const Span s = split(c.count, p, j);
@@ -62,7 +63,8 @@ void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
              outgoing.data() + displacements[j], sizes[j]);
     }
   });
-  std::vector<uint8_t> incoming(static_cast<size_t>(p) * my_size);
+  std::vector<uint8_t> &incoming = scratch.incoming;
+  incoming.resize(static_cast<size_t>(p) * my_size);
   std::vector<int> incoming_sizes(p, my_size), incoming_displacements(p);
   for (int i = 0; i < p; ++i) incoming_displacements[i] = i * my_size;
   timed(c.report.network_seconds, [&] {
@@ -73,7 +75,8 @@ void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
   });
 
   // The owner's sum, in rank order, then its own compressed message.
-  std::vector<float> sum(mine.length);
+  std::vector<float> &sum = scratch.sum;
+  sum.resize(mine.length);
   timed(c.report.decode_seconds, [&] {
     for (int i = 0; i < p; ++i) {
       const uint8_t *message = incoming.data() + static_cast<size_t>(i) * my_size;
@@ -83,16 +86,18 @@ void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
     }
     if (c.average) divide(sum.data(), mine.length, p);
   });
-  std::vector<uint8_t> result(my_size);
+  // The owner's message goes straight to its place in the gathered buffer.
+  std::vector<uint8_t> &gathered = scratch.gathered;
+  gathered.resize(total);
+  uint8_t *result = gathered.data() + displacements[r];
   timed(c.report.encode_seconds, [&] {
-    encode(c, params, sum.data(), server_residual, mine.length, result.data(), my_size);
+    encode(c, params, sum.data(), server_residual, mine.length, result, my_size);
   });
 
   // Phase 2: all-gather the owners' messages; everyone decodes every one.
-  std::vector<uint8_t> gathered(total);
   timed(c.report.network_seconds, [&] {
     check_mpi(c.call, "MPI_Allgatherv",
-              MPI_Allgatherv(result.data(), my_size, MPI_BYTE, gathered.data(), sizes.data(),
+              MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gathered.data(), sizes.data(),
                              displacements.data(), MPI_BYTE, c.comm));
   });
   timed(c.report.decode_seconds, [&] {

@@ -21,6 +21,11 @@ class Worker {
   // job must not throw.
   void submit(std::function<void()> job);
 
+  // Runs job in the calling thread when nothing is queued or running (saving the
+  // two thread hand-offs, which cost more than a small all-reduce), and returns
+  // true; else returns false without running it. Queued jobs wait meanwhile.
+  bool run_here_if_idle(const std::function<void()> &job);
+
  private:
   void loop();
 
@@ -28,6 +33,7 @@ class Worker {
   std::condition_variable wake_;
   std::deque<std::function<void()>> jobs_;
   bool stopping_ = false;
+  bool running_ = false;  // a job runs, here or in the caller's thread
   std::thread thread_;
 };
 

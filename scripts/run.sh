@@ -15,6 +15,7 @@ packages=(
   libopenblas-dev libblas-dev libdnnl-dev libopenmpi-dev openmpi-bin libhwloc-dev
   libxsimd-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev
   clang libclang-rt-14-dev libomp-dev
+  iproute2  # scripts/netbed.sh (ip netns, tc)
 )
 
 install_missing_packages() {

@@ -49,6 +49,29 @@ inline float onebit_mean(float sum, uint32_t count) {
   return count ? sum / static_cast<float>(count) : 0.0f;
 }
 
+// The mean of one sign group of a block, given the group's lane sum (from
+// reduce_lanes16). A sum of large finite values can overflow f32 (1024 values of
+// 4e35 pass FLT_MAX) although their mean is finite: then the sum is taken again,
+// in the same lane order, of the values scaled by 2^-32 (exact for every value
+// above 2^-94; smaller ones cannot matter next to a sum past 2^128), and the mean
+// scaled back. An inf or NaN in the group stays non-finite. The vector tiers have
+// bit-identical lane sums, so they take this scalar path in the same blocks.
+inline float onebit_group_mean(float sum, uint32_t count, const float *x, const float *r,
+                               size_t len, bool negative_group) {
+  if (std::isfinite(sum) || count == 0) return onebit_mean(sum, count);
+  float lanes[kGroup] = {};
+  for (size_t i = 0; i < len; ++i) {
+    const float v = r ? x[i] + r[i] : x[i];
+    lanes[i % kGroup] += keep_or_zero((v < 0.0f) == negative_group, v * 0x1p-32f);
+  }
+  const float scaled = reduce_lanes16(lanes) / static_cast<float>(count);
+  const float mean = scaled * 0x1p32f;
+  // Rounding in the sum may put a mean of values near FLT_MAX just past it.
+  if (std::isinf(mean) && std::isfinite(scaled))
+    return std::copysign(std::numeric_limits<float>::max(), scaled);
+  return mean;
+}
+
 // The sign bits of a group of 16 elements are two bytes at element index / 8; a
 // shorter last group has only the bytes its elements need.
 // (The full case is separate so that it compiles to one 2-byte move.)
@@ -83,14 +106,25 @@ struct BlockScale {
 };
 
 // Blocks whose largest magnitude is 0, or so small that max_code / m overflows,
-// encode as all-zero codes with scale 0 (their value stays in the residual). A
-// block holding inf or NaN gets a non-finite scale and decodes to non-finite
-// values, so that overflow checks downstream still see it.
+// encode as all-zero codes with scale 0 (their value stays in the residual).
+// Non-finite blocks follow the rule for non-finite gradients (docs/compression.md):
+// they decode to non-finite values of the same sign, never to finite ones.
+// - A block holding inf (and no NaN) gets scale +inf and inverse 2^-149, so that
+//   +-inf quantize to +-max_code (decoded +-inf) and every finite value to code 0,
+//   which dequantize decodes as 0: the finite values stay finite.
+// - A block holding NaN gets scale NaN: every value decodes to NaN.
 inline BlockScale block_scale(uint32_t max_key, float max_code) {
   const float m = bits_float(max_key);
+  if (std::isinf(m)) return {m, 0x1p-149f};
   const float inverse = max_code / m;
   if (m == 0.0f || (std::isfinite(m) && !std::isfinite(inverse))) return {0.0f, 0.0f};
   return {m / max_code, inverse};
+}
+
+// code * scale, except that code 0 is +0 also when scale is inf or NaN (see
+// block_scale); for finite scales (always >= +0) that is the same value.
+inline float dequantize(int32_t code, float scale) {
+  return code == 0 ? 0.0f : static_cast<float>(code) * scale;
 }
 
 // Clamps to [-max_code, max_code]; NaN becomes -max_code. Written as the x86

@@ -103,6 +103,8 @@ typedef struct dlk_comm_config {
   int stochastic_rounding;     /* int8, int4: nonzero rounds stochastically (keyed by seed, call, rank) */
   uint64_t seed;
   double topk_fraction;        /* topk: fraction of the elements each rank sends, in (0, 1] */
+  int topk_exact;              /* topk: nonzero selects exactly the k largest (slower); default:
+                                  a threshold estimated on a sample, as Deep Gradient Compression */
   uint64_t warmup_steps;       /* compressed algorithms: the first calls of a buffer run native */
   uint64_t min_compress_bytes; /* compressed algorithms: smaller buffers run native */
 } dlk_comm_config;

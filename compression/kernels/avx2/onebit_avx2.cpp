@@ -37,9 +37,10 @@ void onebit_encode(const float *input, float *residual, size_t count, size_t blo
       negatives += static_cast<uint32_t>(__builtin_popcount(bits));
       store_group_bits(sign_bits + (start + g) / 8, bits, m.full ? kGroup : len - g);
     });
-    const float positive_mean =
-        onebit_mean(reduce_lanes16(positive), static_cast<uint32_t>(len) - negatives);
-    const float negative_mean = onebit_mean(reduce_lanes16(negative), negatives);
+    const float positive_mean = onebit_group_mean(
+        reduce_lanes16(positive), static_cast<uint32_t>(len) - negatives, x, r, len, false);
+    const float negative_mean =
+        onebit_group_mean(reduce_lanes16(negative), negatives, x, r, len, true);
     store_le<float>(block_means + 8 * block, positive_mean);
     store_le<float>(block_means + 8 * block + 4, negative_mean);
 

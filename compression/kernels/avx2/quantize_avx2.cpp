@@ -49,6 +49,13 @@ inline __m128i narrow_codes(__m256i lo, __m256i hi) {
   return _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
 }
 
+// dequantize (numerics.hpp) on 8 lanes: code 0 gives +0 whatever the scale.
+inline __m256 dequantize_v(__m256i code, __m256 scale) {
+  const __m256 zero_code =
+      _mm256_castsi256_ps(_mm256_cmpeq_epi32(code, _mm256_setzero_si256()));
+  return _mm256_andnot_ps(zero_code, _mm256_mul_ps(_mm256_cvtepi32_ps(code), scale));
+}
+
 template <int Bits, bool Stochastic>
 void encode(const float *input, float *residual, size_t count, size_t block_size, uint64_t key,
             uint8_t *scales, uint8_t *codes) {
@@ -94,8 +101,8 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
       }
       if (r)
         store_pair(r + g,
-                   {_mm256_sub_ps(v.lo, _mm256_mul_ps(_mm256_cvtepi32_ps(code_lo), scale)),
-                    _mm256_sub_ps(v.hi, _mm256_mul_ps(_mm256_cvtepi32_ps(code_hi), scale))},
+                   {_mm256_sub_ps(v.lo, dequantize_v(code_lo, scale)),
+                    _mm256_sub_ps(v.hi, dequantize_v(code_hi, scale))},
                    m);
     });
   }
@@ -129,8 +136,8 @@ void decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t bl
     for_each_group(len, [&](size_t g, const PairMask &m) {
       const size_t i = start + g;
       const __m128i b = load_codes<Bits>(codes, i, m.full ? kGroup : len - g);
-      const Pair d{_mm256_mul_ps(_mm256_cvtepi32_ps(widen<Bits>(b)), scale),
-                   _mm256_mul_ps(_mm256_cvtepi32_ps(widen<Bits>(_mm_srli_si128(b, 8))), scale)};
+      const Pair d{dequantize_v(widen<Bits>(b), scale),
+                   dequantize_v(widen<Bits>(_mm_srli_si128(b, 8)), scale)};
       put<S>(output + i, d, m);
     });
   }

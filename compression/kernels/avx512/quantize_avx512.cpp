@@ -35,6 +35,12 @@ inline __m512 round_code(__m512 y, uint64_t key, uint64_t first) {
   return _mm512_mask_add_ps(down, up, down, _mm512_set1_ps(1.0f));
 }
 
+// dequantize (numerics.hpp) on 16 lanes: code 0 gives +0 whatever the scale.
+inline __m512 dequantize_v(__m512i code, __m512 scale) {
+  return _mm512_maskz_mov_ps(_mm512_test_epi32_mask(code, code),
+                             _mm512_mul_ps(_mm512_cvtepi32_ps(code), scale));
+}
+
 template <int Bits, bool Stochastic>
 void encode(const float *input, float *residual, size_t count, size_t block_size, uint64_t key,
             uint8_t *scales, uint8_t *codes) {
@@ -76,7 +82,7 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
         else
           store_partial(codes + i / 2, packed, (len - g + 1) / 2);
       }
-      if (r) store(r + g, _mm512_sub_ps(v, _mm512_mul_ps(_mm512_cvtepi32_ps(code), scale)), m);
+      if (r) store(r + g, _mm512_sub_ps(v, dequantize_v(code, scale)), m);
     });
   }
 }
@@ -108,9 +114,8 @@ void decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t bl
     const __m512 scale = _mm512_set1_ps(load_le<float>(scales + 4 * block));
     for_each_group(len, [&](size_t g, __mmask16 m) {
       const size_t i = start + g;
-      const __m512 code =
-          _mm512_cvtepi32_ps(load_codes<Bits>(codes, i, m == 0xFFFF ? kGroup : len - g));
-      put<S>(output + i, _mm512_mul_ps(code, scale), m);
+      const __m512i code = load_codes<Bits>(codes, i, m == 0xFFFF ? kGroup : len - g);
+      put<S>(output + i, dequantize_v(code, scale), m);
     });
   }
 }

@@ -38,7 +38,7 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
         const size_t at = (start + i) / 2;
         codes[at] = static_cast<uint8_t>(codes[at] | ((code & 0xF) << (4 * ((start + i) & 1))));
       }
-      if (r) r[i] = v - static_cast<float>(code) * s.scale;
+      if (r) r[i] = v - dequantize(code, s.scale);
     }
   }
 }
@@ -57,7 +57,7 @@ void decode(const uint8_t *scales, const uint8_t *codes, size_t count, size_t bl
         const int32_t nibble = (codes[i / 2] >> (4 * (i & 1))) & 0xF;
         code = (nibble ^ 8) - 8;  // sign-extend 4 bits
       }
-      const float d = static_cast<float>(code) * scale;
+      const float d = dequantize(code, scale);
       output[i] = S == Store::accumulate ? output[i] + d : d;
     }
   }
