@@ -7,12 +7,13 @@
 
 namespace dlk::cpu {
 
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads);
+// Convolutions; scratch is the context's (scratch.hpp).
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
+                                     Scratch &scratch);
 core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads);
+                                           int threads, Scratch &scratch);
 core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads);
+                                              int threads, Scratch &scratch);
 
 // Pooling on the tier `isa` allows (f16/bf16 backward on the generic tier).
 core::OpResult pool2d_forward(const core::Pool2dArgs &args, int threads, core::CpuIsa isa);
