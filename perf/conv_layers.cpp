@@ -1,6 +1,9 @@
 #include "perf/conv_layers.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "perf/resnet50_layers.hpp"
 
 namespace dlk::perf {
 namespace {
@@ -9,21 +12,6 @@ namespace {
 struct Row {
   const char *name;
   std::int64_t c, hw, k, kernel, stride, pad;
-};
-
-constexpr Row kResNet50[] = {
-    {"conv1", 3, 224, 64, 7, 2, 3},
-    {"res2_1x1_64_64", 64, 56, 64, 1, 1, 0},     {"res2_3x3_64", 64, 56, 64, 3, 1, 1},
-    {"res2_1x1_64_256", 64, 56, 256, 1, 1, 0},   {"res2_1x1_256_64", 256, 56, 64, 1, 1, 0},
-    {"res3_1x1_256_128", 256, 56, 128, 1, 1, 0}, {"res3_3x3_128_s2", 128, 56, 128, 3, 2, 1},
-    {"res3_1x1_128_512", 128, 28, 512, 1, 1, 0}, {"res3_down_256_512", 256, 56, 512, 1, 2, 0},
-    {"res3_1x1_512_128", 512, 28, 128, 1, 1, 0}, {"res3_3x3_128", 128, 28, 128, 3, 1, 1},
-    {"res4_1x1_512_256", 512, 28, 256, 1, 1, 0}, {"res4_3x3_256_s2", 256, 28, 256, 3, 2, 1},
-    {"res4_1x1_256_1024", 256, 14, 1024, 1, 1, 0}, {"res4_down_512_1024", 512, 28, 1024, 1, 2, 0},
-    {"res4_1x1_1024_256", 1024, 14, 256, 1, 1, 0}, {"res4_3x3_256", 256, 14, 256, 3, 1, 1},
-    {"res5_1x1_1024_512", 1024, 14, 512, 1, 1, 0}, {"res5_3x3_512_s2", 512, 14, 512, 3, 2, 1},
-    {"res5_1x1_512_2048", 512, 7, 2048, 1, 1, 0}, {"res5_down_1024_2048", 1024, 14, 2048, 1, 2, 0},
-    {"res5_1x1_2048_512", 2048, 7, 512, 1, 1, 0}, {"res5_3x3_512", 512, 7, 512, 3, 1, 1},
 };
 
 constexpr Row kVgg16[] = {
@@ -37,11 +25,23 @@ constexpr Row kVgg16[] = {
 constexpr Row kLeNet5[] = {{"conv1", 1, 32, 6, 5, 1, 0}, {"conv2", 6, 14, 16, 5, 1, 0}};
 
 template <size_t N>
-void append(std::vector<ConvLayer> &out, const char *set, const Row (&rows)[N], std::int64_t batch,
-            bool only_3x3 = false) {
+void append(std::vector<ConvLayer> &out, const char *set, const Row (&rows)[N], std::int64_t batch) {
   for (const Row &r : rows)
-    if (!only_3x3 || r.kernel == 3)
-      out.push_back({set, r.name, r.c, r.hw, r.hw, r.k, r.kernel, r.kernel, r.stride, r.pad, batch});
+    out.push_back({set, r.name, r.c, r.hw, r.hw, r.k, r.kernel, r.kernel, r.stride, r.pad, batch});
+}
+
+// ResNet-50's distinct convolutions (resnet50_layers.cpp has all 53), the first
+// of each shape keeping its name.
+void append_resnet50(std::vector<ConvLayer> &out, bool only_3x3) {
+  for (const ResnetLayer &l : resnet50_layers()) {
+    if (l.kind != ResnetLayer::Kind::conv || (only_3x3 && l.kernel != 3)) continue;
+    const ConvLayer layer{"resnet50", l.name, l.c, l.h, l.w, l.k, l.kernel, l.kernel, l.stride, l.pad, 0};
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const ConvLayer &o) {
+      return o.c == layer.c && o.h == layer.h && o.k == layer.k && o.kh == layer.kh &&
+             o.stride == layer.stride && o.pad == layer.pad;
+    });
+    if (!seen) out.push_back(layer);
+  }
 }
 
 }  // namespace
@@ -53,8 +53,8 @@ const std::vector<std::string> &conv_layer_sets() {
 
 std::vector<ConvLayer> conv_layers(const std::string &set) {
   std::vector<ConvLayer> out;
-  if (set == "resnet50") append(out, "resnet50", kResNet50, 0);
-  else if (set == "resnet50_3x3") append(out, "resnet50", kResNet50, 0, true);
+  if (set == "resnet50") append_resnet50(out, false);
+  else if (set == "resnet50_3x3") append_resnet50(out, true);
   else if (set == "vgg16") append(out, "vgg16", kVgg16, 0);
   else if (set == "lenet5") append(out, "lenet5", kLeNet5, 64);
   else throw std::invalid_argument("unknown layer set '" + set + "'");

@@ -1,6 +1,7 @@
 // The convolution and pooling layers `dlk-perf conv` and `dlk-perf pool` time:
-// every distinct convolution of ResNet-50 (torchvision's v1.5, stride in the 3x3),
-// VGG-16's and LeNet-5's, and the pooling layers of ResNet-50 and VGG-16. NCHW.
+// every distinct convolution of ResNet-50 (from resnet50_layers.hpp: v1.5, stride
+// in the 3x3), VGG-16's and LeNet-5's, and the pooling layers of ResNet-50 and
+// VGG-16. NCHW.
 #pragma once
 
 #include <cstdint>
