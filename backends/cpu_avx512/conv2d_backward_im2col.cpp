@@ -5,7 +5,6 @@
 //            with col the im2col matrix of src.
 // Sums stay in f32 scratch until the end, so f16 and bf16 round once.
 #include <algorithm>
-#include <vector>
 
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
@@ -17,20 +16,23 @@ namespace dlk::cpu {
 namespace {
 
 template <class Storage>
-void backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+void backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threads, Scratch &scratch) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
-  const int64_t rows = band_rows(s, sizeof(float), 0);
-  const int64_t col_size = rows * s.ow * s.taps(), image_size = s.cg * s.h * s.w;
-  const ThreadSplit split = split_threads(s.n * s.groups, threads);
-  std::vector<float> cols(static_cast<size_t>(col_size * split.outer));
-  std::vector<float> images(static_cast<size_t>(image_size * split.outer));
+  const int64_t image_size = s.cg * s.h * s.w;
+  const Bands bands = plan_bands(s, s.taps() * sizeof(float), image_size * sizeof(float),
+                                 s.n * s.groups, threads);
+  auto *base =
+      static_cast<unsigned char *>(band_scratch(scratch, s, bands, "dlk_conv2d_backward_data"));
+  const int64_t rows = bands.rows;
+  const ThreadSplit split = bands.split;
 
   parallel_for(s.n * s.groups, split.outer, [&](int64_t item, int thread) {
     const int64_t image = item / s.groups, g = item % s.groups;
-    float *col = cols.data() + col_size * thread;
-    float *sum = images.data() + image_size * thread;
+    ScratchCarver carve(base + bands.bytes_per_band * thread);
+    float *col = carve.carve<float>(rows * s.ow * s.taps());
+    float *sum = carve.carve<float>(image_size);
     std::fill(sum, sum + image_size, 0.0f);
     const T *weights = static_cast<const T *>(a.weights) + g * s.kg * s.taps();
     const T *diff_dst = static_cast<const T *>(a.diff_dst) + s.dst_offset(image, g);
@@ -71,20 +73,24 @@ void bias_gradient(const core::Conv2dArgs &a, const ConvShape &s, int threads) {
 }
 
 template <class Storage>
-void backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+void backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
+                      Scratch &scratch) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
-  const int64_t rows = band_rows(s, sizeof(T), 0);
-  const int64_t col_size = rows * s.ow * s.taps(), grad_size = s.kg * s.taps();
+  const int64_t grad_size = s.kg * s.taps();
   // Images add into the same gradient, so only groups are independent.
-  const ThreadSplit split = split_threads(s.groups, threads);
-  std::vector<T> cols(static_cast<size_t>(col_size * split.outer));
-  std::vector<float> grads(static_cast<size_t>(grad_size * split.outer));
+  const Bands bands =
+      plan_bands(s, s.taps() * sizeof(T), grad_size * sizeof(float), s.groups, threads);
+  auto *base =
+      static_cast<unsigned char *>(band_scratch(scratch, s, bands, "dlk_conv2d_backward_weights"));
+  const int64_t rows = bands.rows;
+  const ThreadSplit split = bands.split;
 
   parallel_for(s.groups, split.outer, [&](int64_t g, int thread) {
-    T *col = cols.data() + col_size * thread;
-    float *grad = grads.data() + grad_size * thread;
+    ScratchCarver carve(base + bands.bytes_per_band * thread);
+    T *col = carve.carve<T>(rows * s.ow * s.taps());
+    float *grad = carve.carve<float>(grad_size);
     std::fill(grad, grad + grad_size, 0.0f);  // also the answer for an empty batch
     for (int64_t image = 0; image < s.n; ++image) {
       const T *src = static_cast<const T *>(a.src) + s.src_offset(image, g);
@@ -112,17 +118,17 @@ void backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) 
 }  // namespace
 
 core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                           int threads) {
+                                           int threads, Scratch &scratch) {
   with_float_storage(args.desc.src_type, [&](auto storage) {
-    backward_data<decltype(storage)>(args, isa, threads);
+    backward_data<decltype(storage)>(args, isa, threads, scratch);
   });
   return {"ref:gemm+col2im", 0};
 }
 
 core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                              int threads) {
+                                              int threads, Scratch &scratch) {
   with_float_storage(args.desc.src_type, [&](auto storage) {
-    backward_weights<decltype(storage)>(args, isa, threads);
+    backward_weights<decltype(storage)>(args, isa, threads, scratch);
   });
   return {"ref:im2col+gemm", 0};
 }

@@ -1,6 +1,7 @@
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "backends/cpu_avx512/parallel_for.hpp"
 
@@ -24,9 +25,28 @@ ColLayout col_layout(const ConvShape &s, int64_t pixels) {
   return s.nhwc ? ColLayout{1, s.taps()} : ColLayout{pixels, 1};
 }
 
-int64_t band_rows(const ConvShape &s, int64_t bytes_per_tap, int64_t extra_bytes_per_pixel) {
-  const int64_t row_bytes = s.ow * (s.taps() * bytes_per_tap + extra_bytes_per_pixel);
-  return std::clamp<int64_t>(kBandBytes / row_bytes, 1, s.oh);
+Bands plan_bands(const ConvShape &s, int64_t bytes_per_pixel, int64_t fixed_bytes, int64_t items,
+                 int threads) {
+  const int64_t row_bytes = s.ow * bytes_per_pixel;
+  Bands b;
+  b.rows = std::clamp<int64_t>(kBandBytes / std::max<int64_t>(row_bytes, 1), 1, s.oh);
+  // Callers carve a band into up to three 64-byte aligned parts.
+  b.bytes_per_band = ScratchCarver::aligned(static_cast<size_t>(b.rows * row_bytes)) +
+                     ScratchCarver::aligned(static_cast<size_t>(fixed_bytes)) + 3 * 64;
+  const int fit = static_cast<int>(
+      std::clamp<size_t>(kScratchBound / std::max<size_t>(b.bytes_per_band, 1), 1, threads));
+  b.split = items >= fit ? ThreadSplit{fit, 1} : ThreadSplit{1, threads};
+  return b;
+}
+
+void *band_scratch(Scratch &scratch, const ConvShape &s, const Bands &bands, const char *call) {
+  const auto arg = [](const char *name, int64_t v) {
+    return std::string(name) + " (" + std::to_string(v) + ")";
+  };
+  return scratch.get(bands.bytes_per_band * bands.split.outer, call,
+                     "the im2col band of one output row, " + arg("ow", s.ow) + " pixels x " +
+                         arg("c/groups", s.cg) + " x " + arg("kh", s.kh) + " x " + arg("kw", s.kw) +
+                         " taps,");
 }
 
 template <class T>

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
@@ -51,10 +52,25 @@ struct ConvShape {
 struct ThreadSplit {
   int outer, inner;
 };
-inline ThreadSplit split_threads(int64_t items, int threads) {
-  if (items >= threads) return {threads, 1};
-  return {1, threads};
-}
+
+// The bands of output rows a banded lowering works on, and the scratch they
+// take: `outer` threads each own `bytes_per_band` of it. Bands stay near a few
+// MiB, and outer * bytes_per_band within the context's scratch bound
+// (scratch.hpp): fewer threads work side by side when bands are large.
+struct Bands {
+  int64_t rows;
+  ThreadSplit split;
+  size_t bytes_per_band;
+};
+
+// bytes_per_pixel: what a band keeps per output pixel (its im2col column and
+// accumulator); fixed_bytes: what a thread keeps whatever the band's size.
+Bands plan_bands(const ConvShape &s, int64_t bytes_per_pixel, int64_t fixed_bytes, int64_t items,
+                 int threads);
+
+// The scratch of `bands`: outer * bytes_per_band bytes. Throws DLK_STATUS_UNSUPPORTED
+// naming the arguments when a single output row's band does not fit the bound.
+void *band_scratch(Scratch &scratch, const ConvShape &s, const Bands &bands, const char *call);
 
 // The im2col matrix of a band of `pixels` output pixels: element (tap, pixel) is
 // at tap * tap_stride + pixel * pixel_stride. Tap-major for NCHW (each row a
@@ -64,10 +80,6 @@ struct ColLayout {
   int64_t tap_stride, pixel_stride;
 };
 ColLayout col_layout(const ConvShape &s, int64_t pixels);
-
-// Output rows per band so a band's im2col matrix of `bytes_per_tap` per element
-// (plus `extra_bytes_per_pixel` the caller keeps per pixel) stays near a few MiB.
-int64_t band_rows(const ConvShape &s, int64_t bytes_per_tap, int64_t extra_bytes_per_pixel);
 
 // Writes the im2col matrix of output rows [oy0, oy1) of one group of one image.
 // src points at channel 0 of the group (ConvShape::src_offset); taps that fall

@@ -73,19 +73,23 @@ core::OpResult CpuBackend::gemm(const core::GemmArgs &args) {
   return {gemm_strided(args, config_.cpu_isa, config_.num_threads), 0};
 }
 core::OpResult CpuBackend::conv2d_forward(const core::Conv2dArgs &args) {
-  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads);
+  std::lock_guard<std::mutex> lock(scratch_mutex_);
+  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_);
 }
 core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
-  return conv2d_backward_data_col2im(args, config_.cpu_isa, config_.num_threads);
+  std::lock_guard<std::mutex> lock(scratch_mutex_);
+  return conv2d_backward_data_col2im(args, config_.cpu_isa, config_.num_threads, scratch_);
 }
 core::OpResult CpuBackend::conv2d_backward_weights(const core::Conv2dArgs &args) {
-  return conv2d_backward_weights_im2col(args, config_.cpu_isa, config_.num_threads);
+  std::lock_guard<std::mutex> lock(scratch_mutex_);
+  return conv2d_backward_weights_im2col(args, config_.cpu_isa, config_.num_threads, scratch_);
 }
 core::OpResult CpuBackend::pool2d_forward(const core::Pool2dArgs &args) {
-  return pool2d_forward_reference(args, config_.num_threads);
+  return cpu::pool2d_forward(args, config_.num_threads, config_.cpu_isa);
 }
 core::OpResult CpuBackend::pool2d_backward(const core::Pool2dArgs &args) {
-  return pool2d_backward_reference(args, config_.num_threads);
+  std::lock_guard<std::mutex> lock(scratch_mutex_);
+  return cpu::pool2d_backward(args, config_.num_threads, config_.cpu_isa, scratch_);
 }
 
 }  // namespace dlk::cpu

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
@@ -35,6 +36,10 @@ class CpuBackend final : public core::Backend {
   core::BackendConfig config_;
   mutable std::mutex allocations_mutex_;
   std::unordered_map<const void *, size_t> allocations_;
+  // The ops' scratch (scratch.hpp); the mutex keeps two threads that share the
+  // context from using it at once.
+  std::mutex scratch_mutex_;
+  Scratch scratch_;
 };
 
 }  // namespace dlk::cpu

@@ -2,18 +2,22 @@
 // verbose line; isa is the context's ISA tier, threads its thread count.
 #pragma once
 
+#include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
 
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads);
+// Convolutions; scratch is the context's (scratch.hpp).
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
+                                     Scratch &scratch);
 core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads);
+                                           int threads, Scratch &scratch);
 core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads);
+                                              int threads, Scratch &scratch);
 
-core::OpResult pool2d_forward_reference(const core::Pool2dArgs &args, int threads);
-core::OpResult pool2d_backward_reference(const core::Pool2dArgs &args, int threads);
+// Pooling on the tier `isa` allows (f16/bf16 backward on the generic tier).
+core::OpResult pool2d_forward(const core::Pool2dArgs &args, int threads, core::CpuIsa isa);
+core::OpResult pool2d_backward(const core::Pool2dArgs &args, int threads, core::CpuIsa isa,
+                               Scratch &scratch);
 
 }  // namespace dlk::cpu

@@ -353,7 +353,8 @@ typedef enum dlk_pool_kind {
  * pad_h <= kh / 2 and pad_w <= kw / 2, so every window holds an image element.
  * Types: f32, f16, bf16 (f32 arithmetic); forward also s8, u8 (average rounds half to even).
  * argmax (max pooling) has one int32 per dst element: y * w + x of the maximum within
- * its (n, c) plane, the first one in row-major window order on ties.
+ * its (n, c) plane, the first one in row-major window order on ties. NaN propagates as
+ * in PyTorch: a window holding a NaN has a NaN maximum, and argmax is its first NaN.
  */
 typedef struct dlk_pool2d_desc {
   size_t struct_size; /* sizeof(dlk_pool2d_desc), set by dlk_pool2d_desc_init */

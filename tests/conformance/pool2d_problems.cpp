@@ -60,6 +60,8 @@ PoolProblem random_problem(dlk_op op, dlk_dtype dtype, Rng &rng) {
                        rng.chance(0.5) ? DLK_FORMAT_NCHW : DLK_FORMAT_NHWC, w);
   p.fill = rng.pick({Fill::uniform, Fill::uniform, Fill::few_values, Fill::negative});
   p.argmax = rng.chance(0.8);
+  p.nans = op == DLK_OP_POOL2D_FORWARD && p.desc.kind == DLK_POOL_MAX && is_float_type(dtype) &&
+           rng.chance(0.25);
   return p;
 }
 
@@ -82,7 +84,7 @@ std::string PoolProblem::describe() const {
     << " h=" << d.h << " w=" << d.w << " kh=" << d.kh << " kw=" << d.kw << " stride=" << d.stride_h
     << ":" << d.stride_w << " pad=" << d.pad_h << ":" << d.pad_w;
   if (op == DLK_OP_POOL2D_FORWARD && d.kind == DLK_POOL_MAX) s << (argmax ? " argmax" : " no_argmax");
-  s << " fill=" << fill_name(fill);
+  s << " fill=" << fill_name(fill) << (nans ? " nans" : "");
   return s.str();
 }
 
@@ -100,6 +102,15 @@ std::vector<PoolProblem> pool2d_problems(dlk_op op, dlk_dtype dtype, Rng &rng, i
         list.push_back(p);
         ++i;
       }
+  // NaN anywhere in a window is its maximum; several NaNs and ties among them.
+  if (op == DLK_OP_POOL2D_FORWARD && is_float_type(dtype))
+    for (dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC})
+      for (const Window &w : kWindows) {
+        PoolProblem p = make(op, dtype, DLK_POOL_MAX, format, w);
+        p.fill = Fill::few_values;
+        p.nans = true;
+        list.push_back(p);
+      }
   for (int r = 0; r < random_count; ++r) list.push_back(random_problem(op, dtype, rng));
   return list;
 }
@@ -116,6 +127,9 @@ PoolTensors make_pool_tensors(const PoolProblem &p, Rng &rng) {
   PoolTensors t;
   t.src = HostTensor(d.dtype, g.src_elements(d));
   fill(t.src, rng, p.fill);
+  if (p.nans)
+    for (int64_t i = 0; i < t.src.size(); ++i)
+      if (rng.chance(0.125)) t.src.set(i, NAN);
   const bool max = d.kind == DLK_POOL_MAX;
   if (p.op == DLK_OP_POOL2D_FORWARD) {
     t.dst = garbage(d.dtype, g.dst_elements(d));

@@ -17,6 +17,7 @@ struct PoolProblem {
   dlk_pool2d_desc desc{};
   bool argmax = true;  // forward max pooling: ask for the argmax
   Fill fill = Fill::uniform;
+  bool nans = false;  // float max forward: about one src element in eight is NaN
 
   std::string describe() const;
 };

@@ -52,13 +52,14 @@ PoolForward reference_pool2d_forward(const dlk_pool2d_desc &d, const HostTensor 
           const Window win = window(d, oy, ox);
           const int64_t at = offset(d, g.oh, g.ow, n, c, oy, ox);
           if (max) {
-            // Row-major window order; a strict > keeps the first of equal maxima.
-            double best = -INFINITY;
-            int64_t best_index = -1;
+            // Row-major window order; a strict > keeps the first of equal maxima,
+            // and the first NaN beats every number (dlk.h's NaN rule).
+            int64_t best_index = win.y0 * d.w + win.x0;
+            double best = src.get(offset(d, d.h, d.w, n, c, win.y0, win.x0));
             for (int64_t y = win.y0; y < win.y1; ++y)
               for (int64_t x = win.x0; x < win.x1; ++x) {
                 const double v = src.get(offset(d, d.h, d.w, n, c, y, x));
-                if (v > best) best = v, best_index = y * d.w + x;
+                if (v > best || (std::isnan(v) && !std::isnan(best))) best = v, best_index = y * d.w + x;
               }
             out.dst.exact(at, best);
             out.argmax.exact(at, static_cast<double>(best_index));

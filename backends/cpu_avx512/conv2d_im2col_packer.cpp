@@ -1,0 +1,111 @@
+#include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
+
+#include <algorithm>
+
+#include "backends/cpu_avx512/float_storage.hpp"
+
+namespace dlk::cpu {
+namespace {
+
+// A run of a panel's columns [t0, t1) on one output row: column t reads input
+// column ix0 + (t - t0) * stride_w + tap offset, and input row iy0 + tap offset.
+struct Run {
+  int64_t t0, t1, iy0, ix0;
+};
+constexpr int kMaxWidth = 64;  // widest micro-panel of any kernel
+
+int runs_of(const ConvShape &s, int64_t pixel, int64_t cols, Run *runs) {
+  int count = 0;
+  for (int64_t t = 0; t < cols;) {
+    const int64_t oy = (pixel + t) / s.ow, ox = (pixel + t) % s.ow;
+    const int64_t len = std::min(cols - t, s.ow - ox);
+    runs[count++] = {t, t + len, oy * s.stride_h - s.pad_h, ox * s.stride_w - s.pad_w};
+    t += len;
+  }
+  return count;
+}
+
+// Columns of a run, counted from its start, whose input column lies in [0, w).
+void inside(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo, int64_t &hi) {
+  lo = ix0 >= 0 ? 0 : (-ix0 + stride - 1) / stride;
+  hi = ix0 >= w ? 0 : (w - 1 - ix0) / stride + 1;
+  lo = std::min(lo, n);
+  hi = std::clamp(hi, lo, n);
+}
+
+// NCHW: each tap row of the panel copies stretches of one input row.
+template <class Storage>
+void pack_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0, int64_t kc,
+               const Run *runs, int nruns, int64_t cols, float *out, int width) {
+  for (int64_t p = 0; p < kc; ++p) {
+    const int64_t tap = p0 + p;
+    const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
+    const typename Storage::type *plane = src + ci * s.src_channel_stride();
+    float *row = out + p * width;
+    for (int i = 0; i < nruns; ++i) {
+      const Run &run = runs[i];
+      const int64_t n = run.t1 - run.t0, iy = run.iy0 + r * s.dilation_h;
+      float *o = row + run.t0;
+      if (iy < 0 || iy >= s.h) {
+        std::fill(o, o + n, 0.0f);
+        continue;
+      }
+      const int64_t ix0 = run.ix0 + q * s.dilation_w;
+      int64_t lo, hi;
+      inside(ix0, n, s.stride_w, s.w, lo, hi);
+      const typename Storage::type *in = plane + iy * s.w + ix0;
+      std::fill(o, o + lo, 0.0f);
+      if (s.stride_w == 1)
+        for (int64_t t = lo; t < hi; ++t) o[t] = Storage::load(in[t]);
+      else
+        for (int64_t t = lo; t < hi; ++t) o[t] = Storage::load(in[t * s.stride_w]);
+      std::fill(o + hi, o + n, 0.0f);
+    }
+    std::fill(row + cols, row + width, 0.0f);
+  }
+}
+
+// NHWC: taps run (r, s, channel) with channels innermost and contiguous.
+template <class Storage>
+void pack_nhwc(const ConvShape &s, const typename Storage::type *src, int64_t p0, int64_t kc,
+               const Run *runs, int nruns, int64_t cols, float *out, int width) {
+  for (int i = 0; i < nruns; ++i) {
+    const Run &run = runs[i];
+    for (int64_t t = run.t0; t < run.t1; ++t) {
+      const int64_t ix_base = run.ix0 + (t - run.t0) * s.stride_w;
+      int64_t ci = p0 % s.cg, q = p0 / s.cg % s.kw, r = p0 / (s.cg * s.kw);
+      for (int64_t p = 0; p < kc;) {
+        const int64_t iy = run.iy0 + r * s.dilation_h, ix = ix_base + q * s.dilation_w;
+        const int64_t n = std::min(kc - p, s.cg - ci);
+        float *o = out + p * width + t;
+        if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) {
+          for (int64_t e = 0; e < n; ++e) o[e * width] = 0.0f;
+        } else {
+          const typename Storage::type *in = src + (iy * s.w + ix) * s.src_pixel_stride() + ci;
+          for (int64_t e = 0; e < n; ++e) o[e * width] = Storage::load(in[e]);
+        }
+        p += n, ci = 0;
+        if (++q == s.kw) q = 0, ++r;
+      }
+    }
+  }
+  for (int64_t p = 0; p < kc; ++p) std::fill(out + p * width + cols, out + (p + 1) * width, 0.0f);
+}
+
+}  // namespace
+
+void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+                             const PackedPanel &panel) const {
+  Run runs[kMaxWidth];
+  const int nruns = runs_of(s_, pixel0_ + j0, cols, runs);
+  float *out = static_cast<float *>(panel.data);
+  with_float_storage(dtype_, [&](auto storage) {
+    using Storage = decltype(storage);
+    const auto *src =
+        static_cast<const typename Storage::type *>(src_) + s_.src_offset(image0_ + batch, group_);
+    if (s_.nhwc) pack_nhwc<Storage>(s_, src, p0, kc, runs, nruns, cols, out, panel.width);
+    else pack_nchw<Storage>(s_, src, p0, kc, runs, nruns, cols, out, panel.width);
+  });
+}
+
+}  // namespace dlk::cpu

@@ -1,0 +1,32 @@
+// Pooling kernels of each CPU tier. The generic tier, built for the x86-64
+// baseline, covers every dtype; the AVX2 and AVX-512 tiers are the same loops
+// built for their ISA, for the dtypes that matter for speed (f32 forward and
+// backward, s8/u8 max forward): pool2d_tier_covers says which.
+//
+// Rules every tier keeps (dlk.h): windows are clipped to the image, so padding
+// never takes part in a max; the max is the first maximum in row-major window
+// order, NaN counting as larger than any number (as PyTorch propagates NaN: a
+// window holding a NaN has a NaN maximum, and argmax is the first NaN's index);
+// average pooling divides by kh * kw or by the taps inside the image.
+#pragma once
+
+#include "core/backend.hpp"
+
+namespace dlk::cpu::kernels {
+
+bool pool2d_tier_covers(const core::Pool2dArgs &args, bool backward);
+
+// Forward: dst (and argmax when not NULL).
+void pool2d_forward_generic(const core::Pool2dArgs &args, int threads);
+void pool2d_forward_avx2(const core::Pool2dArgs &args, int threads);
+void pool2d_forward_avx512(const core::Pool2dArgs &args, int threads);
+
+// Backward: checks every argmax index before writing anything, then overwrites
+// diff_src. f16/bf16 sum in f32 `scratch` of pool2d_backward_scratch_floats()
+// per thread, on at most `threads` threads; f32 sums in diff_src itself.
+int64_t pool2d_backward_scratch_floats(const core::Pool2dArgs &args);
+void pool2d_backward_generic(const core::Pool2dArgs &args, int threads, float *scratch);
+void pool2d_backward_avx2(const core::Pool2dArgs &args, int threads, float *scratch);
+void pool2d_backward_avx512(const core::Pool2dArgs &args, int threads, float *scratch);
+
+}  // namespace dlk::cpu::kernels

@@ -1,0 +1,228 @@
+// `dlk-perf conv`: dlk's f32 NCHW convolution (forward, backward data, backward
+// weights) against oneDNN's on the same data and thread count, interleaved:
+// oneDNN with plain nchw / oihw memory, and (forward) in the blocked layouts it
+// picks itself (`any`), whose reorders of src in and dst out, which a framework
+// keeping NCHW tensors pays per call, are timed as a candidate of their own.
+// Each point has the ratio to every peer and the % of the FP32 peak measured in
+// the same run. The JSON schema is documented in perf/README.md ("dlk-perf/conv/1").
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "dlk/dlk.hpp"
+#include "perf/context_options.hpp"
+#include "perf/conv_layers.hpp"
+#include "perf/fma_peak.hpp"
+#include "perf/onednn_conv_peer.hpp"
+#include "perf/report_table.hpp"
+#include "perf/subcommand.hpp"
+#include "perf/timing.hpp"
+
+namespace dlk::perf {
+namespace {
+
+// As `dlk-perf gemm`: 20 ms bursts after a 20 ms pause, so each library's idle
+// OpenMP threads stop spinning before the other's burst.
+TimingOptions default_timing() {
+  TimingOptions t;
+  t.warmup_calls = 1;
+  t.min_burst_seconds = 0.02;
+  t.pause_seconds = 0.02;
+  t.min_samples = 5;
+  t.min_seconds = 0.3;
+  t.max_samples = 1000;
+  t.max_seconds = 4;
+  return t;
+}
+
+struct ConvOptions {
+  ContextOptions context;
+  std::vector<std::string> sets{"resnet50_3x3", "lenet5"};
+  std::vector<std::int64_t> batches{1};
+  std::vector<std::string> passes{"fwd", "bwd_data", "bwd_weights"};
+  bool json = false;
+  TimingOptions timing = default_timing();
+};
+
+std::vector<float> random_floats(std::int64_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float &x : v) x = u(rng);
+  return v;
+}
+
+ReportTable points_table() {
+  return ReportTable({{"set", "set", 1, 0},
+                      {"layer", "layer", 1, 0},
+                      {"batch", "n", 1, 0},
+                      {"pass", "pass", 1, 0},
+                      {"shape", "c>k hxw kxk/s", 1, 0},
+                      {"flops", "GFLOP", 1e-9, 3, Show::json},
+                      {"threads", "threads", 1, 0, Show::json},
+                      {"dlk_flops_per_second", "dlk G/s", 1e-9, 1},
+                      {"percent_of_peak", "%peak", 1, 1},
+                      {"onednn_nchw_flops_per_second", "dnnl nchw G/s", 1e-9, 1},
+                      {"ratio_to_onednn_nchw", "x nchw", 1, 2},
+                      {"onednn_any_flops_per_second", "dnnl any G/s", 1e-9, 1},
+                      {"ratio_to_onednn_any", "x any", 1, 2},
+                      {"onednn_reorder_seconds", "reorder ms", 1e3, 3},
+                      {"ratio_to_onednn_any_with_reorders", "x any+ro", 1, 2},
+                      {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
+                      {"dlk_implementation", "dlk impl", 1, 0, Show::json},
+                      {"onednn_nchw_implementation", "dnnl impl", 1, 0, Show::json},
+                      {"onednn_any_implementation", "dnnl any impl", 1, 0, Show::json}});
+}
+
+ConvPass pass_from_name(const std::string &name) {
+  if (name == "bwd_data") return ConvPass::backward_data;
+  if (name == "bwd_weights") return ConvPass::backward_weights;
+  return ConvPass::forward;
+}
+
+struct Report {
+  dlk_context_info info{};
+  double peak = 0;
+  std::string peak_method;
+  ReportTable points = points_table();
+  double wall_seconds = 0;
+};
+
+// One layer at one batch and pass: dlk and the oneDNN forms on copies of the same data.
+void add_point(Report &report, dlk::Context &context, const ConvLayer &layer, std::int64_t batch,
+               ConvPass pass, int threads, const TimingOptions &timing) {
+  const dlk_conv2d_desc d = conv_desc(layer, batch);
+  const auto [oh, ow] = dlk::output_shape(d);
+  const std::int64_t src_n = d.n * d.c * d.h * d.w, dst_n = d.n * d.k * oh * ow,
+                     wei_n = d.k * d.c * d.kh * d.kw;
+  std::vector<float> src = random_floats(src_n, 1), wei = random_floats(wei_n, 2),
+                     dst = random_floats(dst_n, 3);
+  dlk::Buffer<float> src_dev(context, src.size()), wei_dev(context, wei.size()),
+      dst_dev(context, dst.size());
+  src_dev.upload(src.data()), wei_dev.upload(wei.data()), dst_dev.upload(dst.data());
+
+  std::vector<Candidate> candidates;
+  candidates.push_back({"dlk", [&] {
+                          switch (pass) {
+                            case ConvPass::forward:
+                              context.conv2d_forward(d, src_dev.get(), wei_dev.get(), nullptr, dst_dev.get());
+                              break;
+                            case ConvPass::backward_data:
+                              context.conv2d_backward_data(d, dst_dev.get(), wei_dev.get(), src_dev.get());
+                              break;
+                            case ConvPass::backward_weights:
+                              context.conv2d_backward_weights(d, src_dev.get(), dst_dev.get(), wei_dev.get(), nullptr);
+                              break;
+                          }
+                          context.synchronize();
+                        }});
+  const OneDnnConv plain(d, pass, false, {src.data(), wei.data(), dst.data()});
+  candidates.push_back({"onednn_nchw", [&] { plain.run(threads); }});
+  std::unique_ptr<OneDnnConv> blocked;
+  if (pass == ConvPass::forward) {
+    blocked = std::make_unique<OneDnnConv>(d, pass, true, ConvTensors{src.data(), wei.data(), dst.data()});
+    candidates.push_back({"onednn_any", [&] { blocked->run(threads); }});
+    candidates.push_back({"onednn_any_reorders", [&] { blocked->reorder_in_out(threads); }});
+  }
+  const std::vector<Timing> t = time_interleaved(candidates, timing);
+  const dlk_op_record record = context.last_op();
+  const double flops = 2.0 * dst_n * (d.c / d.groups) * d.kh * d.kw;
+  const double dlk_s = t[0].summary().median, nchw_s = t[1].summary().median;
+  Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl;
+  if (blocked) {
+    const double any_s = t[2].summary().median, ro_s = t[3].summary().median;
+    any_rate = flops / any_s, any_ratio = any_s / dlk_s, reorder_s = ro_s;
+    any_reorder_ratio = (any_s + ro_s) / dlk_s;
+    any_impl = blocked->implementation();
+  }
+  report.points.add_row(
+      {layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
+       fmt::format("{}>{} {}x{} {}x{}/{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h), flops,
+       std::int64_t{threads}, flops / dlk_s, 100.0 * flops / dlk_s / report.peak, flops / nchw_s,
+       nchw_s / dlk_s, any_rate, any_ratio, reorder_s, any_reorder_ratio, dlk_s,
+       std::string(record.implementation), plain.implementation(), any_impl});
+}
+
+std::string dlk_version_text() {
+  const dlk_version v = dlk_get_version();
+  return fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
+}
+
+int run_conv(const ConvOptions &o) {
+  const double start = now_seconds();
+  Report report;
+  dlk::Context context(o.context.to_dlk());
+  report.info = context.info();
+  const int threads = report.info.num_threads;
+  PeakOptions peak_options;
+  peak_options.runs = 9;
+  const PeakMeasurement peak = measure_fp32_peak(simd_isa_from_name(report.info.isa), threads, peak_options);
+  report.peak = peak.flops_per_second.max, report.peak_method = peak.method;
+  for (const std::string &set : o.sets)
+    for (const ConvLayer &layer : conv_layers(set))
+      for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
+        for (const std::string &pass : o.passes)
+          add_point(report, context, layer, batch, pass_from_name(pass), threads, o.timing);
+  report.wall_seconds = now_seconds() - start;
+  if (o.json) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "dlk-perf/conv/1";
+    doc["dlk"] = {{"version", dlk_version_text()}, {"backend", report.info.backend},
+                  {"device", report.info.device}, {"isa", report.info.isa}};
+    doc["threads"] = threads;
+    doc["peak"] = {{"fp32_flops_per_second", report.peak}, {"method", report.peak_method}};
+    doc["points"] = report.points.json();
+    doc["wall_seconds"] = report.wall_seconds;
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print("dlk-perf conv: dlk {}, backend {}, isa {}, device \"{}\", {} threads\n",
+             dlk_version_text(), report.info.backend, report.info.isa, report.info.device, threads);
+  fmt::print("peak FP32 {:.1f} GFLOP/s measured ({})\n", report.peak * 1e-9, report.peak_method);
+  fmt::print("\nf32 NCHW; G/s = 10^9 FLOP per second, median per call over interleaved bursts; "
+             "x peer = peer time / dlk time (> 1: dlk faster); dnnl nchw = oneDNN on plain "
+             "nchw/oihw memory; dnnl any = oneDNN in its own blocked layouts (weights reordered "
+             "untimed), reorder = its src-in + dst-out reorders per call, any+ro = with them\n{}",
+             report.points.text());
+  fmt::print("\nwall time {:.1f} s\n", report.wall_seconds);
+  return 0;
+}
+
+RunFn setup_conv(CLI::App &command) {
+  auto o = std::make_shared<ConvOptions>();
+  o->context.add_to(command);
+  command.add_option("--sets", o->sets, "layer sets: resnet50, resnet50_3x3, vgg16, lenet5 (batch 64)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(conv_layer_sets()))
+      ->capture_default_str();
+  command.add_option("--batches", o->batches, "batch sizes (lenet5 always runs at 64)")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}))
+      ->capture_default_str();
+  command.add_option("--passes", o->passes, "fwd, bwd_data, bwd_weights")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fwd", "bwd_data", "bwd_weights"}))
+      ->capture_default_str();
+  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/conv/1) instead of text");
+  command.add_option("--min-seconds", o->timing.min_seconds,
+                     "time each point at least this long (all implementations together)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command.add_option("--min-samples", o->timing.min_samples, "samples of each implementation")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  return [o] { return run_conv(*o); };
+}
+
+const RegisterSubcommand kConv{
+    {"conv", "dlk's f32 NCHW convolution (fwd, bwd data, bwd weights) against oneDNN, interleaved",
+     setup_conv}};
+
+}  // namespace
+}  // namespace dlk::perf

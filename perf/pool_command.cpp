@@ -1,0 +1,152 @@
+// `dlk-perf pool`: dlk's f32 NCHW pooling (forward with argmax, backward) against
+// oneDNN's (forward_training with its workspace, backward) on the same data and
+// thread count, interleaved, on the pooling layers of VGG-16 and ResNet-50. The
+// JSON schema is documented in perf/README.md ("dlk-perf/pool/1").
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "dlk/dlk.hpp"
+#include "perf/context_options.hpp"
+#include "perf/conv_layers.hpp"
+#include "perf/onednn_conv_peer.hpp"
+#include "perf/report_table.hpp"
+#include "perf/subcommand.hpp"
+#include "perf/timing.hpp"
+
+namespace dlk::perf {
+namespace {
+
+TimingOptions default_timing() {
+  TimingOptions t;
+  t.warmup_calls = 1;
+  t.min_burst_seconds = 0.02;
+  t.pause_seconds = 0.02;
+  t.min_samples = 5;
+  t.min_seconds = 0.3;
+  t.max_samples = 1000;
+  t.max_seconds = 4;
+  return t;
+}
+
+struct PoolOptions {
+  ContextOptions context;
+  std::vector<std::int64_t> batches{1, 32};
+  std::vector<std::string> passes{"fwd", "bwd"};
+  bool json = false;
+  TimingOptions timing = default_timing();
+};
+
+ReportTable points_table() {
+  return ReportTable({{"layer", "layer", 1, 0},
+                      {"batch", "n", 1, 0},
+                      {"pass", "pass", 1, 0},
+                      {"shape", "c hxw kxk/s", 1, 0},
+                      {"bytes", "MB moved", 1e-6, 1},
+                      {"threads", "threads", 1, 0, Show::json},
+                      {"dlk_bytes_per_second", "dlk GB/s", 1e-9, 2},
+                      {"onednn_bytes_per_second", "dnnl GB/s", 1e-9, 2},
+                      {"ratio_to_onednn", "x dnnl", 1, 2},
+                      {"dlk_seconds", "dlk ms", 1e3, 3},
+                      {"onednn_seconds", "dnnl ms", 1e3, 3, Show::json},
+                      {"dlk_implementation", "dlk impl", 1, 0, Show::json},
+                      {"onednn_implementation", "dnnl impl", 1, 0, Show::json}});
+}
+
+void add_point(ReportTable &table, dlk::Context &context, const PoolLayer &layer,
+               std::int64_t batch, bool backward, int threads, const TimingOptions &timing) {
+  const dlk_pool2d_desc d = pool_desc(layer, batch);
+  const auto [oh, ow] = dlk::output_shape(d);
+  const std::int64_t src_n = d.n * d.c * d.h * d.w, dst_n = d.n * d.c * oh * ow;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> src(static_cast<size_t>(src_n)), dst(static_cast<size_t>(dst_n));
+  for (float &x : src) x = u(rng);
+  for (float &x : dst) x = u(rng);
+  const bool max = d.kind == DLK_POOL_MAX;
+  dlk::Buffer<float> src_dev(context, src.size()), dst_dev(context, dst.size());
+  dlk::Buffer<int32_t> argmax(context, max ? dst.size() : 0);
+  src_dev.upload(src.data());
+  context.pool2d_forward(d, src_dev.get(), dst_dev.get(), max ? argmax.get() : nullptr);
+  dst_dev.upload(dst.data());
+  const OneDnnPool peer(d, backward, src.data(), dst.data());
+  const std::vector<Candidate> candidates = {
+      {"dlk",
+       [&] {
+         if (backward) context.pool2d_backward(d, dst_dev.get(), max ? argmax.get() : nullptr, src_dev.get());
+         else context.pool2d_forward(d, src_dev.get(), dst_dev.get(), max ? argmax.get() : nullptr);
+         context.synchronize();
+       }},
+      {"onednn", [&] { peer.run(threads); }}};
+  const std::vector<Timing> t = time_interleaved(candidates, timing);
+  const dlk_op_record record = context.last_op();
+  // What a call must move: src and dst once each, and the argmax (int32) for max pooling.
+  const double bytes = 4.0 * (src_n + dst_n) + (max ? 4.0 * dst_n : 0.0);
+  const double dlk_s = t[0].summary().median, dnnl_s = t[1].summary().median;
+  table.add_row({layer.name, d.n, std::string(backward ? "bwd" : "fwd"),
+                 fmt::format("{} {}x{} {}x{}/{}", d.c, d.h, d.w, d.kh, d.kw, d.stride_h), bytes,
+                 std::int64_t{threads}, bytes / dlk_s, bytes / dnnl_s, dnnl_s / dlk_s, dlk_s,
+                 dnnl_s, std::string(record.implementation), peer.implementation()});
+}
+
+int run_pool(const PoolOptions &o) {
+  const double start = now_seconds();
+  dlk::Context context(o.context.to_dlk());
+  const dlk_context_info info = context.info();
+  ReportTable table = points_table();
+  for (const PoolLayer &layer : pool_layers())
+    for (const std::int64_t batch : o.batches)
+      for (const std::string &pass : o.passes)
+        add_point(table, context, layer, batch, pass == "bwd", info.num_threads, o.timing);
+  const double wall = now_seconds() - start;
+  if (o.json) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "dlk-perf/pool/1";
+    doc["dlk"] = {{"backend", info.backend}, {"device", info.device}, {"isa", info.isa}};
+    doc["threads"] = info.num_threads;
+    doc["points"] = table.json();
+    doc["wall_seconds"] = wall;
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print("dlk-perf pool: backend {}, isa {}, device \"{}\", {} threads\n", info.backend,
+             info.isa, info.device, info.num_threads);
+  fmt::print("\nf32 NCHW; max pooling forward writes its argmax (dlk) or workspace (oneDNN, "
+             "forward_training); GB/s = src + dst (+ int32 argmax) bytes per second, median over "
+             "interleaved bursts; x dnnl = oneDNN time / dlk time (> 1: dlk faster)\n{}",
+             table.text());
+  fmt::print("\nwall time {:.1f} s\n", wall);
+  return 0;
+}
+
+RunFn setup_pool(CLI::App &command) {
+  auto o = std::make_shared<PoolOptions>();
+  o->context.add_to(command);
+  command.add_option("--batches", o->batches, "batch sizes")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}))
+      ->capture_default_str();
+  command.add_option("--passes", o->passes, "fwd, bwd")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fwd", "bwd"}))
+      ->capture_default_str();
+  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/pool/1) instead of text");
+  command.add_option("--min-seconds", o->timing.min_seconds,
+                     "time each point at least this long (both implementations together)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  return [o] { return run_pool(*o); };
+}
+
+const RegisterSubcommand kPool{
+    {"pool", "dlk's f32 NCHW pooling (max with argmax, average; fwd, bwd) against oneDNN, interleaved",
+     setup_pool}};
+
+}  // namespace
+}  // namespace dlk::perf

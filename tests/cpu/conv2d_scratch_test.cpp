@@ -1,0 +1,88 @@
+// Scratch is bounded (backends/cpu_avx512/scratch.hpp): a convolution whose
+// im2col matrix is huge next to its tensors runs without it, and a banded
+// lowering whose single output row would not fit is refused, naming the
+// arguments. The regression: kw = pad_w = 8192 on 64 KiB of tensors used to
+// grow the process by 256 MiB (an im2col band of ow x kw floats).
+#include <sys/resource.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/cpu_context.hpp"
+
+namespace dlk::cpu_test {
+namespace {
+
+// Peak resident set of the process so far, in bytes.
+int64_t peak_rss() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return int64_t{usage.ru_maxrss} * 1024;
+}
+
+constexpr int64_t kKernel = 8192;
+
+dlk_conv2d_desc wide_kernel(dlk_dtype dtype) {
+  // src 1 x 1 x 1 x 1, weights 1 x 1 x 1 x 8192, dst 1 x 1 x 1 x 8193 + 1.
+  dlk_conv2d_desc d;
+  dlk_conv2d_desc_init(&d, dtype, 1, 1, 1, 1, 1, 1, kKernel);
+  d.pad_w = kKernel;
+  if (dtype == DLK_DTYPE_S8) d.dst_type = DLK_DTYPE_S32;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("conv2d with kw = pad_w = 8192 stays within the scratch bound", "[cpu][conv2d][scratch]") {
+  Context ctx;
+  const dlk_conv2d_desc d = wide_kernel(DLK_DTYPE_F32);
+  int64_t oh = 0, ow = 0;
+  REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
+  REQUIRE(ow == 2 * kKernel + 1 - kKernel + 1);
+  std::vector<float> weights(kKernel);
+  for (int64_t s = 0; s < kKernel; ++s) weights[s] = static_cast<float>(s % 7 + 1);
+  Buffer<float> src(ctx, {2.0f}), wei(ctx, weights), dst(ctx, std::vector<float>(ow, -1.0f));
+  const int64_t before = peak_rss();
+
+  // Forward writes im2col straight into the GEMM's packed panels: it runs.
+  REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src.data(), wei.data(), nullptr, dst.data()) ==
+          DLK_STATUS_SUCCESS);
+  // Output x sees the single src element through tap kKernel - x (when in range).
+  const std::vector<float> out = dst.values();
+  for (int64_t x = 0; x < ow; ++x) {
+    const int64_t tap = kKernel - x;
+    CHECK(out[x] == (tap >= 0 && tap < kKernel ? 2.0f * weights[tap] : 0.0f));
+  }
+
+  // The banded lowerings (backward passes, int8) cannot do one output row
+  // (8194 pixels x 8192 taps) within the bound: refused, naming the arguments.
+  Buffer<float> diff_src(ctx, {0.0f}), diff_wei(ctx, weights);
+  const auto refused = [](const char *call, dlk_status status) {
+    INFO(call);
+    CHECK(status == DLK_STATUS_UNSUPPORTED);
+    const std::string message = dlk_last_error();
+    CHECK(message.find(call) == 0);
+    CHECK(message.find("kw (8192)") != std::string::npos);
+    CHECK(message.find("scratch") != std::string::npos);
+  };
+  refused("dlk_conv2d_backward_data",
+          dlk_conv2d_backward_data(ctx.get(), &d, dst.data(), wei.data(), diff_src.data()));
+  refused("dlk_conv2d_backward_weights",
+          dlk_conv2d_backward_weights(ctx.get(), &d, src.data(), dst.data(), diff_wei.data(), nullptr));
+  CHECK(diff_src.values()[0] == 0.0f);  // nothing written
+  CHECK(diff_wei.values() == weights);
+
+  const dlk_conv2d_desc q = wide_kernel(DLK_DTYPE_S8);
+  Buffer<int8_t> qsrc(ctx, {3}), qwei(ctx, std::vector<int8_t>(kKernel, 1));
+  Buffer<int32_t> qdst(ctx, std::vector<int32_t>(ow, 0));
+  CHECK(dlk_conv2d_forward(ctx.get(), &q, qsrc.data(), qwei.data(), nullptr, qdst.data()) ==
+        DLK_STATUS_UNSUPPORTED);
+  CHECK(std::string(dlk_last_error()).find("kw (8192)") != std::string::npos);
+
+  // Before the bound, forward alone grew the peak by 256 MiB.
+  CHECK(peak_rss() - before < (int64_t{96} << 20));
+}
+
+}  // namespace dlk::cpu_test

@@ -1,0 +1,52 @@
+// A CPU context on one ISA tier and device buffers of it, for the tests here.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "dlk/dlk.h"
+
+namespace dlk::cpu_test {
+
+// The tiers this CPU has, best first ("avx512", "avx2", "scalar").
+std::vector<std::string> cpu_tiers();
+
+class Context {
+ public:
+  // isa empty: the best this CPU has (or DLK_CPU_ISA); threads 0: the default.
+  explicit Context(const std::string &isa = "", int threads = 0);
+  ~Context();
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+  dlk_context_t get() const { return ctx_; }
+
+ private:
+  dlk_context_t ctx_ = nullptr;
+};
+
+// dlk_malloc'ed memory holding a copy of `values`.
+template <class T>
+class Buffer {
+ public:
+  Buffer(const Context &ctx, const std::vector<T> &values) : ctx_(ctx.get()), size_(values.size()) {
+    dlk_malloc(ctx_, std::max<size_t>(1, size_) * sizeof(T), &ptr_);
+    if (size_) std::memcpy(ptr_, values.data(), size_ * sizeof(T));
+  }
+  ~Buffer() { dlk_free(ctx_, ptr_); }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  T *data() { return static_cast<T *>(ptr_); }
+  std::vector<T> values() const {
+    const T *p = static_cast<const T *>(ptr_);
+    return std::vector<T>(p, p + size_);
+  }
+
+ private:
+  dlk_context_t ctx_;
+  size_t size_;
+  void *ptr_ = nullptr;
+};
+
+}  // namespace dlk::cpu_test
