@@ -5,6 +5,7 @@
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/device_ceilings.hpp"
 #include "backends/cuda/device_pointer.hpp"
+#include "backends/cuda/pool2d_cuda.hpp"
 
 namespace dlk::cuda {
 namespace {
@@ -46,6 +47,7 @@ CudaBackend::CudaBackend(const core::BackendConfig &config)
     owns_stream_ = true;
   }
   gemm_ = std::make_unique<LtGemm>(stream_, allow_tf32_);
+  flag_ = std::make_unique<DeviceScratch>(stream_);
 }
 
 CudaBackend::~CudaBackend() {
@@ -71,7 +73,13 @@ core::DeviceInfo CudaBackend::info() const {
 }
 
 bool CudaBackend::supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const {
-  return op == DLK_OP_GEMM && lt_gemm_supports(a, b, c);
+  switch (op) {
+    case DLK_OP_GEMM: return lt_gemm_supports(a, b, c);
+    // Every type core defines for pooling (f32, f16, bf16; int8 forward).
+    case DLK_OP_POOL2D_FORWARD:
+    case DLK_OP_POOL2D_BACKWARD: return true;
+    default: return false;
+  }
 }
 
 void *CudaBackend::allocate(size_t bytes) {
@@ -133,11 +141,30 @@ core::OpResult CudaBackend::conv2d_backward_data(const core::Conv2dArgs &) {
 core::OpResult CudaBackend::conv2d_backward_weights(const core::Conv2dArgs &) {
   throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d_backward_weights is not implemented yet");
 }
-core::OpResult CudaBackend::pool2d_forward(const core::Pool2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: pool2d_forward is not implemented yet");
+
+core::OpResult CudaBackend::pool2d_forward(const core::Pool2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n * a.desc.c * a.oh * a.ow > 0) {
+    require_device_pointer("dlk_pool2d_forward", "src", a.src, device_);
+    require_device_pointer("dlk_pool2d_forward", "dst", a.dst, device_);
+    if (a.argmax) require_device_pointer("dlk_pool2d_forward", "argmax", a.argmax, device_);
+  }
+  pool2d_forward_cuda(a, stream_);
+  return {a.desc.kind == DLK_POOL_MAX ? "cuda:pool_max" : "cuda:pool_avg", 0};
 }
-core::OpResult CudaBackend::pool2d_backward(const core::Pool2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: pool2d_backward is not implemented yet");
+
+core::OpResult CudaBackend::pool2d_backward(const core::Pool2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n * a.desc.c * a.desc.h * a.desc.w > 0) {
+    require_device_pointer("dlk_pool2d_backward", "diff_src", a.diff_src, device_);
+    if (a.oh * a.ow > 0) {
+      require_device_pointer("dlk_pool2d_backward", "diff_dst", a.diff_dst, device_);
+      if (a.desc.kind == DLK_POOL_MAX)
+        require_device_pointer("dlk_pool2d_backward", "argmax", a.argmax_in, device_);
+    }
+  }
+  pool2d_backward_cuda(a, static_cast<int *>(flag_->get(sizeof(int))), stream_);
+  return {a.desc.kind == DLK_POOL_MAX ? "cuda:pool_max" : "cuda:pool_avg", 0};
 }
 
 }  // namespace dlk::cuda

@@ -41,6 +41,7 @@ class CudaBackend final : public core::Backend {
   cudaStream_t stream_ = nullptr;
   bool owns_stream_ = false;
   std::unique_ptr<LtGemm> gemm_;
+  std::unique_ptr<DeviceScratch> flag_;  // pool2d backward's argmax check
   mutable std::mutex allocations_mutex_;
   std::unordered_set<const void *> allocations_;
 };
