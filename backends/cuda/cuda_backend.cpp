@@ -54,6 +54,9 @@ CudaBackend::~CudaBackend() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
   gemm_.reset();
+#ifdef DLK_CUDA_HAVE_CUDNN
+  conv_.reset();
+#endif
   for (const void *p : allocations_) cudaFree(const_cast<void *>(p));
   if (owns_stream_) cudaStreamDestroy(stream_);
 }
@@ -75,6 +78,14 @@ core::DeviceInfo CudaBackend::info() const {
 bool CudaBackend::supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const {
   switch (op) {
     case DLK_OP_GEMM: return lt_gemm_supports(a, b, c);
+#ifdef DLK_CUDA_HAVE_CUDNN
+    // Float types (core asks only for src = weights = dst there); int8 forward
+    // is not on the GPU yet.
+    case DLK_OP_CONV2D_FORWARD:
+    case DLK_OP_CONV2D_BACKWARD_DATA:
+    case DLK_OP_CONV2D_BACKWARD_WEIGHTS:
+      return (a == DLK_DTYPE_F32 || a == DLK_DTYPE_F16 || a == DLK_DTYPE_BF16) && b == a && c == a;
+#endif
     // Every type core defines for pooling (f32, f16, bf16; int8 forward).
     case DLK_OP_POOL2D_FORWARD:
     case DLK_OP_POOL2D_BACKWARD: return true;
@@ -130,17 +141,62 @@ core::OpResult CudaBackend::gemm(const core::GemmArgs &g) {
   return gemm_->run(g);
 }
 
-// supports() keeps core from calling these; they answer like it, should a future
-// caller skip that check.
+#ifdef DLK_CUDA_HAVE_CUDNN
+CudnnConv &CudaBackend::conv() {
+  std::lock_guard<std::mutex> lock(conv_mutex_);
+  if (!conv_) conv_ = std::make_unique<CudnnConv>(stream_, allow_tf32_);
+  return *conv_;
+}
+
+// n = 0 is the only empty shape validation allows: nothing to read.
+core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n == 0) return {"cuda:conv_empty", 0};
+  require_device_pointer("dlk_conv2d_forward", "src", a.src, device_);
+  require_device_pointer("dlk_conv2d_forward", "weights", a.weights, device_);
+  require_device_pointer("dlk_conv2d_forward", "dst", a.dst, device_);
+  if (a.bias) require_device_pointer("dlk_conv2d_forward", "bias", a.bias, device_);
+  return conv().forward(a);
+}
+
+core::OpResult CudaBackend::conv2d_backward_data(const core::Conv2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n == 0) return {"cuda:conv_empty", 0};
+  require_device_pointer("dlk_conv2d_backward_data", "diff_dst", a.diff_dst, device_);
+  require_device_pointer("dlk_conv2d_backward_data", "weights", a.weights, device_);
+  require_device_pointer("dlk_conv2d_backward_data", "diff_src", a.diff_src, device_);
+  return conv().backward_data(a);
+}
+
+core::OpResult CudaBackend::conv2d_backward_weights(const core::Conv2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  require_device_pointer("dlk_conv2d_backward_weights", "diff_weights", a.diff_weights, device_);
+  if (a.diff_bias) require_device_pointer("dlk_conv2d_backward_weights", "diff_bias", a.diff_bias, device_);
+  if (a.desc.n == 0) {  // no images: zero gradients
+    const size_t weights = static_cast<size_t>(a.desc.k * a.c_per_group * a.desc.kh * a.desc.kw);
+    const size_t element = a.desc.weights_type == DLK_DTYPE_F32 ? 4 : 2;
+    check_cuda(cudaMemsetAsync(a.diff_weights, 0, weights * element, stream_), "cudaMemsetAsync");
+    if (a.diff_bias)
+      check_cuda(cudaMemsetAsync(a.diff_bias, 0, static_cast<size_t>(a.desc.k) * sizeof(float), stream_),
+                 "cudaMemsetAsync");
+    return {"cuda:conv_empty", 0};
+  }
+  require_device_pointer("dlk_conv2d_backward_weights", "src", a.src, device_);
+  require_device_pointer("dlk_conv2d_backward_weights", "diff_dst", a.diff_dst, device_);
+  return conv().backward_weights(a);
+}
+#else
+// Built without cuDNN: supports() keeps core from calling these.
 core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d_forward is not implemented yet");
+  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d needs cuDNN, which this build lacks");
 }
 core::OpResult CudaBackend::conv2d_backward_data(const core::Conv2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d_backward_data is not implemented yet");
+  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d needs cuDNN, which this build lacks");
 }
 core::OpResult CudaBackend::conv2d_backward_weights(const core::Conv2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d_backward_weights is not implemented yet");
+  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d needs cuDNN, which this build lacks");
 }
+#endif
 
 core::OpResult CudaBackend::pool2d_forward(const core::Pool2dArgs &a) {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
