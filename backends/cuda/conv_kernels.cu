@@ -65,6 +65,36 @@ __global__ void diff_bias(const typename Storage::type *diff_dst, int64_t n, int
   if (threadIdx.x == 0) out[channel] = partial[0];
 }
 
+struct Im2colShape {
+  int64_t c, h, w, groups, c_per_group, kh, kw, oh, ow, stride_h, stride_w, pad_h, pad_w, dilation_h,
+      dilation_w;
+  bool nhwc;
+};
+
+// One thread per col element; bits are copied, so one kernel per element size.
+template <class T>
+__global__ void im2col(Im2colShape s, const T *src, T *col) {
+  const int64_t pixels = s.oh * s.ow, taps = s.kh * s.kw * s.c_per_group;
+  const int64_t total = s.groups * taps * pixels;
+  for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total;
+       e += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t g = e / (taps * pixels), inner = e % (taps * pixels);
+    int64_t p, tap;
+    if (s.nhwc) p = inner / taps, tap = inner % taps;  // [p][(r * kw + s) * c_g + c]
+    else tap = inner / pixels, p = inner % pixels;     // [c_g * kh * kw + r * kw + s][p]
+    const int64_t c = s.nhwc ? tap % s.c_per_group : tap / (s.kh * s.kw);
+    const int64_t rs = s.nhwc ? tap / s.c_per_group : tap % (s.kh * s.kw);
+    const int64_t r = rs / s.kw, q = rs % s.kw;
+    const int64_t y = (p / s.ow) * s.stride_h - s.pad_h + r * s.dilation_h;
+    const int64_t x = (p % s.ow) * s.stride_w - s.pad_w + q * s.dilation_w;
+    const int64_t channel = g * s.c_per_group + c;
+    T v{};
+    if (y >= 0 && y < s.h && x >= 0 && x < s.w)
+      v = s.nhwc ? src[(y * s.w + x) * s.c + channel] : src[(channel * s.h + y) * s.w + x];
+    col[e] = v;
+  }
+}
+
 template <class Body>
 cudaError_t with_storage(dlk_dtype dtype, Body body) {
   switch (dtype) {
@@ -76,6 +106,24 @@ cudaError_t with_storage(dlk_dtype dtype, Body body) {
 }
 
 }  // namespace
+
+cudaError_t launch_im2col(const core::Conv2dArgs &a, int64_t image, void *col, cudaStream_t stream) {
+  const dlk_conv2d_desc &d = a.desc;
+  const Im2colShape shape{d.c,        d.h,        d.w,       d.groups,     a.c_per_group, d.kh,
+                          d.kw,       a.oh,       a.ow,      d.stride_h,   d.stride_w,    d.pad_h,
+                          d.pad_w,    d.dilation_h, d.dilation_w, d.format == DLK_FORMAT_NHWC};
+  const int64_t total = d.groups * d.kh * d.kw * a.c_per_group * a.oh * a.ow;
+  const int64_t blocks = (total + kThreads - 1) / kThreads;
+  const dim3 grid(static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8));
+  const int64_t image_elements = d.c * d.h * d.w;
+  if (d.src_type == DLK_DTYPE_F32)
+    im2col<float><<<grid, kThreads, 0, stream>>>(shape, static_cast<const float *>(a.src) + image * image_elements,
+                                                  static_cast<float *>(col));
+  else  // f16, bf16: two bytes moved as they are
+    im2col<uint16_t><<<grid, kThreads, 0, stream>>>(
+        shape, static_cast<const uint16_t *>(a.src) + image * image_elements, static_cast<uint16_t *>(col));
+  return cudaGetLastError();
+}
 
 cudaError_t launch_bias_relu(const core::Conv2dArgs &a, cudaStream_t stream) {
   const dlk_conv2d_desc &d = a.desc;

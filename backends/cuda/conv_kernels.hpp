@@ -15,3 +15,13 @@ cudaError_t launch_bias_relu(const core::Conv2dArgs &args, cudaStream_t stream);
 cudaError_t launch_diff_bias(const core::Conv2dArgs &args, cudaStream_t stream);
 
 }  // namespace dlk::cuda
+
+namespace dlk::cuda {
+
+// dlk's im2col for image `image` of a float convolution, every group: NCHW writes
+// col[g][c_g * kh * kw + r * kw + s][oy * ow + ox] (the GEMM's B, weights are
+// A); NHWC writes col[g][oy * ow + ox][(r * kw + s) * c_g + c] (the GEMM's A,
+// weights transposed are B). Padding reads as zero.
+cudaError_t launch_im2col(const core::Conv2dArgs &args, int64_t image, void *col, cudaStream_t stream);
+
+}  // namespace dlk::cuda

@@ -44,4 +44,11 @@ struct ConvKeyHash {
   size_t operator()(const ConvKey &key) const;
 };
 
+// dlk's im2col lowering on the GPU (conv_im2col.cpp): the strided-batch GEMM
+// (batch = groups) of image `image` whose column matrix is `col`, laid out as
+// launch_im2col writes it: NCHW col[g][c_g * kh * kw + r * kw + s][oy * ow + ox]
+// is B with the weights as A; NHWC col[g][oy * ow + ox][(r * kw + s) * c_g + c]
+// is A with the weights transposed as B. C is that image's dst.
+core::GemmArgs im2col_gemm_args(const core::Conv2dArgs &args, int64_t image, const void *col);
+
 }  // namespace dlk::cuda

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backends/cuda/conv_im2col.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/device_ceilings.hpp"
 #include "backends/cuda/device_pointer.hpp"
@@ -9,6 +10,18 @@
 
 namespace dlk::cuda {
 namespace {
+
+bool is_float_conv(dlk_dtype a, dlk_dtype b, dlk_dtype c) {
+  return (a == DLK_DTYPE_F32 || a == DLK_DTYPE_F16 || a == DLK_DTYPE_BF16) && b == a && c == a;
+}
+
+constexpr bool have_cudnn() {
+#ifdef DLK_CUDA_HAVE_CUDNN
+  return true;
+#else
+  return false;
+#endif
+}
 
 int attribute(cudaDeviceAttr attr, int device) {
   int value = 0;
@@ -20,7 +33,7 @@ int attribute(cudaDeviceAttr attr, int device) {
 }  // namespace
 
 CudaBackend::CudaBackend(const core::BackendConfig &config)
-    : device_(config.device), allow_tf32_(config.allow_tf32) {
+    : device_(config.device), allow_tf32_(config.allow_tf32), conv_im2col_(config.cuda_conv_im2col) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -48,6 +61,7 @@ CudaBackend::CudaBackend(const core::BackendConfig &config)
   }
   gemm_ = std::make_unique<LtGemm>(stream_, allow_tf32_);
   flag_ = std::make_unique<DeviceScratch>(stream_);
+  columns_ = std::make_unique<DeviceScratch>(stream_);
 }
 
 CudaBackend::~CudaBackend() {
@@ -78,14 +92,13 @@ core::DeviceInfo CudaBackend::info() const {
 bool CudaBackend::supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const {
   switch (op) {
     case DLK_OP_GEMM: return lt_gemm_supports(a, b, c);
-#ifdef DLK_CUDA_HAVE_CUDNN
     // Float types (core asks only for src = weights = dst there); int8 forward
-    // is not on the GPU yet.
+    // is not on the GPU yet. Backward needs cuDNN; forward has dlk's im2col too.
     case DLK_OP_CONV2D_FORWARD:
+      return is_float_conv(a, b, c) && (have_cudnn() || conv_im2col_);
     case DLK_OP_CONV2D_BACKWARD_DATA:
     case DLK_OP_CONV2D_BACKWARD_WEIGHTS:
-      return (a == DLK_DTYPE_F32 || a == DLK_DTYPE_F16 || a == DLK_DTYPE_BF16) && b == a && c == a;
-#endif
+      return is_float_conv(a, b, c) && have_cudnn();
     // Every type core defines for pooling (f32, f16, bf16; int8 forward).
     case DLK_OP_POOL2D_FORWARD:
     case DLK_OP_POOL2D_BACKWARD: return true;
@@ -141,13 +154,6 @@ core::OpResult CudaBackend::gemm(const core::GemmArgs &g) {
   return gemm_->run(g);
 }
 
-#ifdef DLK_CUDA_HAVE_CUDNN
-CudnnConv &CudaBackend::conv() {
-  std::lock_guard<std::mutex> lock(conv_mutex_);
-  if (!conv_) conv_ = std::make_unique<CudnnConv>(stream_, allow_tf32_);
-  return *conv_;
-}
-
 // n = 0 is the only empty shape validation allows: nothing to read.
 core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &a) {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice");
@@ -156,7 +162,19 @@ core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &a) {
   require_device_pointer("dlk_conv2d_forward", "weights", a.weights, device_);
   require_device_pointer("dlk_conv2d_forward", "dst", a.dst, device_);
   if (a.bias) require_device_pointer("dlk_conv2d_forward", "bias", a.bias, device_);
+  if (conv_im2col_) return conv2d_forward_im2col(a, *gemm_, *columns_, stream_);
+#ifdef DLK_CUDA_HAVE_CUDNN
   return conv().forward(a);
+#else
+  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d on cuDNN, which this build lacks (DLK_CUDA_CONV=im2col runs without it)");
+#endif
+}
+
+#ifdef DLK_CUDA_HAVE_CUDNN
+CudnnConv &CudaBackend::conv() {
+  std::lock_guard<std::mutex> lock(conv_mutex_);
+  if (!conv_) conv_ = std::make_unique<CudnnConv>(stream_, allow_tf32_);
+  return *conv_;
 }
 
 core::OpResult CudaBackend::conv2d_backward_data(const core::Conv2dArgs &a) {
@@ -187,9 +205,6 @@ core::OpResult CudaBackend::conv2d_backward_weights(const core::Conv2dArgs &a) {
 }
 #else
 // Built without cuDNN: supports() keeps core from calling these.
-core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d needs cuDNN, which this build lacks");
-}
 core::OpResult CudaBackend::conv2d_backward_data(const core::Conv2dArgs &) {
   throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d needs cuDNN, which this build lacks");
 }

@@ -41,10 +41,12 @@ class CudaBackend final : public core::Backend {
  private:
   int device_ = 0;
   bool allow_tf32_ = false;
+  bool conv_im2col_ = false;  // DLK_CUDA_CONV=im2col
   cudaStream_t stream_ = nullptr;
   bool owns_stream_ = false;
   std::unique_ptr<LtGemm> gemm_;
-  std::unique_ptr<DeviceScratch> flag_;  // pool2d backward's argmax check
+  std::unique_ptr<DeviceScratch> flag_;     // pool2d backward's argmax check
+  std::unique_ptr<DeviceScratch> columns_;  // im2col's column matrices
 #ifdef DLK_CUDA_HAVE_CUDNN
   // Created on the first convolution: cuDNN's handle costs time and memory that a
   // GEMM-only context need not pay.
