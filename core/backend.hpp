@@ -27,6 +27,7 @@ struct BackendConfig {
   int device = 0;
   void *stream = nullptr;
   bool allow_tf32 = false;  // cuda: f32 GEMM/conv may use TF32 tensor cores (opt-in)
+  bool cuda_conv_im2col = false;  // cuda: float conv2d forward by dlk's im2col + cuBLASLt, not cuDNN
 };
 
 struct DeviceInfo {

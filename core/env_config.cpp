@@ -15,6 +15,7 @@ namespace {
 
 constexpr const char *kCall = "dlk_context_create";
 const std::vector<std::string> kBackends = {"auto", "cpu", "cuda", "fpga_sim"};
+const std::vector<std::string> kCudaConvs = {"cudnn", "im2col"};
 const std::vector<std::string> kIsas = {"avx512", "avx2", "scalar"};
 constexpr int kMaxThreads = 4096;
 
@@ -101,6 +102,8 @@ const std::vector<EnvVar> &env_vars() {
       {"DLK_VERBOSE", "0, 1, 2", "0",
        "1: one line per op on stderr; 2: also dispatch decisions"},
       {"DLK_FPGA_SIM_CONFIG", "path", "built-in array", "accelerator description (JSON)"},
+      {"DLK_CUDA_CONV", "cudnn, im2col", "cudnn",
+       "the cuda backend's float conv2d forward: cuDNN, or dlk's im2col kernel feeding cuBLASLt"},
       {"DLK_CUDA_TF32", "0, 1", "0",
        "1: the cuda backend may run f32 GEMM and conv on TF32 tensor cores (faster, less precise)"},
   };
@@ -165,6 +168,9 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
   if (o.device < 0) throw_invalid(kCall, "options->device", "must be >= 0");
   cfg.backend_config.device = o.device;
   cfg.backend_config.stream = o.stream;
+
+  if (const auto conv = env::read("DLK_CUDA_CONV"))
+    cfg.backend_config.cuda_conv_im2col = choice(*conv, "DLK_CUDA_CONV", kCudaConvs) == "im2col";
 
   if (o.allow_tf32 < -1 || o.allow_tf32 > 1)
     throw_invalid(kCall, "options->allow_tf32", "must be -1 (from DLK_CUDA_TF32), 0 or 1");

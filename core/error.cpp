@@ -2,11 +2,6 @@
 
 namespace dlk::core {
 
-void throw_invalid(const char *call, const char *argument, const std::string &rule) {
-  throw Error(DLK_STATUS_INVALID_ARGUMENT,
-              std::string(call) + ": argument '" + argument + "' " + rule);
-}
-
 void throw_unsupported(const char *call, const std::string &what) {
   throw Error(DLK_STATUS_UNSUPPORTED, std::string(call) + ": " + what);
 }

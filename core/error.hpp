@@ -22,8 +22,11 @@ class __attribute__((visibility("default"))) Error : public std::runtime_error {
 };
 
 // "<call>: argument '<argument>' <rule>" — every invalid-argument message has this
-// shape, so a user (and the validation tests) find the argument by name.
-[[noreturn]] void throw_invalid(const char *call, const char *argument, const std::string &rule);
+// shape, so a user (and the validation tests) find the argument by name. Inline,
+// so that backend modules, which link nothing of libdlk, use the same one.
+[[noreturn]] inline void throw_invalid(const char *call, const char *argument, const std::string &rule) {
+  throw Error(DLK_STATUS_INVALID_ARGUMENT, std::string(call) + ": argument '" + argument + "' " + rule);
+}
 [[noreturn]] void throw_unsupported(const char *call, const std::string &what);
 [[noreturn]] void throw_runtime(const std::string &what);
 

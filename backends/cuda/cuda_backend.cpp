@@ -2,12 +2,26 @@
 
 #include <string>
 
+#include "backends/cuda/conv_im2col.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/device_ceilings.hpp"
 #include "backends/cuda/device_pointer.hpp"
+#include "backends/cuda/pool2d_cuda.hpp"
 
 namespace dlk::cuda {
 namespace {
+
+bool is_float_conv(dlk_dtype a, dlk_dtype b, dlk_dtype c) {
+  return (a == DLK_DTYPE_F32 || a == DLK_DTYPE_F16 || a == DLK_DTYPE_BF16) && b == a && c == a;
+}
+
+constexpr bool have_cudnn() {
+#ifdef DLK_CUDA_HAVE_CUDNN
+  return true;
+#else
+  return false;
+#endif
+}
 
 int attribute(cudaDeviceAttr attr, int device) {
   int value = 0;
@@ -19,7 +33,7 @@ int attribute(cudaDeviceAttr attr, int device) {
 }  // namespace
 
 CudaBackend::CudaBackend(const core::BackendConfig &config)
-    : device_(config.device), allow_tf32_(config.allow_tf32) {
+    : device_(config.device), allow_tf32_(config.allow_tf32), conv_im2col_(config.cuda_conv_im2col) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -46,12 +60,17 @@ CudaBackend::CudaBackend(const core::BackendConfig &config)
     owns_stream_ = true;
   }
   gemm_ = std::make_unique<LtGemm>(stream_, allow_tf32_);
+  flag_ = std::make_unique<DeviceScratch>(stream_);
+  columns_ = std::make_unique<DeviceScratch>(stream_);
 }
 
 CudaBackend::~CudaBackend() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
   gemm_.reset();
+#ifdef DLK_CUDA_HAVE_CUDNN
+  conv_.reset();
+#endif
   for (const void *p : allocations_) cudaFree(const_cast<void *>(p));
   if (owns_stream_) cudaStreamDestroy(stream_);
 }
@@ -71,7 +90,20 @@ core::DeviceInfo CudaBackend::info() const {
 }
 
 bool CudaBackend::supports(dlk_op op, dlk_dtype a, dlk_dtype b, dlk_dtype c) const {
-  return op == DLK_OP_GEMM && lt_gemm_supports(a, b, c);
+  switch (op) {
+    case DLK_OP_GEMM: return lt_gemm_supports(a, b, c);
+    // Float types (core asks only for src = weights = dst there); int8 forward
+    // is not on the GPU yet. Backward needs cuDNN; forward has dlk's im2col too.
+    case DLK_OP_CONV2D_FORWARD:
+      return is_float_conv(a, b, c) && (have_cudnn() || conv_im2col_);
+    case DLK_OP_CONV2D_BACKWARD_DATA:
+    case DLK_OP_CONV2D_BACKWARD_WEIGHTS:
+      return is_float_conv(a, b, c) && have_cudnn();
+    // Every type core defines for pooling (f32, f16, bf16; int8 forward).
+    case DLK_OP_POOL2D_FORWARD:
+    case DLK_OP_POOL2D_BACKWARD: return true;
+    default: return false;
+  }
 }
 
 void *CudaBackend::allocate(size_t bytes) {
@@ -122,22 +154,88 @@ core::OpResult CudaBackend::gemm(const core::GemmArgs &g) {
   return gemm_->run(g);
 }
 
-// supports() keeps core from calling these; they answer like it, should a future
-// caller skip that check.
-core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d_forward is not implemented yet");
+// n = 0 is the only empty shape validation allows: nothing to read.
+core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n == 0) return {"cuda:conv_empty", 0};
+  require_device_pointer("dlk_conv2d_forward", "src", a.src, device_);
+  require_device_pointer("dlk_conv2d_forward", "weights", a.weights, device_);
+  require_device_pointer("dlk_conv2d_forward", "dst", a.dst, device_);
+  if (a.bias) require_device_pointer("dlk_conv2d_forward", "bias", a.bias, device_);
+  if (conv_im2col_) return conv2d_forward_im2col(a, *gemm_, *columns_, stream_);
+#ifdef DLK_CUDA_HAVE_CUDNN
+  return conv().forward(a);
+#else
+  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d on cuDNN, which this build lacks (DLK_CUDA_CONV=im2col runs without it)");
+#endif
 }
+
+#ifdef DLK_CUDA_HAVE_CUDNN
+CudnnConv &CudaBackend::conv() {
+  std::lock_guard<std::mutex> lock(conv_mutex_);
+  if (!conv_) conv_ = std::make_unique<CudnnConv>(stream_, allow_tf32_);
+  return *conv_;
+}
+
+core::OpResult CudaBackend::conv2d_backward_data(const core::Conv2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n == 0) return {"cuda:conv_empty", 0};
+  require_device_pointer("dlk_conv2d_backward_data", "diff_dst", a.diff_dst, device_);
+  require_device_pointer("dlk_conv2d_backward_data", "weights", a.weights, device_);
+  require_device_pointer("dlk_conv2d_backward_data", "diff_src", a.diff_src, device_);
+  return conv().backward_data(a);
+}
+
+core::OpResult CudaBackend::conv2d_backward_weights(const core::Conv2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  require_device_pointer("dlk_conv2d_backward_weights", "diff_weights", a.diff_weights, device_);
+  if (a.diff_bias) require_device_pointer("dlk_conv2d_backward_weights", "diff_bias", a.diff_bias, device_);
+  if (a.desc.n == 0) {  // no images: zero gradients
+    const size_t weights = static_cast<size_t>(a.desc.k * a.c_per_group * a.desc.kh * a.desc.kw);
+    const size_t element = a.desc.weights_type == DLK_DTYPE_F32 ? 4 : 2;
+    check_cuda(cudaMemsetAsync(a.diff_weights, 0, weights * element, stream_), "cudaMemsetAsync");
+    if (a.diff_bias)
+      check_cuda(cudaMemsetAsync(a.diff_bias, 0, static_cast<size_t>(a.desc.k) * sizeof(float), stream_),
+                 "cudaMemsetAsync");
+    return {"cuda:conv_empty", 0};
+  }
+  require_device_pointer("dlk_conv2d_backward_weights", "src", a.src, device_);
+  require_device_pointer("dlk_conv2d_backward_weights", "diff_dst", a.diff_dst, device_);
+  return conv().backward_weights(a);
+}
+#else
+// Built without cuDNN: supports() keeps core from calling these.
 core::OpResult CudaBackend::conv2d_backward_data(const core::Conv2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d_backward_data is not implemented yet");
+  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d needs cuDNN, which this build lacks");
 }
 core::OpResult CudaBackend::conv2d_backward_weights(const core::Conv2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d_backward_weights is not implemented yet");
+  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: conv2d needs cuDNN, which this build lacks");
 }
-core::OpResult CudaBackend::pool2d_forward(const core::Pool2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: pool2d_forward is not implemented yet");
+#endif
+
+core::OpResult CudaBackend::pool2d_forward(const core::Pool2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n * a.desc.c * a.oh * a.ow > 0) {
+    require_device_pointer("dlk_pool2d_forward", "src", a.src, device_);
+    require_device_pointer("dlk_pool2d_forward", "dst", a.dst, device_);
+    if (a.argmax) require_device_pointer("dlk_pool2d_forward", "argmax", a.argmax, device_);
+  }
+  pool2d_forward_cuda(a, stream_);
+  return {a.desc.kind == DLK_POOL_MAX ? "cuda:pool_max" : "cuda:pool_avg", 0};
 }
-core::OpResult CudaBackend::pool2d_backward(const core::Pool2dArgs &) {
-  throw core::Error(DLK_STATUS_UNSUPPORTED, "cuda: pool2d_backward is not implemented yet");
+
+core::OpResult CudaBackend::pool2d_backward(const core::Pool2dArgs &a) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  if (a.desc.n * a.desc.c * a.desc.h * a.desc.w > 0) {
+    require_device_pointer("dlk_pool2d_backward", "diff_src", a.diff_src, device_);
+    if (a.oh * a.ow > 0) {
+      require_device_pointer("dlk_pool2d_backward", "diff_dst", a.diff_dst, device_);
+      if (a.desc.kind == DLK_POOL_MAX)
+        require_device_pointer("dlk_pool2d_backward", "argmax", a.argmax_in, device_);
+    }
+  }
+  pool2d_backward_cuda(a, static_cast<int *>(flag_->get(sizeof(int))), stream_);
+  return {a.desc.kind == DLK_POOL_MAX ? "cuda:pool_max" : "cuda:pool_avg", 0};
 }
 
 }  // namespace dlk::cuda

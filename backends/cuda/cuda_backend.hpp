@@ -9,6 +9,9 @@
 #include <unordered_set>
 
 #include "backends/cuda/gemm_cublaslt.hpp"
+#ifdef DLK_CUDA_HAVE_CUDNN
+#include "backends/cuda/conv_cudnn.hpp"
+#endif
 #include "core/backend.hpp"
 
 namespace dlk::cuda {
@@ -38,9 +41,19 @@ class CudaBackend final : public core::Backend {
  private:
   int device_ = 0;
   bool allow_tf32_ = false;
+  bool conv_im2col_ = false;  // DLK_CUDA_CONV=im2col
   cudaStream_t stream_ = nullptr;
   bool owns_stream_ = false;
   std::unique_ptr<LtGemm> gemm_;
+  std::unique_ptr<DeviceScratch> flag_;     // pool2d backward's argmax check
+  std::unique_ptr<DeviceScratch> columns_;  // im2col's column matrices
+#ifdef DLK_CUDA_HAVE_CUDNN
+  // Created on the first convolution: cuDNN's handle costs time and memory that a
+  // GEMM-only context need not pay.
+  CudnnConv &conv();
+  std::mutex conv_mutex_;
+  std::unique_ptr<CudnnConv> conv_;
+#endif
   mutable std::mutex allocations_mutex_;
   std::unordered_set<const void *> allocations_;
 };

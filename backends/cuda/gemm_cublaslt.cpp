@@ -176,9 +176,9 @@ core::OpResult LtGemm::run_staged_int8(const GemmPlan &p, const core::GemmArgs &
   // 256-byte aligned.
   auto round_up = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
   const auto batch = static_cast<size_t>(p.batch);
-  const size_t a_bytes = round_up(batch * p.k_padded * p.m);
+  const size_t a_bytes = round_up(batch * p.k_padded * p.m_padded);
   const size_t b_bytes = round_up(batch * p.k_padded * p.n);
-  const size_t product_bytes = round_up(batch * p.m * p.n * sizeof(int32_t));
+  const size_t product_bytes = round_up(batch * p.m_padded * p.n * sizeof(int32_t));
   const size_t sums_bytes = round_up(batch * p.n * sizeof(int32_t));
   auto *base = static_cast<char *>(staging_.get(a_bytes + b_bytes + product_bytes + sums_bytes));
   auto *packed_a = reinterpret_cast<int8_t *>(base);
@@ -189,11 +189,11 @@ core::OpResult LtGemm::run_staged_int8(const GemmPlan &p, const core::GemmArgs &
   std::string implementation = "cuda:gemm_int8_staged";
   if (p.k > 0) {
     const bool a_u8 = g.a.dtype == DLK_DTYPE_U8;
-    check_cuda(launch_pack_int8({g.a.ptr, a_u8, p.m, p.k, p.k_padded, p.batch, g.a.rs, g.a.cs,
+    check_cuda(launch_pack_int8({g.a.ptr, a_u8, g.m, p.m_padded, p.k, p.k_padded, p.batch, g.a.rs, g.a.cs,
                                  g.a.batch_stride, packed_a},
                                 stream_),
                "pack_int8 (A) kernel launch");
-    check_cuda(launch_pack_int8({g.b.ptr, false, p.n, p.k, p.k_padded, p.batch, g.b.cs, g.b.rs,
+    check_cuda(launch_pack_int8({g.b.ptr, false, p.n, p.n, p.k, p.k_padded, p.batch, g.b.cs, g.b.rs,
                                  g.b.batch_stride, packed_b},
                                 stream_),
                "pack_int8 (B) kernel launch");
@@ -217,9 +217,10 @@ core::OpResult LtGemm::run_staged_int8(const GemmPlan &p, const core::GemmArgs &
   Int8EpilogueArgs e{};
   e.kind = p.epilogue;
   e.product = p.k > 0 ? product : nullptr;
+  e.product_rows = p.m_padded;
   e.sums = sums;
   e.a_offset = p.k > 0 ? p.a_offset : 0;
-  e.m = p.m, e.n = p.n, e.batch = p.batch;
+  e.m = g.m, e.n = g.n, e.batch = p.batch;
   e.c = g.c;
   e.rs_c = g.rs_c, e.cs_c = g.cs_c, e.batch_stride_c = g.batch_stride_c;
   e.multipliers = multipliers;

@@ -19,12 +19,13 @@ dim3 grid_for(int64_t elements) {
 }
 
 __global__ void pack_int8(Int8PackArgs p) {
-  const int64_t total = p.batch * p.rows * p.k_padded;
+  const int64_t total = p.batch * p.rows_padded * p.k_padded;
   for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total;
        e += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t kk = e % p.k_padded, r = (e / p.k_padded) % p.rows, b = e / (p.k_padded * p.rows);
+    const int64_t kk = e % p.k_padded, r = (e / p.k_padded) % p.rows_padded,
+                  b = e / (p.k_padded * p.rows_padded);
     int value = 0;
-    if (kk < p.k) {
+    if (kk < p.k && r < p.rows) {
       const int64_t at = b * p.batch_stride + r * p.stride_r + kk * p.stride_k;
       value = p.is_u8 ? int{static_cast<const uint8_t *>(p.src)[at]} - 128
                       : int{static_cast<const int8_t *>(p.src)[at]};
@@ -67,7 +68,7 @@ __global__ void int8_epilogue(Int8EpilogueArgs p) {
   for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total;
        e += int64_t{gridDim.x} * blockDim.x) {
     const int64_t i = e % p.m, j = (e / p.m) % p.n, b = e / (p.m * p.n);
-    int32_t acc = p.product ? p.product[e] : 0;
+    int32_t acc = p.product ? p.product[(b * p.n + j) * p.product_rows + i] : 0;
     if (p.a_offset != 0) acc = core::wrapping_add(acc, core::wrapping_mul(p.a_offset, p.sums[b * p.n + j]));
     const int64_t at = b * p.batch_stride_c + i * p.rs_c + j * p.cs_c;
     switch (p.kind) {
@@ -120,7 +121,7 @@ __global__ void scale_c(typename Storage::type *c, int64_t m, int64_t n, int64_t
 }  // namespace
 
 cudaError_t launch_pack_int8(const Int8PackArgs &args, cudaStream_t stream) {
-  pack_int8<<<grid_for(args.batch * args.rows * args.k_padded), kThreads, 0, stream>>>(args);
+  pack_int8<<<grid_for(args.batch * args.rows_padded * args.k_padded), kThreads, 0, stream>>>(args);
   return cudaGetLastError();
 }
 

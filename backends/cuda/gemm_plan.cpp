@@ -29,7 +29,8 @@ bool has_int8_lt_form(const GemmPlan &p, const core::GemmArgs &g) {
   const LtMatrix &x = p.a, &y = p.b;
   const void *x_ptr = p.swapped ? g.b.ptr : g.a.ptr;
   const void *y_ptr = p.swapped ? g.a.ptr : g.b.ptr;
-  return x.transposed && !y.transposed && !p.c.transposed && is_multiple_of_4(x.ld) &&
+  return x.transposed && !y.transposed && !p.c.transposed && is_multiple_of_4(p.m) &&
+         is_multiple_of_4(p.k) && is_multiple_of_4(x.ld) &&
          is_multiple_of_4(y.ld) && is_multiple_of_4(p.c.ld) && is_multiple_of_4(x.batch_stride) &&
          is_multiple_of_4(y.batch_stride) && is_multiple_of_4(p.c.batch_stride) &&
          pointer_alignment(x_ptr) >= 4 && pointer_alignment(y_ptr) >= 4 &&
@@ -51,11 +52,12 @@ Int8Epilogue int8_epilogue(const core::GemmArgs &g) {
 void plan_staged_int8(const core::GemmArgs &g, GemmPlan &p) {
   p.route = GemmRoute::int8_staged;
   p.swapped = false;
-  p.m = g.m, p.n = g.n, p.k = g.k;
+  p.m_padded = (g.m + 3) / 4 * 4;
   p.k_padded = (g.k + 3) / 4 * 4;
-  p.a = {DLK_DTYPE_S8, true, p.k_padded, g.m, p.k_padded, p.k_padded * g.m};
+  p.m = p.m_padded, p.n = g.n, p.k = g.k;
+  p.a = {DLK_DTYPE_S8, true, p.k_padded, p.m_padded, p.k_padded, p.k_padded * p.m_padded};
   p.b = {DLK_DTYPE_S8, false, p.k_padded, g.n, p.k_padded, p.k_padded * g.n};
-  p.c = {DLK_DTYPE_S32, false, g.m, g.n, g.m > 0 ? g.m : 1, g.m * g.n};
+  p.c = {DLK_DTYPE_S32, false, p.m_padded, g.n, p.m_padded > 0 ? p.m_padded : 4, p.m_padded * g.n};
   p.a_offset = g.a.dtype == DLK_DTYPE_U8 ? 128 - g.a_zero_point : -g.a_zero_point;
   p.epilogue = int8_epilogue(g);
 }

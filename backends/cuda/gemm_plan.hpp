@@ -6,10 +6,11 @@
 // dimension. dlk's views (BLIS-style rs/cs strides) map onto that directly for the
 // float types; a row-major C is computed as C^T = op(B)^T op(A)^T. Integer GEMMs
 // whose operands already have cuBLASLt's int8 form (A transposed, B not, K
-// contiguous, leading dimensions and pointers multiples of 4: the "TN" form of
-// its tensor-core kernels) go straight to it; all others are staged: A and B
-// packed K-contiguous as s8 (u8 A shifted by -128), s32 product in scratch, then
-// dlk's epilogue kernel adds the zero-point correction and writes C.
+// contiguous; m, k, leading dimensions and pointers multiples of 4: what its
+// int8 tensor-core kernels require) go straight to it; all others are staged: A
+// and B packed K-contiguous as s8 (u8 A shifted by -128; m and K padded to 4 with
+// zeros), s32 product in scratch, then dlk's epilogue kernel adds the zero-point
+// correction and writes C.
 #pragma once
 
 #include <cstddef>
@@ -41,10 +42,11 @@ struct GemmPlan {
   // The column-major problem cuBLASLt solves: D (m x n) = op(a) (m x k) op(b) (k x n).
   int64_t m = 0, n = 0, k = 0, batch = 1;
   LtMatrix a, b, c;
-  // Staged integer route: K rounded up to 4 (zero padding adds nothing), and the
-  // constant that turns the s8 product into the zero-pointed one:
+  // Staged integer route: m and K rounded up to 4 (zero padding adds nothing; the
+  // product has m_padded rows, of which the first m are C's), and the constant
+  // that turns the s8 product into the zero-pointed one:
   // acc(i, j) = product(i, j) + a_offset * sum_k B(k, j).
-  int64_t k_padded = 0;
+  int64_t m_padded = 0, k_padded = 0;
   int32_t a_offset = 0;
   Int8Epilogue epilogue = Int8Epilogue::store_s32;
   // Empty when cuBLASLt can take the problem; otherwise why not.

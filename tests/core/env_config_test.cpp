@@ -252,6 +252,20 @@ TEST_CASE("env: DLK_CUDA_TF32 rejects anything but 0 and 1, giving the valid ran
   }
 }
 
+TEST_CASE("env: DLK_CUDA_CONV takes cudnn and im2col, rejects anything else listing them", "[env]") {
+  CleanDlkEnvironment clean;
+  ScopedEnv backend("DLK_BACKEND", "cpu");
+  for (const char *value : {"cudnn", "im2col"}) {
+    ScopedEnv env("DLK_CUDA_CONV", value);
+    expect_success(create(nullptr).status);
+  }
+  for (const char *value : {"cuDNN", "", "gemm", "im2col "}) {
+    INFO("DLK_CUDA_CONV='" << value << "'");
+    ScopedEnv env("DLK_CUDA_CONV", value);
+    expect_unknown_value(create(nullptr), "DLK_CUDA_CONV", "cudnn, im2col");
+  }
+}
+
 TEST_CASE("env: an option left at its default reads the environment", "[env]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");

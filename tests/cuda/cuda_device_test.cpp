@@ -148,3 +148,18 @@ TEST_CASE("cuda device: f32 GEMM runs on TF32 only when the context allows it", 
     CHECK(implementation(context.get()) == (allow ? "cublaslt:gemm_tf32" : "cublaslt:gemm_f32"));
   }
 }
+
+TEST_CASE("cuda device: pool2d backward refuses an argmax outside its window and writes nothing",
+          "[cuda][gpu][pool2d]") {
+  CudaContext context;
+  if (context.skip()) return;
+  dlk_pool2d_desc desc;
+  dlk_pool2d_desc_init(&desc, DLK_POOL_MAX, DLK_DTYPE_F32, 1, 1, 4, 4, 2, 2);  // 2 x 2 outputs
+  DeviceCopy<int32_t> argmax(context.get(), {0, 2, 8, 3});                     // 3 is in window 1, not 3
+  DeviceCopy<float> diff_dst(context.get(), std::vector<float>(4, 1.0f));
+  DeviceCopy<float> diff_src(context.get(), std::vector<float>(16, 7.0f));
+  CHECK(dlk_pool2d_backward(context.get(), &desc, diff_dst.get(), static_cast<const int32_t *>(argmax.get()),
+                            diff_src.get()) == DLK_STATUS_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(dlk_last_error()), Catch::StartsWith("dlk_pool2d_backward: argument 'argmax'"));
+  for (float v : diff_src.to_host()) CHECK(v == 7.0f);
+}

@@ -128,7 +128,7 @@ TEST_CASE("gemm plan: s8 in cuBLASLt's TN form with s32 C goes straight to cuBLA
 TEST_CASE("gemm plan: every other integer GEMM is staged, with its zero-point offset and epilogue",
           "[cuda][gemm_plan]") {
   const auto tn = [](dlk_dtype a, dlk_dtype c, int64_t ld = 12) {
-    return dense(DLK_COL_MAJOR, DLK_TRANSPOSE, DLK_NO_TRANSPOSE, 16, 8, 10, ld, ld, 16, a, c);
+    return dense(DLK_COL_MAJOR, DLK_TRANSPOSE, DLK_NO_TRANSPOSE, 16, 8, 12, ld, ld, 16, a, c);
   };
   struct Case {
     const char *what;
@@ -146,6 +146,10 @@ TEST_CASE("gemm plan: every other integer GEMM is staged, with its zero-point of
       {"s8 A, zero point -5", with(tn(DLK_DTYPE_S8, DLK_DTYPE_S32), [](auto &g) { g.a_zero_point = -5; }), 5,
        Int8Epilogue::store_s32},
       {"ld not a multiple of 4", tn(DLK_DTYPE_S8, DLK_DTYPE_S32, 13), 0, Int8Epilogue::store_s32},
+      {"k not a multiple of 4", with(tn(DLK_DTYPE_S8, DLK_DTYPE_S32), [](auto &g) { g.k = 10; }), 0,
+       Int8Epilogue::store_s32},
+      {"m not a multiple of 4", with(tn(DLK_DTYPE_S8, DLK_DTYPE_S32), [](auto &g) { g.m = 15; }), 0,
+       Int8Epilogue::store_s32},
       {"A not transposed", dense(DLK_COL_MAJOR, DLK_NO_TRANSPOSE, DLK_NO_TRANSPOSE, 16, 8, 12, 16, 12, 16,
                                  DLK_DTYPE_S8, DLK_DTYPE_S32),
        0, Int8Epilogue::store_s32},
@@ -165,11 +169,12 @@ TEST_CASE("gemm plan: every other integer GEMM is staged, with its zero-point of
     CHECK(p.a_offset == c.a_offset);
     CHECK(p.epilogue == c.epilogue);
     CHECK(p.k_padded == (c.g.k + 3) / 4 * 4);
-    CHECK(p.k_padded % 4 == 0);
-    // cuBLASLt's TN form on the packed buffers.
-    check_matrix(p.a, true, p.k_padded, c.g.m, p.k_padded);
+    CHECK(p.m_padded == (c.g.m + 3) / 4 * 4);
+    CHECK(p.m == p.m_padded);
+    // cuBLASLt's TN form on the packed buffers, every size a multiple of 4.
+    check_matrix(p.a, true, p.k_padded, p.m_padded, p.k_padded);
     check_matrix(p.b, false, p.k_padded, c.g.n, p.k_padded);
-    check_matrix(p.c, false, c.g.m, c.g.n, c.g.m);
+    check_matrix(p.c, false, p.m_padded, c.g.n, p.m_padded);
     CHECK(p.a.dtype == DLK_DTYPE_S8);
     CHECK(p.c.dtype == DLK_DTYPE_S32);
   }
@@ -225,13 +230,15 @@ TEST_CASE("gemm plan: the heuristic cache key changes with everything cuBLASLt's
 
 TEST_CASE("gemm plan: the staged route's key is the packed problem's (K padded, beta 0, own buffers)",
           "[cuda][gemm_plan]") {
-  auto g = dense(DLK_ROW_MAJOR, DLK_NO_TRANSPOSE, DLK_NO_TRANSPOSE, 16, 8, 10, 10, 8, 8, DLK_DTYPE_U8,
+  auto g = dense(DLK_ROW_MAJOR, DLK_NO_TRANSPOSE, DLK_NO_TRANSPOSE, 15, 8, 10, 10, 8, 8, DLK_DTYPE_U8,
                  DLK_DTYPE_S8);
   g.beta = 1.0f;
   const auto p = cuda::plan_gemm(g, false);
   REQUIRE(p.route == GemmRoute::int8_staged);
   const auto key = cuda::gemm_key(p, g, address(0x100000), address(0x200000), address(0x300000));
   CHECK(key.k == 12);
+  CHECK(key.m == 16);
+  CHECK(key.c.ld == 16);
   CHECK_FALSE(key.beta_nonzero);
   CHECK(key.d_type == DLK_DTYPE_S32);
   CHECK((key.align_a == 256 && key.align_b == 256 && key.align_c == 256));

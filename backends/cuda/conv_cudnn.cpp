@@ -1,0 +1,192 @@
+#include "backends/cuda/conv_cudnn.hpp"
+
+#include <string>
+#include <vector>
+
+#include "backends/cuda/conv_kernels.hpp"
+#include "backends/cuda/cuda_check.hpp"
+
+namespace dlk::cuda {
+namespace {
+
+// What cuDNN's search may use; the chosen algorithm's own need is what the
+// workspace keeps afterwards.
+constexpr size_t kSearchWorkspaceBytes = size_t{256} << 20;
+
+void check_cudnn(cudnnStatus_t status, const char *what) {
+  if (status == CUDNN_STATUS_SUCCESS) return;
+  cudaGetLastError();
+  throw core::Error(status == CUDNN_STATUS_ALLOC_FAILED ? DLK_STATUS_OUT_OF_MEMORY : DLK_STATUS_RUNTIME_ERROR,
+                    std::string("cuda: ") + what + ": " + cudnnGetErrorString(status));
+}
+
+cudnnDataType_t cudnn_type(dlk_dtype t) {
+  switch (t) {
+    case DLK_DTYPE_F16: return CUDNN_DATA_HALF;
+    case DLK_DTYPE_BF16: return CUDNN_DATA_BFLOAT16;
+    default: return CUDNN_DATA_FLOAT;
+  }
+}
+
+cudnnMathType_t cudnn_math(ConvMath m) {
+  switch (m) {
+    case ConvMath::fma: return CUDNN_FMA_MATH;
+    case ConvMath::tf32_allowed: return CUDNN_DEFAULT_MATH;
+    default: return CUDNN_TENSOR_OP_MATH;
+  }
+}
+
+const char *direction_name(ConvDirection d) {
+  switch (d) {
+    case ConvDirection::backward_data: return "bwd_data";
+    case ConvDirection::backward_weights: return "bwd_weights";
+    default: return "fwd";
+  }
+}
+
+// Picks the fastest result that succeeded; cuDNN sorts them by time.
+template <class Perf>
+const Perf &fastest(const std::vector<Perf> &results, int returned) {
+  for (int i = 0; i < returned; ++i)
+    if (results[static_cast<size_t>(i)].status == CUDNN_STATUS_SUCCESS) return results[static_cast<size_t>(i)];
+  throw core::Error(DLK_STATUS_UNSUPPORTED,
+                    "cuda: cuDNN found no algorithm for this convolution (shape, groups, dilation and type)");
+}
+
+}  // namespace
+
+struct CudnnConv::Plan {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  int algo = -1;  // of the direction's algorithm enum; -1 until searched
+  size_t workspace_bytes = 0;
+  std::string implementation;
+  ~Plan() {
+    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    if (w) cudnnDestroyFilterDescriptor(w);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (x) cudnnDestroyTensorDescriptor(x);
+  }
+};
+
+CudnnConv::CudnnConv(cudaStream_t stream, bool allow_tf32)
+    : stream_(stream), allow_tf32_(allow_tf32), workspace_(stream) {
+  check_cudnn(cudnnCreate(&handle_), "cudnnCreate (is cuDNN 9 installed?)");
+  check_cudnn(cudnnSetStream(handle_, stream_), "cudnnSetStream");
+}
+
+CudnnConv::~CudnnConv() {
+  cache_.clear();
+  if (handle_) cudnnDestroy(handle_);
+}
+
+CudnnConv::Plan &CudnnConv::plan(ConvDirection direction, const core::Conv2dArgs &a) {
+  ConvKey key;
+  key.direction = direction;
+  key.dtype = a.desc.src_type;
+  key.math = conv_math(key.dtype, allow_tf32_);
+  const char *why_not = nullptr;
+  if (!cudnn_conv_shape(a, key.shape, why_not))
+    throw core::Error(DLK_STATUS_UNSUPPORTED, std::string("cuda: ") + why_not);
+
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  auto found = cache_.find(key);
+  if (found != cache_.end()) return *found->second;
+
+  auto p = std::make_unique<Plan>();
+  const CudnnConvShape &s = key.shape;
+  const cudnnTensorFormat_t format = s.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  const cudnnDataType_t type = cudnn_type(key.dtype);
+  check_cudnn(cudnnCreateTensorDescriptor(&p->x), "cudnnCreateTensorDescriptor");
+  check_cudnn(cudnnSetTensor4dDescriptor(p->x, format, type, s.n, s.c, s.h, s.w), "cudnnSetTensor4dDescriptor (src)");
+  check_cudnn(cudnnCreateTensorDescriptor(&p->y), "cudnnCreateTensorDescriptor");
+  check_cudnn(cudnnSetTensor4dDescriptor(p->y, format, type, s.n, s.k, s.oh, s.ow), "cudnnSetTensor4dDescriptor (dst)");
+  check_cudnn(cudnnCreateFilterDescriptor(&p->w), "cudnnCreateFilterDescriptor");
+  check_cudnn(cudnnSetFilter4dDescriptor(p->w, type, format, s.k, s.c_per_group, s.kh, s.kw),
+              "cudnnSetFilter4dDescriptor");
+  check_cudnn(cudnnCreateConvolutionDescriptor(&p->conv), "cudnnCreateConvolutionDescriptor");
+  check_cudnn(cudnnSetConvolution2dDescriptor(p->conv, s.pad_h, s.pad_w, s.stride_h, s.stride_w, s.dilation_h,
+                                              s.dilation_w, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+              "cudnnSetConvolution2dDescriptor");
+  check_cudnn(cudnnSetConvolutionGroupCount(p->conv, s.groups), "cudnnSetConvolutionGroupCount");
+  check_cudnn(cudnnSetConvolutionMathType(p->conv, cudnn_math(key.math)), "cudnnSetConvolutionMathType");
+  search(*p, direction, a);
+  return *cache_.emplace(key, std::move(p)).first->second;
+}
+
+void CudnnConv::search(Plan &p, ConvDirection direction, const core::Conv2dArgs &a) {
+  void *workspace = workspace_.get(kSearchWorkspaceBytes);
+  int returned = 0;
+  switch (direction) {
+    case ConvDirection::forward: {
+      std::vector<cudnnConvolutionFwdAlgoPerf_t> results(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+      check_cudnn(cudnnFindConvolutionForwardAlgorithmEx(handle_, p.x, a.src, p.w, a.weights, p.conv, p.y, a.dst,
+                                                         int(results.size()), &returned, results.data(), workspace,
+                                                         kSearchWorkspaceBytes),
+                  "cudnnFindConvolutionForwardAlgorithmEx");
+      const auto &best = fastest(results, returned);
+      p.algo = best.algo, p.workspace_bytes = best.memory;
+      break;
+    }
+    case ConvDirection::backward_data: {
+      std::vector<cudnnConvolutionBwdDataAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
+      check_cudnn(cudnnFindConvolutionBackwardDataAlgorithmEx(handle_, p.w, a.weights, p.y, a.diff_dst, p.conv, p.x,
+                                                              a.diff_src, int(results.size()), &returned,
+                                                              results.data(), workspace, kSearchWorkspaceBytes),
+                  "cudnnFindConvolutionBackwardDataAlgorithmEx");
+      const auto &best = fastest(results, returned);
+      p.algo = best.algo, p.workspace_bytes = best.memory;
+      break;
+    }
+    case ConvDirection::backward_weights: {
+      std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
+      check_cudnn(cudnnFindConvolutionBackwardFilterAlgorithmEx(handle_, p.x, a.src, p.y, a.diff_dst, p.conv, p.w,
+                                                                a.diff_weights, int(results.size()), &returned,
+                                                                results.data(), workspace, kSearchWorkspaceBytes),
+                  "cudnnFindConvolutionBackwardFilterAlgorithmEx");
+      const auto &best = fastest(results, returned);
+      p.algo = best.algo, p.workspace_bytes = best.memory;
+      break;
+    }
+  }
+  p.implementation = std::string("cudnn:conv_") + direction_name(direction) + "_algo" + std::to_string(p.algo);
+}
+
+core::OpResult CudnnConv::forward(const core::Conv2dArgs &a) {
+  Plan &p = plan(ConvDirection::forward, a);
+  const float one = 1.0f, zero = 0.0f;
+  check_cudnn(cudnnConvolutionForward(handle_, &one, p.x, a.src, p.w, a.weights, p.conv,
+                                      static_cast<cudnnConvolutionFwdAlgo_t>(p.algo),
+                                      workspace_.get(p.workspace_bytes), p.workspace_bytes, &zero, p.y, a.dst),
+              "cudnnConvolutionForward");
+  if (!a.bias && !a.desc.relu) return {p.implementation, 0};
+  check_cuda(launch_bias_relu(a, stream_), "bias_relu kernel launch");
+  return {p.implementation + "+dlk_bias_relu", 0};
+}
+
+core::OpResult CudnnConv::backward_data(const core::Conv2dArgs &a) {
+  Plan &p = plan(ConvDirection::backward_data, a);
+  const float one = 1.0f, zero = 0.0f;
+  check_cudnn(cudnnConvolutionBackwardData(handle_, &one, p.w, a.weights, p.y, a.diff_dst, p.conv,
+                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
+                                           workspace_.get(p.workspace_bytes), p.workspace_bytes, &zero, p.x,
+                                           a.diff_src),
+              "cudnnConvolutionBackwardData");
+  return {p.implementation, 0};
+}
+
+core::OpResult CudnnConv::backward_weights(const core::Conv2dArgs &a) {
+  Plan &p = plan(ConvDirection::backward_weights, a);
+  const float one = 1.0f, zero = 0.0f;
+  check_cudnn(cudnnConvolutionBackwardFilter(handle_, &one, p.x, a.src, p.y, a.diff_dst, p.conv,
+                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(p.algo),
+                                             workspace_.get(p.workspace_bytes), p.workspace_bytes, &zero, p.w,
+                                             a.diff_weights),
+              "cudnnConvolutionBackwardFilter");
+  if (!a.diff_bias) return {p.implementation, 0};
+  check_cuda(launch_diff_bias(a, stream_), "diff_bias kernel launch");
+  return {p.implementation + "+dlk_diff_bias", 0};
+}
+
+}  // namespace dlk::cuda
