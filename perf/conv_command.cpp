@@ -163,7 +163,7 @@ int run_conv(const ConvOptions &o) {
   PeakOptions peak_options;
   peak_options.runs = 9;
   const PeakMeasurement peak = measure_fp32_peak(simd_isa_from_name(report.info.isa), threads, peak_options);
-  report.peak = peak.flops_per_second.max, report.peak_method = peak.method;
+  report.peak = peak.ops_per_second.max, report.peak_method = peak.method;
   for (const std::string &set : o.sets)
     for (const ConvLayer &layer : conv_layers(set))
       for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
