@@ -28,6 +28,7 @@ namespace {
 
 using namespace dlk_test;
 
+#ifndef DLK_TEST_SANITIZED
 // The process's mapped address space now, in bytes.
 size_t address_space() {
   FILE *f = std::fopen("/proc/self/statm", "r");
@@ -50,6 +51,7 @@ void unlimit() {
   r.rlim_cur = r.rlim_max;
   setrlimit(RLIMIT_AS, &r);
 }
+#endif
 
 // In a child: `op` with no room left beyond what is mapped now must return
 // out-of-memory (when `allocates`) or succeed, with room again it must succeed.
