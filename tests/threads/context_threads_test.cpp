@@ -16,14 +16,15 @@ namespace {
 
 constexpr int kThreads = 4;
 
+// Null when creation fails: worker threads must not assert (Catch2 is not
+// thread-safe), so each caller checks in its own way.
 dlk_context_t make_context() {
   dlk_context_options options;
   dlk_context_options_init(&options);
   options.backend = "cpu";
   options.num_threads = 1;  // OpenMP stays out of the picture (see README: reliability)
   dlk_context_t context = nullptr;
-  REQUIRE(dlk_context_create(&context, &options) == DLK_STATUS_SUCCESS);
-  return context;
+  return dlk_context_create(&context, &options) == DLK_STATUS_SUCCESS ? context : nullptr;
 }
 
 std::vector<float> ramp(size_t n, int salt) {
@@ -82,6 +83,7 @@ Round run_round(dlk_context_t context) {
 
 TEST_CASE("threads: separate contexts run concurrently and agree with one thread", "[threads]") {
   dlk_context_t solo = make_context();
+  REQUIRE(solo);
   const Round expected = run_round(solo);
   dlk_context_destroy(solo);
   REQUIRE(expected.unexpected.empty());
@@ -92,6 +94,10 @@ TEST_CASE("threads: separate contexts run concurrently and agree with one thread
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       dlk_context_t context = make_context();
+      if (!context) {
+        unexpected[t] = std::string("dlk_context_create: ") + dlk_last_error();
+        return;
+      }
       for (int round = 0; round < 20; ++round) {
         const Round r = run_round(context);
         if (!r.unexpected.empty()) unexpected[t] = r.unexpected;
@@ -110,6 +116,7 @@ TEST_CASE("threads: separate contexts run concurrently and agree with one thread
 TEST_CASE("threads: one context shared by threads refuses overlapping calls, never races",
           "[threads]") {
   dlk_context_t context = make_context();
+  REQUIRE(context);
   const Round expected = run_round(context);
   REQUIRE(expected.unexpected.empty());
 
@@ -136,6 +143,7 @@ TEST_CASE("threads: one context shared by threads refuses overlapping calls, nev
 
 TEST_CASE("threads: a call on a context another thread's op is running on is refused", "[threads]") {
   dlk_context_t context = make_context();
+  REQUIRE(context);
   const int64_t size = 800;  // long enough for the other thread to try many times
   const auto a = ramp(size * size, 1), b = ramp(size * size, 2);
   std::vector<float> c(size * size);
