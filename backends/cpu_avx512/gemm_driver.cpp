@@ -181,9 +181,13 @@ class BlockedGemm {
         // Panels are laid out with k padded to the kernel's groups.
         const int64_t kcp = round_up(kc, Path::k_group);
         const bool first = kb == 0, last = kb == k_blocks_ - 1;
+        // k == 0 packs nothing and forms no address in A or B: validation lets
+        // their strides be anything then (found by fuzz_gemm: offsets overflowed).
+        const bool packs = kc > 0;
         for (int64_t q = panels * member / members; q < panels * (member + 1) / members; ++q) {
-          b_packer_.pack(batch, p0, kc, j0 + q * nr_, std::min<int64_t>(nr_, nc - q * nr_),
-                         PackedPanel{b_pack + q * kcp * nr_, Path::packed_b, nr_});
+          if (packs)
+            b_packer_.pack(batch, p0, kc, j0 + q * nr_, std::min<int64_t>(nr_, nc - q * nr_),
+                           PackedPanel{b_pack + q * kcp * nr_, Path::packed_b, nr_});
           if constexpr (Path::col_sums) column_sums(b_pack + q * kcp * nr_, kcp, nr_, sums + q * nr_);
         }
         sync(members);
@@ -193,7 +197,7 @@ class BlockedGemm {
           const int64_t block = item / parts, part = item % parts;
           const int64_t i0 = block * mc_, mc = std::min(mc_, g_.m - i0);
           if (block != packed_rows) {
-            Path::pack_a(a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
+            if (packs) Path::pack_a(a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
             packed_rows = block;
           }
           const int64_t q0 = panels * part / parts, q1 = panels * (part + 1) / parts;

@@ -272,3 +272,18 @@ TEST_CASE("dlk_gemm: k == 0 reads neither A nor B", "[validation][gemm]") {
   call.a_arg = call.b_arg = nullptr;
   expect_success(call.run(context.get()));
 }
+
+// fuzz_gemm found the CPU backend forming B's address from a batch stride that
+// k == 0 leaves unchecked (signed overflow): any stride is fine when k == 0.
+TEST_CASE("dlk_gemm: k == 0 with batch strides at INT64_MAX forms no address", "[validation][gemm]") {
+  TestContext context;
+  GemmCall call;
+  f32_row(call);
+  call.desc.k = 0;
+  call.desc.lda = 1;
+  call.desc.batch_count = 2;
+  call.desc.stride_a = call.desc.stride_b = INT64_MAX;
+  call.desc.stride_c = call.desc.m * call.desc.ldc;
+  call.a_arg = call.b_arg = nullptr;
+  expect_success(call.run(context.get()));
+}
