@@ -1,7 +1,7 @@
 #include "comm/agreement.hpp"
 
 #include <chrono>
-#include <string>
+#include <climits>
 
 #include "comm/algorithm.hpp"
 #include "comm/error.hpp"
@@ -9,35 +9,48 @@
 namespace dlk::comm {
 namespace {
 
+// A peer's value may be any integer: only a known algorithm is shown by name.
 std::string shown(const Field &f, int64_t value) {
-  if (f.is_algorithm) return algorithm_name(static_cast<dlk_comm_algorithm>(value));
+  if (f.is_algorithm && value >= 0 && value <= INT_MAX && known_algorithm(static_cast<int>(value)))
+    return algorithm_name(static_cast<dlk_comm_algorithm>(value));
   return std::to_string(value);
 }
 
 }  // namespace
 
-double agree(MPI_Comm comm, const char *call, const std::vector<Field> &fields) {
+std::vector<int64_t> agreement_message(const std::vector<Field> &fields) {
   const size_t n = fields.size();
   std::vector<int64_t> values(2 * n);
   for (size_t i = 0; i < n; ++i) {
     values[i] = fields[i].value;
     values[n + i] = ~fields[i].value;  // max of ~v is ~(min of v)
   }
+  return values;
+}
+
+std::string disagreements(const std::vector<Field> &fields, const std::vector<int64_t> &reduced) {
+  const size_t n = fields.size();
+  std::string found;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t hi = reduced[i], lo = ~reduced[n + i];
+    if (hi == lo) continue;
+    found += std::string(found.empty() ? "" : "; ") + "'" + fields[i].name + "' (from " +
+             shown(fields[i], lo) + " to " + shown(fields[i], hi) + ")";
+  }
+  return found;
+}
+
+double agree(MPI_Comm comm, const char *call, const std::vector<Field> &fields) {
+  std::vector<int64_t> values = agreement_message(fields);
   const auto start = std::chrono::steady_clock::now();
   check_mpi(call, "MPI_Allreduce (argument check)",
-            MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(2 * n), MPI_INT64_T,
-                          MPI_MAX, comm));
+            MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                          MPI_INT64_T, MPI_MAX, comm));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::string disagreements;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t hi = values[i], lo = ~values[n + i];
-    if (hi == lo) continue;
-    disagreements += std::string(disagreements.empty() ? "" : "; ") + "'" + fields[i].name +
-                     "' (from " + shown(fields[i], lo) + " to " + shown(fields[i], hi) + ")";
-  }
-  if (!disagreements.empty())
-    throw Error(DLK_COMM_MISMATCH, std::string(call) + ": ranks disagree on " + disagreements +
+  const std::string found = disagreements(fields, values);
+  if (!found.empty())
+    throw Error(DLK_COMM_MISMATCH, std::string(call) + ": ranks disagree on " + found +
                                        "; every rank returns this error");
   return seconds;
 }

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "comm/segments.hpp"
+
 namespace dlk::comm {
 namespace {
 
@@ -67,6 +69,15 @@ bool compressed(dlk_comm_algorithm algorithm) { return codec_of(algorithm) != 0;
 
 bool two_phase_compressed(dlk_comm_algorithm algorithm) {
   return compressed(algorithm) && algorithm != DLK_COMM_ALGO_TOPK;
+}
+
+ResidualLengths residual_lengths(dlk_comm_algorithm algorithm, uint64_t count, uint32_t ranks,
+                                 uint32_t rank) {
+  ResidualLengths lengths;
+  if (!compressed(algorithm)) return lengths;
+  lengths.worker = count;
+  if (two_phase_compressed(algorithm)) lengths.server = split(count, ranks, rank).length;
+  return lengths;
 }
 
 }  // namespace dlk::comm

@@ -1,6 +1,7 @@
 // The all-reduce algorithms by name, and which codec a compressed one uses.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "dlk/dlk_comm.h"
@@ -20,5 +21,14 @@ bool two_phase_compressed(dlk_comm_algorithm algorithm);
 // Every algorithm with residuals (the two-phase ones and topk).
 bool compressed(dlk_comm_algorithm algorithm);
 dlk_codec_algorithm codec_of(dlk_comm_algorithm algorithm);
+
+// The residuals a buffer of `count` floats keeps for `algorithm` on rank `rank`
+// of `ranks` (ranks >= 1): count floats on the worker side for every compressed
+// algorithm, and the rank's segment on the server side for the two-phase ones.
+struct ResidualLengths {
+  uint64_t worker = 0, server = 0;
+};
+ResidualLengths residual_lengths(dlk_comm_algorithm algorithm, uint64_t count, uint32_t ranks,
+                                 uint32_t rank);
 
 }  // namespace dlk::comm

@@ -10,7 +10,6 @@
 #include "comm/auto_select.hpp"
 #include "comm/buffer.hpp"
 #include "comm/error.hpp"
-#include "comm/segments.hpp"
 #include "comm/stopwatch.hpp"
 
 namespace dlk::comm {
@@ -37,10 +36,11 @@ dlk_codec_params codec_params(const char *call, const Buffer &b, dlk_comm_algori
 }
 
 void size_residuals(Buffer &b, dlk_comm_algorithm algorithm) {
-  if (!compressed(algorithm)) return;
-  b.worker_residual.resize(b.count);
-  if (two_phase_compressed(algorithm))
-    b.server_residual.resize(split(b.count, b.comm->size(), b.comm->rank()).length);
+  const ResidualLengths lengths =
+      residual_lengths(algorithm, b.count, static_cast<uint32_t>(b.comm->size()),
+                       static_cast<uint32_t>(b.comm->rank()));
+  b.worker_residual.resize(lengths.worker);
+  b.server_residual.resize(lengths.server);
 }
 
 }  // namespace

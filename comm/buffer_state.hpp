@@ -1,6 +1,5 @@
-// Checkpoints of a buffer's state (residuals, call counter), in host byte order:
-//   "DLKCOMM1", u32 format 1, u32 algorithm, u32 rank, u32 ranks, u64 count,
-//   u64 calls, u64 worker floats, u64 server floats, then the two residuals.
+// Checkpoints of a buffer's state (residuals, call counter, auto's choice), in
+// the format of state_format.hpp.
 #pragma once
 
 #include <cstddef>

@@ -2,12 +2,11 @@
 // (index, value) pairs; the messages are all-gathered and every rank sums them in
 // rank order into zeros, so every rank holds the same bits. Sparse sums do not
 // stay sparse, which is why there is no second, server-side phase.
-#include <climits>
-#include <string>
 #include <vector>
 
 #include "comm/algorithms.hpp"
 #include "comm/error.hpp"
+#include "comm/message_frames.hpp"
 #include "comm/stopwatch.hpp"
 
 namespace dlk::comm {
@@ -31,34 +30,25 @@ void allreduce_topk(const Collective &c, const dlk_codec_params &params, float *
     check_mpi(c.call, "MPI_Allgather",
               MPI_Allgather(&mine64, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, c.comm));
   });
-  std::vector<int> counts(p), displacements(p);
-  uint64_t total = 0;
-  for (int i = 0; i < p; ++i) {
-    if (total + sizes[i] > INT_MAX)
-      throw_invalid(c.call, "count",
-                    "is " + std::to_string(c.count) +
-                        ": the topk messages would exceed the 2 GiB one MPI call can move");
-    counts[i] = static_cast<int>(sizes[i]);
-    displacements[i] = static_cast<int>(total);
-    total += sizes[i];
-  }
+  // A peer's size is checked before it places anything: no message of this
+  // call (the same count and parameters on every rank, agreed) exceeds capacity;
+  // every rank has the same sizes, so all ranks refuse together.
+  const Frames frames = frame_messages(c.call, sizes, capacity);
   std::vector<uint8_t> &gathered = scratch.gathered;
-  gathered.resize(total);
+  gathered.resize(frames.total);
   timed(c.report.network_seconds, [&] {
     check_mpi(c.call, "MPI_Allgatherv",
               MPI_Allgatherv(mine.data(), static_cast<int>(my_size), MPI_BYTE, gathered.data(),
-                             counts.data(), displacements.data(), MPI_BYTE, c.comm));
+                             frames.sizes.data(), frames.displacements.data(), MPI_BYTE, c.comm));
   });
   timed(c.report.decode_seconds, [&] {
     for (uint64_t i = 0; i < c.count; ++i) c.data[i] = 0.0f;
-    for (int i = 0; i < p; ++i)
-      check_codec(c.call, dlk_compress_decode_add(gathered.data() + displacements[i],
-                                                  sizes[i], c.data, c.count));
+    sum_messages(c.call, gathered.data(), frames, c.data, c.count, Into::add);
     if (c.average) divide(c.data, c.count, p);
   });
   const uint64_t peers = static_cast<uint64_t>(p - 1);
   c.report.wire_bytes_sent += peers * my_size;
-  c.report.wire_bytes_received += total - my_size;
+  c.report.wire_bytes_received += frames.total - my_size;
 }
 
 }  // namespace dlk::comm

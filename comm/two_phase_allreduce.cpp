@@ -6,18 +6,18 @@
 //      are all-gathered; every rank decodes all of them (the owner too), so every
 //      rank holds the same bits.
 // Message sizes follow from (params, segment length) alone, so no sizes travel.
-#include <climits>
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "comm/algorithms.hpp"
 #include "comm/error.hpp"
+#include "comm/message_frames.hpp"
 #include "comm/segments.hpp"
 #include "comm/stopwatch.hpp"
 
 namespace dlk::comm {
 namespace {
-
 
 void encode(const Collective &c, const dlk_codec_params &params, const float *input,
             float *residual, uint64_t length, uint8_t *message, int size) {
@@ -35,21 +35,18 @@ void encode(const Collective &c, const dlk_codec_params &params, const float *in
 void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
                          float *worker_residual, float *server_residual, Scratch &scratch) {
   const int p = c.size, r = c.rank;
-  std::vector<int> sizes(p), displacements(p);
-  uint64_t total = 0;
-  for (int j = 0; j < p; ++j) {
-    const uint64_t length = split(c.count, p, j).length;
-    size_t bytes = 0;
-    check_codec(c.call, dlk_compress_max_message_size(&params, length, &bytes));
-    if (total + bytes > INT_MAX || uint64_t(p) * bytes > INT_MAX)
-      throw_invalid(c.call, "count",
-                    "is " + std::to_string(c.count) + ": its " +
-                        dlk_compress_algorithm_name(params.algorithm) +
-                        " messages would exceed the 2 GiB one MPI call can move");
-    sizes[j] = static_cast<int>(bytes);
-    displacements[j] = static_cast<int>(total);
-    total += bytes;
-  }
+  std::vector<uint64_t> bytes(p);
+  for (int j = 0; j < p; ++j)
+    check_codec(c.call, dlk_compress_max_message_size(&params, split(c.count, p, j).length,
+                                                      &bytes[j]));
+  const uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
+  const Frames out = frame_messages(c.call, bytes, largest);
+  // Every rank also checks the largest incoming total (rank totals differ), so
+  // that all refuse together, and before any residual changes.
+  frame_messages(c.call, std::vector<uint64_t>(p, largest), largest);
+  const Frames in = frame_messages(c.call, std::vector<uint64_t>(p, bytes[r]), bytes[r]);
+  const std::vector<int> &sizes = out.sizes, &displacements = out.displacements;
+  const uint64_t total = out.total;
   const Span mine = split(c.count, p, r);
   const int my_size = sizes[r];
 
@@ -64,26 +61,19 @@ void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
     }
   });
   std::vector<uint8_t> &incoming = scratch.incoming;
-  incoming.resize(static_cast<size_t>(p) * my_size);
-  std::vector<int> incoming_sizes(p, my_size), incoming_displacements(p);
-  for (int i = 0; i < p; ++i) incoming_displacements[i] = i * my_size;
+  incoming.resize(in.total);
   timed(c.report.network_seconds, [&] {
     check_mpi(c.call, "MPI_Alltoallv",
               MPI_Alltoallv(outgoing.data(), sizes.data(), displacements.data(), MPI_BYTE,
-                            incoming.data(), incoming_sizes.data(),
-                            incoming_displacements.data(), MPI_BYTE, c.comm));
+                            incoming.data(), in.sizes.data(), in.displacements.data(), MPI_BYTE,
+                            c.comm));
   });
 
   // The owner's sum, in rank order, then its own compressed message.
   std::vector<float> &sum = scratch.sum;
   sum.resize(mine.length);
   timed(c.report.decode_seconds, [&] {
-    for (int i = 0; i < p; ++i) {
-      const uint8_t *message = incoming.data() + static_cast<size_t>(i) * my_size;
-      check_codec(c.call, i == 0 ? dlk_compress_decode(message, my_size, sum.data(), mine.length)
-                                 : dlk_compress_decode_add(message, my_size, sum.data(),
-                                                           mine.length));
-    }
+    sum_messages(c.call, incoming.data(), in, sum.data(), mine.length, Into::overwrite);
     if (c.average) divide(sum.data(), mine.length, p);
   });
   // The owner's message goes straight to its place in the gathered buffer.
