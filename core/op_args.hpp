@@ -36,6 +36,13 @@ struct GemmArgs {
   // Empty means alpha for every column (per-tensor scales are folded in too).
   const float *column_multipliers = nullptr;
   float multiplier = 1.0f;  // used when column_multipliers is null
+  // The epilogue of the ops that lower to GEMM (dlk_gemm leaves it empty): after
+  // alpha, beta and the multiplier, bias[i] (bias_per_row) or bias[j] is added
+  // to C's row i or column j, then ReLU (x < 0 ? 0 : x, NaN kept) when relu;
+  // s8/u8 C requantize that. The CPU backend fuses both into the tile's store.
+  const float *bias = nullptr;
+  bool bias_per_row = true;
+  bool relu = false;
   // The caller's layout and transposes, for messages only: the views above are
   // what a backend computes with.
   dlk_layout layout = DLK_ROW_MAJOR;

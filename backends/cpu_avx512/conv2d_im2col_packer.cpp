@@ -97,12 +97,12 @@ void pack_nhwc(const ConvShape &s, const typename Storage::type *src, int64_t p0
 void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                              const PackedPanel &panel) const {
   Run runs[kMaxWidth];
-  const int nruns = runs_of(s_, pixel0_ + j0, cols, runs);
+  const int nruns = runs_of(s_, j0, cols, runs);
   float *out = static_cast<float *>(panel.data);
   with_float_storage(dtype_, [&](auto storage) {
     using Storage = decltype(storage);
     const auto *src =
-        static_cast<const typename Storage::type *>(src_) + s_.src_offset(image0_ + batch, group_);
+        static_cast<const typename Storage::type *>(src_) + s_.src_offset(batch, group_);
     if (s_.nhwc) pack_nhwc<Storage>(s_, src, p0, kc, runs, nruns, cols, out, panel.width);
     else pack_nchw<Storage>(s_, src, p0, kc, runs, nruns, cols, out, panel.width);
   });

@@ -12,11 +12,10 @@ namespace dlk::cpu {
 
 class Im2colPanelPacker final : public BPanelPacker {
  public:
-  // B of group `group`; GEMM batch entry b is image image0 + b, and column j is
-  // output pixel pixel0 + j. src is the whole tensor (f32, f16 or bf16).
-  Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
-                    int64_t image0, int64_t pixel0)
-      : s_(s), src_(src), dtype_(dtype), group_(group), image0_(image0), pixel0_(pixel0) {}
+  // B of group `group`; GEMM batch entry b is image b, and column j is output
+  // pixel j. src is the whole tensor (f32, f16 or bf16).
+  Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group)
+      : s_(s), src_(src), dtype_(dtype), group_(group) {}
 
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
             const PackedPanel &panel) const override;
@@ -25,7 +24,7 @@ class Im2colPanelPacker final : public BPanelPacker {
   const ConvShape &s_;
   const void *src_;
   dlk_dtype dtype_;
-  int64_t group_, image0_, pixel0_;
+  int64_t group_;
 };
 
 }  // namespace dlk::cpu

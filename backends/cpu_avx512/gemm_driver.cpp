@@ -12,9 +12,10 @@
 //
 // The micro-kernel fuses the store into the tile. When C has the accumulator's
 // type (f32 for float GEMM, s32 for int8) and unit column stride, C itself
-// accumulates the k blocks (the first one applies beta, the rest add); any other
-// C (f16/bf16, requantized int8, dequantized f32, column strides) accumulates in
-// a workspace of the block's rows and is stored once after the last k block, so
+// accumulates the k blocks (the first one applies beta, the rest add, the last
+// one adds the bias and applies ReLU); any other C (f16/bf16, requantized int8,
+// dequantized f32, column strides) accumulates in a workspace of the block's
+// rows and is stored once after the last k block, epilogue included, so
 // f16/bf16 round once and int8 requantizes once.
 #include "backends/cpu_avx512/gemm_driver.hpp"
 
@@ -55,11 +56,17 @@ struct FloatPath {
     pack_f32_panels(s, count, kc, width, out);
   }
   static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_F32 && g.cs_c == 1; }
-  static kernels::F32Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c,
-                               int64_t ldc, int64_t rows, int64_t cols, const int32_t *) {
+  // The micro-kernel's store of the tile at `spot`: in place, the first k block
+  // applies alpha and beta, the last one the epilogue (bias, ReLU).
+  static kernels::F32Tile tile(const core::GemmArgs &g, bool in_place, bool first, bool last,
+                               const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *) {
     const float alpha = in_place ? g.alpha : 1.0f;
     const float beta = !first ? 1.0f : in_place ? g.beta : 0.0f;
-    return {c, ldc, static_cast<int>(rows), static_cast<int>(cols), alpha, beta};
+    const bool epilogue = in_place && last;
+    const float *bias = epilogue ? g.bias : nullptr;
+    return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), alpha, beta,
+            bias && g.bias_per_row ? bias + spot.i0 : nullptr,
+            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu};
   }
   static void store(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld) {
     store_f32_tile(g, s, acc, ld);
@@ -94,14 +101,18 @@ struct IntegerPath {
   static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, uint8_t *out) {
     pack_u8_quad_panels(s, count, kc, width, out);
   }
-  // s32 C: validation allows only alpha 1, beta 0 or 1 and no scales.
-  static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_S32 && g.cs_c == 1; }
-  static kernels::S32Tile tile(const core::GemmArgs &g, bool in_place, bool first, Acc *c,
-                               int64_t ldc, int64_t rows, int64_t cols, const int32_t *sums) {
+  // s32 C: validation allows only alpha 1, beta 0 or 1 and no scales; ReLU
+  // (s32 C takes no bias) is applied by the workspace's store.
+  static bool in_place(const core::GemmArgs &g) {
+    return g.c_type == DLK_DTYPE_S32 && g.cs_c == 1 && !g.relu && !g.bias;
+  }
+  static kernels::S32Tile tile(const core::GemmArgs &g, bool in_place, bool first, bool,
+                               const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *sums) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
     // The zero point of A as packed: s8 values are shifted by 128 in packing.
     const int32_t a_zero = g.a_zero_point + (g.a.dtype == DLK_DTYPE_S8 ? 128 : 0);
-    return {c, ldc, static_cast<int>(rows), static_cast<int>(cols), accumulate, sums, a_zero};
+    return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate, sums,
+            a_zero};
   }
   static void store(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld) {
     store_s32_tile(g, s, acc, ld);
@@ -207,9 +218,10 @@ class BlockedGemm {
               Acc *tile_c = in_place_ ? c + (i0 + ir) * g_.rs_c + j0 + jr
                                       : workspace + (i0 + ir) * nc_ + jr;
               const int64_t ldc = in_place_ ? g_.rs_c : nc_;
+              const TileSpot spot{batch, i0 + ir, j0 + jr, std::min<int64_t>(mr_, mc - ir),
+                                  cols};
               kernel_.run(kcp, a_pack + ir * kcp, b_pack + q * kcp * nr_,
-                          Path::tile(g_, in_place_, first, tile_c, ldc,
-                                     std::min<int64_t>(mr_, mc - ir), cols, sums + q * nr_));
+                          Path::tile(g_, in_place_, first, last, spot, tile_c, ldc, sums + q * nr_));
             }
           }
           if (!in_place_ && last) {
@@ -283,6 +295,7 @@ core::GemmArgs transposed(const core::GemmArgs &g) {
   t.a = {g.b.ptr, g.b.dtype, g.b.cs, g.b.rs, g.b.batch_stride};
   t.b = {g.a.ptr, g.a.dtype, g.a.cs, g.a.rs, g.a.batch_stride};
   t.rs_c = g.cs_c, t.cs_c = g.rs_c;
+  t.bias_per_row = !g.bias_per_row;
   return t;
 }
 

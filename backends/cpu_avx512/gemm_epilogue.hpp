@@ -1,6 +1,6 @@
 // The last step of a GEMM tile: the accumulator tile, computed in f32 or s32,
 // becomes C in C's type by exactly the rules of dlk.h (alpha, beta, scales,
-// requantization). beta == 0 never reads C.
+// requantization) and GemmArgs' epilogue (bias, ReLU). beta == 0 never reads C.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,8 @@ struct TileSpot {
   int64_t batch, i0, j0, rows, cols;
 };
 
-// f32, f16 or bf16 C: C = alpha * acc + beta * C, rounded once to C's type.
+// f32, f16 or bf16 C: C = alpha * acc + beta * C, then bias and ReLU, rounded
+// once to C's type.
 void store_f32_tile(const core::GemmArgs &g, const TileSpot &spot, const float *acc, int64_t ld);
 // s32, f32, s8 or u8 C from an integer accumulator.
 void store_s32_tile(const core::GemmArgs &g, const TileSpot &spot, const int32_t *acc, int64_t ld);

@@ -28,6 +28,13 @@ constexpr Geometry kGeometries[] = {
     {2, 3, 5, 5, 4, 3, 3, 2, 1, 3, 2, 2, 3, 1},   {1, 3, 11, 11, 2, 2, 2, 3, 3, 0, 0, 1, 1, 1},
 };
 
+// More taps than a k block of the CPU GEMM (512), im2col and 1x1, with bias and
+// ReLU: the fused epilogue must wait for the last block.
+constexpr Geometry kDeepGeometries[] = {
+    {1, 60, 6, 5, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 520, 3, 3, 17, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+};
+
 ConvProblem make(dlk_op op, const ConvTypes &t, dlk_format format, const Geometry &g) {
   ConvProblem p;
   p.op = op;
@@ -135,6 +142,13 @@ std::vector<ConvProblem> conv2d_problems(dlk_op op, const std::vector<ConvTypes>
         set_epilogue(p, rng, i % 2 == 1, i % 4 >= 2);
         list.push_back(p);
         ++i;
+      }
+  for (const ConvTypes &t : types)
+    for (dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC})
+      for (const Geometry &g : kDeepGeometries) {
+        ConvProblem p = make(op, t, format, g);
+        set_epilogue(p, rng, true, true);
+        list.push_back(p);
       }
   for (int r = 0; r < random_count; ++r)
     list.push_back(random_problem(op, types[rng.uniform(0, static_cast<int64_t>(types.size()) - 1)], rng));

@@ -4,16 +4,12 @@
 
 #include <cstring>
 
-#include "backends/cpu_avx512/kernels/gemm_microkernel.hpp"
+#include "backends/cpu_avx512/kernels/f32_tile_store_avx512.inc"
 
 namespace dlk::cpu::kernels {
 namespace {
 
 constexpr int MR = 14, NR = 32;
-
-__mmask16 column_mask(int cols) {
-  return cols >= 16 ? __mmask16(0xFFFF) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
-}
 
 }  // namespace
 
@@ -41,21 +37,7 @@ void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *__restrict a,
     a += MR * 2;
     b += NR * 2;
   }
-  const __mmask16 m0 = column_mask(tile.cols), m1 = column_mask(tile.cols - 16);
-  const __m512 alpha = _mm512_set1_ps(tile.alpha), beta = _mm512_set1_ps(tile.beta);
-  const bool read_c = tile.beta != 0.0f;
-#pragma GCC unroll 14
-  for (int i = 0; i < MR; ++i) {
-    if (i >= tile.rows) break;
-    float *c = tile.c + i * tile.ldc;
-    __m512 v0 = _mm512_mul_ps(alpha, acc[i][0]), v1 = _mm512_mul_ps(alpha, acc[i][1]);
-    if (read_c) {
-      v0 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(m0, c), v0);
-      v1 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(m1, c + 16), v1);
-    }
-    _mm512_mask_storeu_ps(c, m0, v0);
-    _mm512_mask_storeu_ps(c + 16, m1, v1);
-  }
+  store_tile_avx512<MR>(acc, tile);
 }
 
 }  // namespace dlk::cpu::kernels

@@ -36,7 +36,13 @@ void gemm_f32_avx2_6x16(int64_t kc, const float *__restrict a, const float *__re
   }
   const __m256i m0 = column_mask(tile.cols), m1 = column_mask(tile.cols - 8);
   const __m256 alpha = _mm256_set1_ps(tile.alpha), beta = _mm256_set1_ps(tile.beta);
+  const __m256 zero = _mm256_setzero_ps();
   const bool read_c = tile.beta != 0.0f;
+  __m256 col_bias0 = zero, col_bias1 = zero;
+  if (tile.col_bias) {
+    col_bias0 = _mm256_maskload_ps(tile.col_bias, m0);
+    col_bias1 = _mm256_maskload_ps(tile.col_bias + 8, m1);
+  }
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) {
     if (i >= tile.rows) break;
@@ -46,6 +52,14 @@ void gemm_f32_avx2_6x16(int64_t kc, const float *__restrict a, const float *__re
       v0 = _mm256_fmadd_ps(beta, _mm256_maskload_ps(c, m0), v0);
       v1 = _mm256_fmadd_ps(beta, _mm256_maskload_ps(c + 8, m1), v1);
     }
+    if (tile.row_bias) {
+      const __m256 bias = _mm256_set1_ps(tile.row_bias[i]);
+      v0 = _mm256_add_ps(v0, bias), v1 = _mm256_add_ps(v1, bias);
+    }
+    if (tile.col_bias) v0 = _mm256_add_ps(v0, col_bias0), v1 = _mm256_add_ps(v1, col_bias1);
+    // vmaxps returns its second operand when either is NaN: max(0, v) is
+    // v < 0 ? 0 : v exactly, NaN and -0 included.
+    if (tile.relu) v0 = _mm256_max_ps(zero, v0), v1 = _mm256_max_ps(zero, v1);
     _mm256_maskstore_ps(c, m0, v0);
     _mm256_maskstore_ps(c + 8, m1, v1);
   }

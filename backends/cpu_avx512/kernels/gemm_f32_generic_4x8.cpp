@@ -12,8 +12,13 @@ void gemm_f32_generic_4x8(int64_t kc, const float *__restrict a, const float *__
   }
   for (int i = 0; i < tile.rows; ++i) {
     float *c = tile.c + i * tile.ldc;
-    for (int j = 0; j < tile.cols; ++j)
-      c[j] = tile.beta == 0.0f ? tile.alpha * acc[i][j] : tile.alpha * acc[i][j] + tile.beta * c[j];
+    for (int j = 0; j < tile.cols; ++j) {
+      float v = tile.alpha * acc[i][j];
+      if (tile.beta != 0.0f) v += tile.beta * c[j];
+      if (tile.row_bias) v += tile.row_bias[i];
+      if (tile.col_bias) v += tile.col_bias[j];
+      c[j] = tile.relu && v < 0.0f ? 0.0f : v;
+    }
   }
 }
 

@@ -16,13 +16,20 @@
 
 namespace dlk::cpu::kernels {
 
-// Where an f32 tile goes: c[i * ldc + j] = alpha * acc[i][j] + beta * c[i * ldc + j]
-// for i < rows, j < cols; beta == 0 never reads c (it may hold NaN).
+// Where an f32 tile goes: c[i * ldc + j] = f(alpha * acc[i][j] + beta * c[i * ldc + j])
+// for i < rows, j < cols; beta == 0 never reads c (it may hold NaN). f is the
+// convolutions' epilogue, fused here so that no pass over C follows the GEMM:
+// f(v) = relu(v + row_bias[i] + col_bias[j]), each part only when given
+// (relu(v) = v < 0 ? 0 : v, so NaN stays NaN). The driver gives it on a tile's
+// last k block only.
 struct F32Tile {
   float *c;
   int64_t ldc;
   int rows, cols;
   float alpha, beta;
+  const float *row_bias;  // rows values, or null
+  const float *col_bias;  // cols values, or null
+  bool relu;
 };
 
 // Where an s32 tile goes: c = v, or c + v when accumulate, for
