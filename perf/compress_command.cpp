@@ -4,7 +4,6 @@
 // measured in the same interleaved rounds on the single thread the codecs use.
 // The JSON schema is documented in perf/README.md ("dlk-perf/compress/1").
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,8 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dlk/dlk_compress.hpp"
-#include "perf/compress_read_roof.hpp"
-#include "perf/compress_workload.hpp"
+#include "perf/compress_points.hpp"
 #include "perf/cpu_caches.hpp"
 #include "perf/report_table.hpp"
 #include "perf/subcommand.hpp"
@@ -29,7 +27,7 @@ constexpr int kThreads = 1;
 
 struct CompressOptions {
   std::vector<std::int64_t> sizes_mib{1, 4, 16, 64, 256};
-  std::vector<std::string> algorithms{"onebit", "topk", "int8", "int4", "fp16", "bf16"};
+  std::vector<std::string> algorithms = codec_names();
   double topk_fraction = 0.01;
   std::string topk_selection = "sampled";
   std::string isa;  // empty: DLK_COMPRESS_ISA, else the best tier
@@ -50,82 +48,18 @@ TimingOptions default_timing() {
   return t;
 }
 
-dlk_codec_params codec_params(const std::string &name, const CompressOptions &o) {
-  const std::map<std::string, dlk_codec_algorithm> algorithms = {
-      {"onebit", DLK_CODEC_ONEBIT}, {"topk", DLK_CODEC_TOPK}, {"int8", DLK_CODEC_INT8},
-      {"int4", DLK_CODEC_INT4},     {"fp16", DLK_CODEC_FP16}, {"bf16", DLK_CODEC_BF16}};
-  dlk_codec_params p = dlk::compress::params(algorithms.at(name));
-  p.topk_fraction = o.topk_fraction;
-  p.topk_selection =
-      o.topk_selection == "exact" ? DLK_CODEC_TOPK_EXACT : DLK_CODEC_TOPK_SAMPLED;
-  return p;
-}
-
-// "L1", "L2", "L3" or "DRAM": the smallest level the working set fits, by the
-// cache sizes the system reports (a virtual machine may report the host's L3).
-std::string memory_level(size_t working_set, const CacheSizes &caches) {
-  if (working_set <= caches.l1d) return "L1";
-  if (working_set <= caches.l2) return "L2";
-  if (working_set <= caches.l3) return "L3";
-  return "DRAM";
-}
-
-ReportTable points_table() {
-  return ReportTable({{"algorithm", "algorithm", 1, 0},
-                      {"operation", "operation", 1, 0},
-                      {"size_bytes", "MiB", 1.0 / (1 << 20), 0},
-                      {"compression_ratio", "ratio", 1, 1},
-                      {"seconds", "ms", 1e3, 3},
-                      {"seconds_min", "min ms", 1e3, 3, Show::json},
-                      {"runs", "runs", 1, 0, Show::json},
-                      {"input_bytes_per_second", "input GB/s", 1e-9, 2},
-                      {"bytes_moved", "moved MB", 1e-6, 1},
-                      {"bytes_per_second", "moved GB/s", 1e-9, 2},
-                      {"working_set_bytes", "set MiB", 1.0 / (1 << 20), 1},
-                      {"memory_level", "level", 1, 0, Show::json},
-                      {"roof_bytes_per_second", "roof GB/s", 1e-9, 2},
-                      {"percent_of_roof", "%roof", 1, 1}});
-}
-
-// Times the three operations of one codec at one size and the read roofs of
-// their working sets (encode's, and decode's which decode_add shares),
-// interleaved, and adds a row for each operation.
-void add_points(ReportTable &table, const CacheSizes &caches, const std::string &algorithm,
-                const dlk_codec_params &params, size_t bytes, const TimingOptions &timing) {
-  CompressWorkload workload(params, bytes);
-  const CodecOp ops[] = {CodecOp::encode, CodecOp::decode, CodecOp::decode_add};
-  ReadRoof encode_roof(workload.traffic(CodecOp::encode).working_set);
-  ReadRoof decode_roof(workload.traffic(CodecOp::decode).working_set);
-  std::vector<Candidate> candidates = workload.candidates();
-  candidates.push_back(encode_roof.candidate("read roof, encode's set"));
-  candidates.push_back(decode_roof.candidate("read roof, decode's set"));
-  const std::vector<Timing> timings = time_interleaved(candidates, timing);
-  const double decode_bandwidth = decode_roof.bandwidth(timings[4].summary().median);
-  const double roofs[] = {encode_roof.bandwidth(timings[3].summary().median), decode_bandwidth,
-                          decode_bandwidth};
-  for (size_t i = 0; i < 3; ++i) {
-    const Summary t = timings[i].summary();
-    const CodecTraffic traffic = workload.traffic(ops[i]);
-    const double rate = traffic.bytes / t.median;
-    table.add_row({algorithm, std::string(codec_op_name(ops[i])),
-                   static_cast<std::int64_t>(bytes), workload.compression_ratio(), t.median,
-                   t.min, static_cast<std::int64_t>(t.count), 4.0 * workload.elements() / t.median,
-                   traffic.bytes, rate, static_cast<std::int64_t>(traffic.working_set),
-                   memory_level(traffic.working_set, caches), roofs[i], 100 * rate / roofs[i]});
-  }
-}
-
 int run_compress(const CompressOptions &o) {
   const double start = now_seconds();
   if (!o.isa.empty()) dlk::compress::set_isa(o.isa.c_str());
   const std::string isa = dlk::compress::isa();
   const CacheSizes caches = cpu_cache_sizes();
 
-  ReportTable points = points_table();
+  ReportTable points = codec_points_table();
   for (const std::int64_t mib : o.sizes_mib)
     for (const std::string &algorithm : o.algorithms)
-      add_points(points, caches, algorithm, codec_params(algorithm, o),
-                 static_cast<size_t>(mib) << 20, o.timing);
+      add_codec_points(points, caches, algorithm,
+                       codec_params(algorithm, o.topk_fraction, o.topk_selection),
+                       static_cast<size_t>(mib) << 20, o.timing);
   const double wall = now_seconds() - start;
 
   const std::string topk = fmt::format("topk: {}, k = {} of the elements", o.topk_selection,
@@ -163,7 +97,7 @@ RunFn setup_compress(CLI::App &command) {
       ->capture_default_str();
   command.add_option("--algorithms", o->algorithms, "codecs to run")
       ->delimiter(',')
-      ->check(CLI::IsMember({"onebit", "topk", "int8", "int4", "fp16", "bf16"}))
+      ->check(CLI::IsMember(codec_names()))
       ->capture_default_str();
   command
       .add_option("--topk-fraction", o->topk_fraction, "k of topk as a fraction of the elements")

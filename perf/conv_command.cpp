@@ -7,7 +7,6 @@
 // the same run. The JSON schema is documented in perf/README.md ("dlk-perf/conv/1").
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "dlk/dlk.hpp"
 #include "perf/context_options.hpp"
 #include "perf/conv_layers.hpp"
+#include "perf/conv_point.hpp"
 #include "perf/fma_peak.hpp"
 #include "perf/onednn_conv_peer.hpp"
 #include "perf/report_table.hpp"
@@ -49,14 +49,6 @@ struct ConvOptions {
   bool json = false;
   TimingOptions timing = default_timing();
 };
-
-std::vector<float> random_floats(std::int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(count));
-  for (float &x : v) x = u(rng);
-  return v;
-}
 
 ReportTable points_table() {
   return ReportTable({{"set", "set", 1, 0},
@@ -98,55 +90,21 @@ struct Report {
 void add_point(Report &report, dlk::Context &context, const ConvLayer &layer, std::int64_t batch,
                ConvPass pass, int threads, const TimingOptions &timing) {
   const dlk_conv2d_desc d = conv_desc(layer, batch);
-  const auto [oh, ow] = dlk::output_shape(d);
-  const std::int64_t src_n = d.n * d.c * d.h * d.w, dst_n = d.n * d.k * oh * ow,
-                     wei_n = d.k * d.c * d.kh * d.kw;
-  std::vector<float> src = random_floats(src_n, 1), wei = random_floats(wei_n, 2),
-                     dst = random_floats(dst_n, 3);
-  dlk::Buffer<float> src_dev(context, src.size()), wei_dev(context, wei.size()),
-      dst_dev(context, dst.size());
-  src_dev.upload(src.data()), wei_dev.upload(wei.data()), dst_dev.upload(dst.data());
-
-  std::vector<Candidate> candidates;
-  candidates.push_back({"dlk", [&] {
-                          switch (pass) {
-                            case ConvPass::forward:
-                              context.conv2d_forward(d, src_dev.get(), wei_dev.get(), nullptr, dst_dev.get());
-                              break;
-                            case ConvPass::backward_data:
-                              context.conv2d_backward_data(d, dst_dev.get(), wei_dev.get(), src_dev.get());
-                              break;
-                            case ConvPass::backward_weights:
-                              context.conv2d_backward_weights(d, src_dev.get(), dst_dev.get(), wei_dev.get(), nullptr);
-                              break;
-                          }
-                          context.synchronize();
-                        }});
-  const OneDnnConv plain(d, pass, false, {src.data(), wei.data(), dst.data()});
-  candidates.push_back({"onednn_nchw", [&] { plain.run(threads); }});
-  std::unique_ptr<OneDnnConv> blocked;
-  if (pass == ConvPass::forward) {
-    blocked = std::make_unique<OneDnnConv>(d, pass, true, ConvTensors{src.data(), wei.data(), dst.data()});
-    candidates.push_back({"onednn_any", [&] { blocked->run(threads); }});
-    candidates.push_back({"onednn_any_reorders", [&] { blocked->reorder_in_out(threads); }});
-  }
-  const std::vector<Timing> t = time_interleaved(candidates, timing);
-  const dlk_op_record record = context.last_op();
-  const double flops = 2.0 * dst_n * (d.c / d.groups) * d.kh * d.kw;
-  const double dlk_s = t[0].summary().median, nchw_s = t[1].summary().median;
+  const ConvPointTiming p = time_conv_point(context, d, pass, threads, timing);
   Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl;
-  if (blocked) {
-    const double any_s = t[2].summary().median, ro_s = t[3].summary().median;
-    any_rate = flops / any_s, any_ratio = any_s / dlk_s, reorder_s = ro_s;
-    any_reorder_ratio = (any_s + ro_s) / dlk_s;
-    any_impl = blocked->implementation();
+  if (p.onednn_any_seconds) {
+    const double any_s = *p.onednn_any_seconds, ro_s = *p.onednn_reorder_seconds;
+    any_rate = p.flops / any_s, any_ratio = any_s / p.dlk_seconds, reorder_s = ro_s;
+    any_reorder_ratio = (any_s + ro_s) / p.dlk_seconds;
+    any_impl = p.onednn_any_implementation;
   }
   report.points.add_row(
       {layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
-       fmt::format("{}>{} {}x{} {}x{}/{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h), flops,
-       std::int64_t{threads}, flops / dlk_s, 100.0 * flops / dlk_s / report.peak, flops / nchw_s,
-       nchw_s / dlk_s, any_rate, any_ratio, reorder_s, any_reorder_ratio, dlk_s,
-       std::string(record.implementation), plain.implementation(), any_impl});
+       fmt::format("{}>{} {}x{} {}x{}/{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h), p.flops,
+       std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / report.peak,
+       p.flops / p.onednn_nchw_seconds, p.onednn_nchw_seconds / p.dlk_seconds, any_rate, any_ratio,
+       reorder_s, any_reorder_ratio, p.dlk_seconds, std::string(p.record.implementation),
+       p.onednn_nchw_implementation, any_impl});
 }
 
 std::string dlk_version_text() {

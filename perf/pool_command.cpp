@@ -4,7 +4,6 @@
 // JSON schema is documented in perf/README.md ("dlk-perf/pool/1").
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,7 +14,7 @@
 #include "dlk/dlk.hpp"
 #include "perf/context_options.hpp"
 #include "perf/conv_layers.hpp"
-#include "perf/onednn_conv_peer.hpp"
+#include "perf/pool_point.hpp"
 #include "perf/report_table.hpp"
 #include "perf/subcommand.hpp"
 #include "perf/timing.hpp"
@@ -62,37 +61,12 @@ ReportTable points_table() {
 void add_point(ReportTable &table, dlk::Context &context, const PoolLayer &layer,
                std::int64_t batch, bool backward, int threads, const TimingOptions &timing) {
   const dlk_pool2d_desc d = pool_desc(layer, batch);
-  const auto [oh, ow] = dlk::output_shape(d);
-  const std::int64_t src_n = d.n * d.c * d.h * d.w, dst_n = d.n * d.c * oh * ow;
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> src(static_cast<size_t>(src_n)), dst(static_cast<size_t>(dst_n));
-  for (float &x : src) x = u(rng);
-  for (float &x : dst) x = u(rng);
-  const bool max = d.kind == DLK_POOL_MAX;
-  dlk::Buffer<float> src_dev(context, src.size()), dst_dev(context, dst.size());
-  dlk::Buffer<int32_t> argmax(context, max ? dst.size() : 0);
-  src_dev.upload(src.data());
-  context.pool2d_forward(d, src_dev.get(), dst_dev.get(), max ? argmax.get() : nullptr);
-  dst_dev.upload(dst.data());
-  const OneDnnPool peer(d, backward, src.data(), dst.data());
-  const std::vector<Candidate> candidates = {
-      {"dlk",
-       [&] {
-         if (backward) context.pool2d_backward(d, dst_dev.get(), max ? argmax.get() : nullptr, src_dev.get());
-         else context.pool2d_forward(d, src_dev.get(), dst_dev.get(), max ? argmax.get() : nullptr);
-         context.synchronize();
-       }},
-      {"onednn", [&] { peer.run(threads); }}};
-  const std::vector<Timing> t = time_interleaved(candidates, timing);
-  const dlk_op_record record = context.last_op();
-  // What a call must move: src and dst once each, and the argmax (int32) for max pooling.
-  const double bytes = 4.0 * (src_n + dst_n) + (max ? 4.0 * dst_n : 0.0);
-  const double dlk_s = t[0].summary().median, dnnl_s = t[1].summary().median;
+  const PoolPointTiming p = time_pool_point(context, d, backward, threads, timing);
   table.add_row({layer.name, d.n, std::string(backward ? "bwd" : "fwd"),
-                 fmt::format("{} {}x{} {}x{}/{}", d.c, d.h, d.w, d.kh, d.kw, d.stride_h), bytes,
-                 std::int64_t{threads}, bytes / dlk_s, bytes / dnnl_s, dnnl_s / dlk_s, dlk_s,
-                 dnnl_s, std::string(record.implementation), peer.implementation()});
+                 fmt::format("{} {}x{} {}x{}/{}", d.c, d.h, d.w, d.kh, d.kw, d.stride_h), p.bytes,
+                 std::int64_t{threads}, p.bytes / p.dlk_seconds, p.bytes / p.onednn_seconds,
+                 p.onednn_seconds / p.dlk_seconds, p.dlk_seconds, p.onednn_seconds,
+                 std::string(p.record.implementation), p.onednn_implementation});
 }
 
 int run_pool(const PoolOptions &o) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine (as root): installs the Debian
 # packages dlk needs when they are missing, builds, then runs what is asked.
+#   scripts/run.sh report     build, then print dlk-perf's report: ceilings, a point per op,
+#                             dtype and backend beside its peer, codecs, all-reduce, verdict
 #   scripts/run.sh roofline   build, then print dlk-perf's roofline report of the default backend
 #   scripts/run.sh test       build and run every test: Release (-Werror), ASan+UBSan, TSan
 #                             (threads), fuzzers
@@ -40,7 +42,7 @@ configure() {
   cmake -S "$root" -B "$root/build/$dir" -G Ninja -DDLK_WERROR=ON "$@" >/dev/null
 }
 
-# Build output goes to stderr, so that `scripts/run.sh roofline --json | ...` gets JSON alone.
+# Build output goes to stderr, so that `scripts/run.sh report --json | ...` gets JSON alone.
 build() { cmake --build "$root/build/$1" -j "$jobs" -- "${@:2}" >&2; }
 
 run_tests() {
@@ -49,10 +51,11 @@ run_tests() {
   (cd "$root/build/$dir" && ctest --output-on-failure -j "$jobs" "$@")
 }
 
-cmd_roofline() {
+# dlk-perf <subcommand> [args...], built first.
+cmd_perf() {
   configure release -DCMAKE_BUILD_TYPE=Release
   build release dlk-perf
-  "$root/build/release/perf/dlk-perf" roofline "$@"
+  "$root/build/release/perf/dlk-perf" "$@"
 }
 
 cmd_test() {
@@ -83,7 +86,7 @@ cmd_test() {
 }
 
 case "${1:-}" in
-  roofline) shift; install_missing_packages; cmd_roofline "$@" ;;
+  report | roofline) install_missing_packages; cmd_perf "$@" ;;
   test) shift; install_missing_packages; cmd_test "$@" ;;
-  *) echo "usage: $0 roofline|test" >&2; exit 2 ;;
+  *) echo "usage: $0 report|roofline|test" >&2; exit 2 ;;
 esac

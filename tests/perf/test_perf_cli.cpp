@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -138,4 +139,75 @@ TEST_CASE("bad input names what is wrong and the valid choices", "[perf][cli]") 
   r = box.run("ceilings --no-such-option");
   CHECK(r.status != 0);
   CHECK(r.err.find("--no-such-option") != std::string::npos);
+}
+
+TEST_CASE("report --quick --json follows its schema", "[perf][cli]") {
+  Sandbox box;
+  const Run r = box.run("report --quick --quiet --json --svg '" + box.dir + "/report.svg'");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find('\r') == std::string::npos);
+  CHECK(slurp(box.dir + "/report.svg").rfind("<?xml", 0) == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("schema") == "dlk-perf/report/1");
+  CHECK(doc.at("dlk").at("threads") == 1);
+  CHECK(doc.at("dlk").at("quick") == true);
+  for (const char *key : {"cpu", "isa", "caches", "versions", "peers"}) CHECK(doc.at("machine").contains(key));
+  CHECK(doc.at("ceilings").at("from_cache").is_boolean());
+  CHECK(doc.at("ceilings").at("compute").at(0).at("dtype") == "f32");
+  CHECK(doc.at("ceilings").at("memory").back().at("level") == "DRAM");
+
+  // Every backend is listed: measured, or skipped with the reason.
+  REQUIRE(doc.at("backends").size() == 3);
+  for (const auto &b : doc.at("backends")) {
+    INFO(b.dump());
+    if (b.at("measured") == true) CHECK(b.at("device").is_string());
+    else CHECK_FALSE(b.at("reason").get<std::string>().empty());
+  }
+  CHECK(doc.at("backends").at(0).at("name") == "cpu");
+  CHECK(doc.at("backends").at(0).at("measured") == true);
+
+  // The CPU has every op of the tour, each with its roof and its peer.
+  std::set<std::string> cpu_points;
+  for (const auto &p : doc.at("points")) {
+    INFO(p.dump());
+    for (const char *key : {"backend", "op", "dtype", "shape", "bound", "peer", "memory_level", "implementation"})
+      CHECK(p.at(key).is_string());
+    for (const char *key : {"flops", "bytes", "intensity", "seconds", "flops_per_second", "roof_flops_per_second",
+                            "percent_of_roof", "peer_flops_per_second", "ratio_to_peer"})
+      check_number(p, key);
+    CHECK(p.at("flops_per_second").get<double>() > 0);
+    if (p.at("backend") == "cpu") cpu_points.insert(p.at("op").get<std::string>() + " " + p.at("dtype").get<std::string>());
+  }
+  for (const char *point : {"gemm f32", "gemm bf16", "gemm int8", "conv_fwd f32", "pool_fwd f32"})
+    CHECK(cpu_points.count(point) == 1);
+  CHECK(doc.at("skipped").is_array());
+
+  REQUIRE(doc.at("codecs").at("points").size() == 18);  // 6 codecs x encode, decode, decode_add
+  for (const auto &p : doc.at("codecs").at("points")) check_number(p, "percent_of_roof");
+
+  // The all-reduce ran under mpirun, or says why not.
+  const nlohmann::json &allreduce = doc.at("allreduce");
+  if (allreduce.at("ran") == true) {
+    CHECK(allreduce.at("ranks") == 2);
+    CHECK_FALSE(allreduce.at("points").empty());
+    CHECK_FALSE(allreduce.at("fits").empty());
+  } else {
+    CHECK_FALSE(allreduce.at("reason").get<std::string>().empty());
+  }
+
+  // The verdict: each CPU op and each all-reduce algorithm, bound and distance to its roof.
+  std::set<std::string> subjects;
+  for (const auto &v : doc.at("verdict")) {
+    INFO(v.dump());
+    const std::string bound = v.at("bound");
+    CHECK((bound == "compute" || bound == "memory" || bound.rfind("network", 0) == 0 ||
+           bound == "compute (codec)"));
+    check_number(v, "percent_of_roof");
+    subjects.insert(v.at("subject"));
+  }
+  CHECK(subjects.count("cpu") == 1);
+  if (allreduce.at("ran") == true) CHECK(subjects.count("allreduce MPI_Allreduce") == 1);
+  CHECK(doc.at("warnings").is_array());
+  check_number(doc, "wall_seconds");
 }

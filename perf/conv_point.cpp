@@ -1,0 +1,70 @@
+#include "perf/conv_point.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace dlk::perf {
+namespace {
+
+std::vector<float> random_floats(std::int64_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float &x : v) x = u(rng);
+  return v;
+}
+
+}  // namespace
+
+ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d, ConvPass pass,
+                                int threads, const TimingOptions &timing) {
+  const auto [oh, ow] = dlk::output_shape(d);
+  const std::int64_t src_n = d.n * d.c * d.h * d.w, dst_n = d.n * d.k * oh * ow,
+                     wei_n = d.k * d.c * d.kh * d.kw;
+  std::vector<float> src = random_floats(src_n, 1), wei = random_floats(wei_n, 2),
+                     dst = random_floats(dst_n, 3);
+  dlk::Buffer<float> src_dev(context, src.size()), wei_dev(context, wei.size()),
+      dst_dev(context, dst.size());
+  src_dev.upload(src.data()), wei_dev.upload(wei.data()), dst_dev.upload(dst.data());
+
+  std::vector<Candidate> candidates;
+  candidates.push_back({"dlk", [&] {
+                          switch (pass) {
+                            case ConvPass::forward:
+                              context.conv2d_forward(d, src_dev.get(), wei_dev.get(), nullptr, dst_dev.get());
+                              break;
+                            case ConvPass::backward_data:
+                              context.conv2d_backward_data(d, dst_dev.get(), wei_dev.get(), src_dev.get());
+                              break;
+                            case ConvPass::backward_weights:
+                              context.conv2d_backward_weights(d, src_dev.get(), dst_dev.get(), wei_dev.get(), nullptr);
+                              break;
+                          }
+                          context.synchronize();
+                        }});
+  const OneDnnConv plain(d, pass, false, {src.data(), wei.data(), dst.data()});
+  candidates.push_back({"onednn_nchw", [&] { plain.run(threads); }});
+  std::unique_ptr<OneDnnConv> blocked;
+  if (pass == ConvPass::forward) {
+    blocked = std::make_unique<OneDnnConv>(d, pass, true, ConvTensors{src.data(), wei.data(), dst.data()});
+    candidates.push_back({"onednn_any", [&] { blocked->run(threads); }});
+    candidates.push_back({"onednn_any_reorders", [&] { blocked->reorder_in_out(threads); }});
+  }
+  const std::vector<Timing> t = time_interleaved(candidates, timing);
+  ConvPointTiming p;
+  p.record = context.last_op();
+  p.flops = 2.0 * dst_n * (d.c / d.groups) * d.kh * d.kw;
+  p.dlk_seconds = t[0].summary().median;
+  p.onednn_nchw_seconds = t[1].summary().median;
+  p.onednn_nchw_implementation = plain.implementation();
+  if (blocked) {
+    p.onednn_any_seconds = t[2].summary().median;
+    p.onednn_reorder_seconds = t[3].summary().median;
+    p.onednn_any_implementation = blocked->implementation();
+  }
+  return p;
+}
+
+}  // namespace dlk::perf

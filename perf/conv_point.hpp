@@ -1,0 +1,29 @@
+// One convolution point as `dlk-perf conv` and `dlk-perf report` time it: dlk's
+// f32 NCHW call and oneDNN's forms (plain nchw; for forward also its own blocked
+// layouts and their per-call reorders) on copies of the same random data, on
+// the same thread count, interleaved.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "dlk/dlk.hpp"
+#include "perf/onednn_conv_peer.hpp"
+#include "perf/timing.hpp"
+
+namespace dlk::perf {
+
+struct ConvPointTiming {
+  dlk_op_record record{};  // dlk's last call: implementation, FLOPs, bytes
+  double flops = 0;        // 2 x dst elements x (c / groups) x kh x kw
+  double dlk_seconds = 0, onednn_nchw_seconds = 0;  // medians per call
+  std::string onednn_nchw_implementation;
+  // Forward only: oneDNN in its blocked layouts, and its src-in + dst-out reorders.
+  std::optional<double> onednn_any_seconds, onednn_reorder_seconds;
+  std::string onednn_any_implementation;
+};
+
+ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &desc, ConvPass pass,
+                                int threads, const TimingOptions &timing);
+
+}  // namespace dlk::perf
