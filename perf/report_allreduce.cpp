@@ -1,9 +1,11 @@
 #include "perf/report_allreduce.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
 
 #include <fmt/format.h>

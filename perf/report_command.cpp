@@ -114,8 +114,8 @@ class Steps {
   int total_, done_ = 0;
 };
 
-// One simulated call: the accelerator's time does not depend on the host's, so
-// one untimed-warm-up-free sample of each candidate is enough.
+// A simulated point: the accelerator's time does not depend on the host's, so
+// one call of each candidate, with no warm-up, is enough.
 TimingOptions single_call() {
   TimingOptions t;
   t.warmup_calls = 0;
@@ -397,16 +397,19 @@ int run_report(const ReportOptions &o) {
   const Plan plan = make_plan(o.quick);
   const bool all = o.backends.empty();
   const std::vector<std::string> backends = all ? kBackends : o.backends;
-  Progress progress(o.output.progress());
 
   // The CPU's ceilings first, before OpenBLAS's workers exist to take cycles.
   dlk_context_options cpu_options = dlk::context_options();
   cpu_options.backend = "cpu";
   cpu_options.num_threads = o.threads;
   const int threads = dlk::Context(cpu_options).info().num_threads;
-  const ObtainedCeilings got = cached_or_measured_ceilings(
-      threads, o.refresh, MachineCeilingOptions{},
-      [&](const std::string &step, double f) { progress.update("ceilings: " + step, f); });
+  ObtainedCeilings got;
+  {
+    Progress ceilings_progress(o.output.progress());  // its own time-left estimate
+    got = cached_or_measured_ceilings(
+        threads, o.refresh, MachineCeilingOptions{},
+        [&](const std::string &step, double f) { ceilings_progress.update("ceilings: " + step, f); });
+  }
   const MachineCeilings &cpu = got.ceilings;
 
   const OpenBlasPeer openblas = OpenBlasPeer::load({false, 22});
@@ -414,6 +417,7 @@ int run_report(const ReportOptions &o) {
   std::vector<std::string> warnings = cpu.above_theory();
   if (openblas.was_loaded_before()) warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
 
+  Progress progress(o.output.progress());
   Steps steps(progress, static_cast<int>(backends.size()) * Tour::kSteps +
                             static_cast<int>(codec_names().size()) + 1);
   Tour tour(plan, cpu, steps);
