@@ -5,6 +5,8 @@
 #include <random>
 #include <vector>
 
+#include "perf/random_elements.hpp"
+
 namespace dlk::perf {
 namespace {
 
@@ -64,6 +66,31 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
     p.onednn_reorder_seconds = t[3].summary().median;
     p.onednn_any_implementation = blocked->implementation();
   }
+  return p;
+}
+
+ConvPointTiming time_conv_forward_alone(dlk::Context &context, const dlk_conv2d_desc &d,
+                                        const TimingOptions &timing) {
+  const auto [oh, ow] = dlk::output_shape(d);
+  const size_t src_n = static_cast<size_t>(d.n * d.c * d.h * d.w),
+               wei_n = static_cast<size_t>(d.k * (d.c / d.groups) * d.kh * d.kw),
+               dst_n = static_cast<size_t>(d.n * d.k * oh * ow);
+  const std::vector<unsigned char> src = random_elements(d.src_type, src_n, 1),
+                                   wei = random_elements(d.weights_type, wei_n, 2);
+  dlk::Buffer<unsigned char> src_dev(context, src.size()), wei_dev(context, wei.size()),
+      dst_dev(context, dst_n * dlk_dtype_size(d.dst_type));
+  src_dev.upload(src.data()), wei_dev.upload(wei.data());
+  const std::vector<Timing> t = time_interleaved(
+      {{"dlk",
+        [&] {
+          context.conv2d_forward(d, src_dev.get(), wei_dev.get(), nullptr, dst_dev.get());
+          context.synchronize();
+        }}},
+      timing);
+  ConvPointTiming p;
+  p.record = context.last_op();
+  p.flops = 2.0 * static_cast<double>(dst_n) * static_cast<double>(d.c / d.groups) * d.kh * d.kw;
+  p.dlk_seconds = t[0].summary().median;
   return p;
 }
 

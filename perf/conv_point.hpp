@@ -1,7 +1,8 @@
 // One convolution point as `dlk-perf conv` and `dlk-perf report` time it: dlk's
 // f32 NCHW call and oneDNN's forms (plain nchw; for forward also its own blocked
 // layouts and their per-call reorders) on copies of the same random data, on
-// the same thread count, interleaved.
+// the same thread count, interleaved; or dlk's forward alone in a dtype the
+// oneDNN peer here does not take (bf16, int8).
 #pragma once
 
 #include <optional>
@@ -16,14 +17,21 @@ namespace dlk::perf {
 struct ConvPointTiming {
   dlk_op_record record{};  // dlk's last call: implementation, FLOPs, bytes
   double flops = 0;        // 2 x dst elements x (c / groups) x kh x kw
-  double dlk_seconds = 0, onednn_nchw_seconds = 0;  // medians per call
+  double dlk_seconds = 0;  // median per call
+  double onednn_nchw_seconds = 0;  // median per call; 0 for time_conv_forward_alone
   std::string onednn_nchw_implementation;
   // Forward only: oneDNN in its blocked layouts, and its src-in + dst-out reorders.
   std::optional<double> onednn_any_seconds, onednn_reorder_seconds;
   std::string onednn_any_implementation;
 };
 
+// f32 (the desc's types).
 ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &desc, ConvPass pass,
                                 int threads, const TimingOptions &timing);
+
+// dlk's forward alone, in the desc's types (src and weights random, see
+// random_elements.hpp): no peer.
+ConvPointTiming time_conv_forward_alone(dlk::Context &context, const dlk_conv2d_desc &desc,
+                                        const TimingOptions &timing);
 
 }  // namespace dlk::perf

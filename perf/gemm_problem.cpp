@@ -3,47 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <stdexcept>
+
+#include "perf/random_elements.hpp"
 
 namespace dlk::perf {
 namespace {
 
 size_t count(std::int64_t rows, std::int64_t cols) {
   return static_cast<size_t>(rows) * static_cast<size_t>(cols);
-}
-
-// Round to nearest even, as dlk and oneDNN convert (inputs here are finite).
-uint16_t to_bf16(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-// count elements of `type`, random from `seed`, as raw bytes.
-std::vector<unsigned char> random_matrix(dlk_dtype type, size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<unsigned char> bytes(count * dlk_dtype_size(type));
-  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
-  for (size_t i = 0; i < count; ++i) {
-    switch (type) {
-      case DLK_DTYPE_F32: {
-        const float v = real(rng);
-        std::memcpy(&bytes[i * 4], &v, 4);
-        break;
-      }
-      case DLK_DTYPE_BF16: {
-        const uint16_t v = to_bf16(real(rng));
-        std::memcpy(&bytes[i * 2], &v, 2);
-        break;
-      }
-      case DLK_DTYPE_U8: bytes[i] = static_cast<unsigned char>(u8(rng)); break;
-      default: bytes[i] = static_cast<unsigned char>(static_cast<int8_t>(s8(rng))); break;
-    }
-  }
-  return bytes;
 }
 
 double element(const std::vector<unsigned char> &c, dlk_dtype type, size_t i) {
@@ -82,8 +50,8 @@ GemmProblem::GemmProblem(dlk::Context &context, GemmDtype dtype, std::int64_t m,
     case GemmDtype::bf16: a_type_ = b_type_ = DLK_DTYPE_BF16, c_type_ = DLK_DTYPE_F32; break;
     case GemmDtype::int8: a_type_ = DLK_DTYPE_U8, b_type_ = DLK_DTYPE_S8, c_type_ = DLK_DTYPE_S32; break;
   }
-  a_ = random_matrix(a_type_, count(m, k), 1);
-  b_ = random_matrix(b_type_, count(k, n), 2);
+  a_ = random_elements(a_type_, count(m, k), 1);
+  b_ = random_elements(b_type_, count(k, n), 2);
   c_peer_.assign(count(m, n) * dlk_dtype_size(c_type_), 0);
   a_dev_ = dlk::Buffer<unsigned char>(context, a_.size());
   b_dev_ = dlk::Buffer<unsigned char>(context, b_.size());

@@ -182,8 +182,8 @@ struct Verdict {
 
 class Tour {
  public:
-  // Steps per backend: three GEMM dtypes, conv, pool.
-  static constexpr int kSteps = 5;
+  // Steps per backend: three GEMM dtypes, three conv dtypes, pool.
+  static constexpr int kSteps = 7;
 
   Tour(const Plan &plan, const MachineCeilings &cpu, Steps &steps) : plan_(plan), cpu_(cpu), steps_(steps) {}
 
@@ -196,7 +196,7 @@ class Tour {
     threads_ = info_.num_threads;
     const GemmDtype dtypes[] = {GemmDtype::f32, GemmDtype::bf16, GemmDtype::int8};
     for (GemmDtype d : dtypes) gemm_point(context, openblas, d);
-    conv_point(context);
+    conv_points(context);
     pool_point(context);
   }
 
@@ -262,12 +262,11 @@ class Tour {
                                   {DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_F32},
                                   {DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S32}};
     const dlk_dtype *t = types[static_cast<int>(dtype)];
+    step("gemm " + name);
     if (!context.supports(DLK_OP_GEMM, t[0], t[1], t[2])) {
-      step("gemm " + name);
       skipped.push_back(fmt::format("{} gemm {}: the backend does not support it", backend_, name));
       return;
     }
-    step("gemm " + name);
     const std::int64_t s = plan_.gemm_size;
     GemmProblem problem(context, dtype, s, s, s);
     // The peer: OpenBLAS for f32 (what a framework links for sgemm), oneDNN's
@@ -285,30 +284,39 @@ class Tour {
     add("gemm", name, fmt::format("{}x{}x{}", s, s, s), record, t_[0].summary().median, peer);
   }
 
-  void conv_point(dlk::Context &context) {
-    if (!context.supports(DLK_OP_CONV2D_FORWARD, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32)) {
-      step("conv f32");
-      skipped.push_back(fmt::format("{} conv f32: the backend does not support it", backend_));
-      return;
+  // f32 against oneDNN; bf16 and int8 (u8 x s8 -> s32) alone: the oneDNN
+  // convolution peer here is f32.
+  void conv_points(dlk::Context &context) {
+    const dlk_dtype types[][3] = {{DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32},
+                                  {DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_BF16},
+                                  {DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S32}};
+    for (const dlk_dtype *t : types) {
+      const std::string name = t[0] == DLK_DTYPE_F32 ? "f32" : t[0] == DLK_DTYPE_BF16 ? "bf16" : "int8";
+      step("conv " + name);
+      if (!context.supports(DLK_OP_CONV2D_FORWARD, t[0], t[1], t[2])) {
+        skipped.push_back(fmt::format("{} conv_fwd {}: the backend does not support it", backend_, name));
+        continue;
+      }
+      dlk_conv2d_desc d = conv_desc(plan_.conv, plan_.conv_batch);
+      d.src_type = t[0], d.weights_type = t[1], d.dst_type = t[2];
+      const bool f32 = t[0] == DLK_DTYPE_F32;
+      const ConvPointTiming p = f32 ? time_conv_point(context, d, ConvPass::forward, threads_, timing())
+                                    : time_conv_forward_alone(context, d, timing());
+      note_sim(context);
+      add("conv_fwd", name,
+          fmt::format("{} n{} {}>{} {}x{} {}x{}/{}", plan_.conv.name, d.n, d.c, d.k, d.h, d.w, d.kh,
+                      d.kw, d.stride_h),
+          p.record, p.dlk_seconds,
+          f32 ? PeerRate{"onednn", p.onednn_nchw_implementation, p.flops / p.onednn_nchw_seconds} : PeerRate{});
     }
-    step("conv f32");
-    const dlk_conv2d_desc d = conv_desc(plan_.conv, plan_.conv_batch);
-    const ConvPointTiming p = time_conv_point(context, d, ConvPass::forward, threads_, timing());
-    note_sim(context);
-    add("conv_fwd", "f32",
-        fmt::format("{} n{} {}>{} {}x{} {}x{}/{}", plan_.conv.name, d.n, d.c, d.k, d.h, d.w, d.kh,
-                    d.kw, d.stride_h),
-        p.record, p.dlk_seconds,
-        {"onednn", p.onednn_nchw_implementation, p.flops / p.onednn_nchw_seconds});
   }
 
   void pool_point(dlk::Context &context) {
+    step("pool f32");
     if (!context.supports(DLK_OP_POOL2D_FORWARD, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32)) {
-      step("pool f32");
-      skipped.push_back(fmt::format("{} pool f32: the backend does not support it", backend_));
+      skipped.push_back(fmt::format("{} pool_fwd f32: the backend does not support it", backend_));
       return;
     }
-    step("pool f32");
     const dlk_pool2d_desc d = pool_desc(plan_.pool, plan_.pool_batch);
     const PoolPointTiming p = time_pool_point(context, d, false, threads_, timing());
     note_sim(context);
@@ -509,7 +517,7 @@ int run_report(const ReportOptions &o) {
              "call over bursts interleaved with the peer's; roof = min(peak of the dtype, intensity x "
              "bandwidth of the smallest level holding the op's bytes); x peer = dlk rate / peer rate (> 1: "
              "dlk faster); fpga_sim: the simulated accelerator's time, its roof from its description, its "
-             "peer the CPU peer of the same shape\n{}",
+             "peer the CPU peer of the same shape; conv bf16 and int8 have no peer (oneDNN's here is f32)\n{}",
              tour.points.text());
   for (const std::string &line : tour.skipped) fmt::print("skipped: {}\n", line);
   fmt::print("\ncodecs (libdlk_compress, isa {}, 1 thread, {} MiB of float input; roof = read bandwidth "
