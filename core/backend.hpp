@@ -17,6 +17,9 @@ namespace dlk::core {
 
 enum class CpuIsa { scalar = 0, avx2 = 1, avx512 = 2 };
 const char *cpu_isa_name(CpuIsa isa);
+// Which loops the CPU backend's f32 dlk_gemm runs: the rule's choice, or one
+// path forced (DLK_CPU_GEMM), to measure and test each on any shape.
+enum class CpuGemmPath { rule, blocked, unpacked };
 
 // The context's resolved configuration (code over environment over default).
 struct BackendConfig {
@@ -28,6 +31,7 @@ struct BackendConfig {
   void *stream = nullptr;
   bool allow_tf32 = false;  // cuda: f32 GEMM/conv may use TF32 tensor cores (opt-in)
   bool cuda_conv_im2col = false;  // cuda: float conv2d forward by dlk's im2col + cuBLASLt, not cuDNN
+  CpuGemmPath cpu_gemm = CpuGemmPath::rule;  // cpu: f32 dlk_gemm blocked, unpacked or by the rule
 };
 
 struct DeviceInfo {

@@ -16,6 +16,7 @@ namespace {
 constexpr const char *kCall = "dlk_context_create";
 const std::vector<std::string> kBackends = {"auto", "cpu", "cuda", "fpga_sim"};
 const std::vector<std::string> kCudaConvs = {"cudnn", "im2col"};
+const std::vector<std::string> kCpuGemms = {"auto", "blocked", "unpacked"};
 const std::vector<std::string> kIsas = {"avx512", "avx2", "scalar"};
 constexpr int kMaxThreads = 4096;
 
@@ -102,6 +103,8 @@ const std::vector<EnvVar> &env_vars() {
       {"DLK_VERBOSE", "0, 1, 2", "0",
        "1: one line per op on stderr; 2: also dispatch decisions"},
       {"DLK_FPGA_SIM_CONFIG", "path", "built-in array", "accelerator description (JSON)"},
+      {"DLK_CPU_GEMM", "auto, blocked, unpacked", "auto",
+       "the cpu backend's f32 dlk_gemm: packed blocked loops or unpacked loops by the rule, or one of them"},
       {"DLK_CUDA_CONV", "cudnn, im2col", "cudnn",
        "the cuda backend's float conv2d forward: cuDNN, or dlk's im2col kernel feeding cuBLASLt"},
       {"DLK_CUDA_TF32", "0, 1", "0",
@@ -168,6 +171,13 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
   if (o.device < 0) throw_invalid(kCall, "options->device", "must be >= 0");
   cfg.backend_config.device = o.device;
   cfg.backend_config.stream = o.stream;
+
+  if (const auto gemm = env::read("DLK_CPU_GEMM")) {
+    const std::string path = choice(*gemm, "DLK_CPU_GEMM", kCpuGemms);
+    cfg.backend_config.cpu_gemm = path == "blocked"    ? CpuGemmPath::blocked
+                                  : path == "unpacked" ? CpuGemmPath::unpacked
+                                                       : CpuGemmPath::rule;
+  }
 
   if (const auto conv = env::read("DLK_CUDA_CONV"))
     cfg.backend_config.cuda_conv_im2col = choice(*conv, "DLK_CUDA_CONV", kCudaConvs) == "im2col";

@@ -264,9 +264,9 @@ RunFn setup_gemm(CLI::App &command) {
   command.add_option("--shapes", o->shapes,
                      "shape sets: square (64-4096), resnet50 (im2col GEMMs, batch 1), "
                      "transformer (2048 tokens, 768/3072), skinny (m = 1, n = 1, tall, small k), "
-                     "primes, all")
+                     "small (below the unpacked path's limits), primes, all")
       ->delimiter(',')
-      ->check(CLI::IsMember({"square", "resnet50", "transformer", "skinny", "primes", "all"}))
+      ->check(CLI::IsMember({"square", "resnet50", "transformer", "skinny", "small", "primes", "all"}))
       ->capture_default_str();
   command.add_option("--max-gflop", o->max_gflop,
                      "leave out the shapes of more than this many GFLOP (2 m n k; default: no limit)")

@@ -46,6 +46,17 @@ std::vector<GemmShape> skinny() {
           {"skinny", "small k", 2048, 2048, 16}};
 }
 
+// Where packing costs about as much as it saves: the shapes that chose the
+// CPU backend's rule for its unpacked path (one row or column, tiny k, small).
+std::vector<GemmShape> small() {
+  return {{"small", "m = 1", 1, 1024, 1024},   {"small", "n = 1", 1024, 1, 1024},
+          {"small", "k = 4", 256, 256, 4},     {"small", "k = 16", 512, 512, 16},
+          {"small", "k = 32", 512, 512, 32},   {"small", "cube", 16, 16, 16},
+          {"small", "cube", 32, 32, 32},       {"small", "cube", 48, 48, 48},
+          {"small", "cube", 64, 64, 64},       {"small", "cube", 96, 96, 96},
+          {"small", "cube", 128, 128, 128},    {"small", "m = 8", 8, 512, 256}};
+}
+
 std::vector<GemmShape> primes() {
   return {{"primes", "primes", 127, 127, 127},
           {"primes", "primes", 509, 509, 509},
@@ -56,7 +67,7 @@ std::vector<GemmShape> primes() {
 
 const std::vector<std::string> &gemm_shape_set_names() {
   static const std::vector<std::string> names = {"square", "resnet50", "transformer", "skinny",
-                                                 "primes"};
+                                                 "small", "primes"};
   return names;
 }
 
@@ -65,6 +76,7 @@ std::vector<GemmShape> gemm_shape_set(const std::string &name) {
   if (name == "resnet50") return resnet50();
   if (name == "transformer") return transformer();
   if (name == "skinny") return skinny();
+  if (name == "small") return small();
   if (name == "primes") return primes();
   if (name == "all") {
     std::vector<GemmShape> all;
@@ -75,7 +87,7 @@ std::vector<GemmShape> gemm_shape_set(const std::string &name) {
     return all;
   }
   throw std::invalid_argument("unknown shape set '" + name +
-                              "'; valid: square, resnet50, transformer, skinny, primes, all");
+                              "'; valid: square, resnet50, transformer, skinny, small, primes, all");
 }
 
 }  // namespace dlk::perf

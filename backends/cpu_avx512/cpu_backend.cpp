@@ -70,7 +70,7 @@ void CpuBackend::copy(void *dst, const void *src, size_t bytes, dlk_copy_kind) {
 }
 
 core::OpResult CpuBackend::gemm(const core::GemmArgs &args) {
-  return {gemm_strided(args, config_.cpu_isa, config_.num_threads), 0};
+  return {gemm_strided(args, config_.cpu_isa, config_.num_threads, nullptr, config_.cpu_gemm), 0};
 }
 core::OpResult CpuBackend::conv2d_forward(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);

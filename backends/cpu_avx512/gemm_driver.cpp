@@ -26,6 +26,7 @@
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/gemm_scratch.hpp"
+#include "backends/cpu_avx512/gemm_unpacked.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -302,7 +303,7 @@ core::GemmArgs transposed(const core::GemmArgs &g) {
 }  // namespace
 
 const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threads,
-                         const BPanelPacker *b_packer) {
+                         const BPanelPacker *b_packer, core::CpuGemmPath path) {
   core::GemmArgs g = args;
   if (!g.is_integer() && !b_packer && g.cs_c != 1 && g.rs_c == 1) g = transposed(g);
   if (g.k == 0) {
@@ -312,6 +313,9 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
     g.multiplier = 0.0f;
     g.column_multipliers = nullptr;
   }
+  if (!b_packer)
+    if (const std::optional<UnpackedPlan> plan = plan_unpacked(g, path))
+      return gemm_unpacked(g, *plan, isa, threads);
   const StridedBPanelPacker strided(g);
   const BPanelPacker &packer = b_packer ? *b_packer : strided;
   const GemmKernelSet &set = gemm_kernel_set(isa);

@@ -202,6 +202,29 @@ void add_blocking_edges(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b
   }
 }
 
+// Both sides of the CPU backend's rule for f32 (backends/cpu_avx512/
+// gemm_unpacked.cpp): one row or column of C, a tiny k, products of at most
+// 128^3 multiply-adds run unpacked (each of its forms: lanes along n, m or k);
+// just above 128^3 with m, n > 1 the blocked loops run. Every layout and
+// transpose, padded leading dimensions, beta != 0.
+void add_unpacked_rule_sides(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b,
+                             dlk_dtype c, Rng &rng) {
+  const Shape shapes[] = {{1, 300, 77}, {300, 1, 77},  {1, 1, 1000}, {37, 29, 3},
+                          {2, 70, 33},  {64, 64, 64},  {5, 200, 130}, {129, 131, 127}};
+  int i = 0;
+  for (const Shape &s : shapes)
+    for (dlk_layout layout : {DLK_ROW_MAJOR, DLK_COL_MAJOR})
+      for (dlk_transpose ta : {DLK_NO_TRANSPOSE, DLK_TRANSPOSE})
+        for (dlk_transpose tb : {DLK_NO_TRANSPOSE, DLK_TRANSPOSE}) {
+          GemmProblem p = make(a, b, c, s, layout, ta, tb);
+          if (i % 3) pad_lds(p, i % 5, 2, i % 7);
+          const AlphaBeta ab = kAlphaBetas[i % 6];
+          set_epilogue(p, rng, ab.alpha, ab.beta != 0 ? ab.beta : 0.75f);
+          list.push_back(p);
+          ++i;
+        }
+}
+
 }  // namespace
 
 std::string GemmProblem::describe() const {
@@ -232,6 +255,7 @@ std::vector<GemmProblem> gemm_problems(dlk_dtype a_type, dlk_dtype b_type, Rng &
     add_layout_sweep(list, a_type, b_type, c, rng);
     add_edge_cases(list, a_type, b_type, c, rng);
     add_blocking_edges(list, a_type, b_type, c, rng);
+    add_unpacked_rule_sides(list, a_type, b_type, c, rng);
   }
   for (int i = 0; i < random_count; ++i)
     list.push_back(random_problem(a_type, b_type, c_types[rng.uniform(0, static_cast<int64_t>(c_types.size()) - 1)], rng));

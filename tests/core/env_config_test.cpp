@@ -266,6 +266,21 @@ TEST_CASE("env: DLK_CUDA_CONV takes cudnn and im2col, rejects anything else list
   }
 }
 
+TEST_CASE("env: DLK_CPU_GEMM takes auto, blocked and unpacked, rejects anything else listing them",
+          "[env]") {
+  CleanDlkEnvironment clean;
+  ScopedEnv backend("DLK_BACKEND", "cpu");
+  for (const char *value : {"auto", "blocked", "unpacked"}) {
+    ScopedEnv env("DLK_CPU_GEMM", value);
+    expect_success(create(nullptr).status);
+  }
+  for (const char *value : {"Auto", "", "packed", "blocked "}) {
+    INFO("DLK_CPU_GEMM='" << value << "'");
+    ScopedEnv env("DLK_CPU_GEMM", value);
+    expect_unknown_value(create(nullptr), "DLK_CPU_GEMM", "auto, blocked, unpacked");
+  }
+}
+
 TEST_CASE("env: an option left at its default reads the environment", "[env]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");

@@ -42,5 +42,5 @@ TEST_CASE("gemm shapes: the sets the issue asks for are there", "[gemm_shapes]")
 
 TEST_CASE("gemm shapes: an unknown set is an error listing the valid ones", "[gemm_shapes]") {
   CHECK_THROWS_WITH(gemm_shape_set("cubes"),
-                    "unknown shape set 'cubes'; valid: square, resnet50, transformer, skinny, primes, all");
+                    "unknown shape set 'cubes'; valid: square, resnet50, transformer, skinny, small, primes, all");
 }

@@ -1,0 +1,124 @@
+#include "backends/cpu_avx512/gemm_unpacked.hpp"
+
+#include <algorithm>
+
+#include "backends/cpu_avx512/parallel_for.hpp"
+
+namespace dlk::cpu {
+namespace {
+
+using kernels::UnpackedF32Gemm;
+using kernels::UnpackedForm;
+
+// The rule, measured with `dlk-perf gemm --shapes small,skinny --dtypes f32
+// --thread-counts 1` forcing one path and then the other (README "CPU GEMM"
+// has the table): packing reads A and B and writes them once more, which the
+// micro-kernel repays only when each packed element is used many times.
+//   - One row or one column of C (m = 1 or n = 1) uses each element of B (or
+//     A) once: unpacked ran 4-26x faster (1 x 1024 x 1024, 1024 x 1 x 1024,
+//     1 x 4096 x 4096, 4096 x 1 x 4096).
+//   - A product of at most kSmallMacs (128^3) multiply-adds is in L1/L2 as it
+//     is, and packing is a large share of its time: 1.1-1.7x on cubes 16-128,
+//     3.5x on 8 x 512 x 256.
+//   - A tiny k alone is no reason: with k = 4 and 16 on 256^2 and 2048^2 C the
+//     blocked path was as fast or faster (0.77-0.87x unpacked), since writing
+//     C dominates and its 14 x 32 tiles store C as well as the unpacked loops.
+// Larger skinny shapes stay blocked: 16384 x 64 x 256 and 64 x 16384 x 256
+// ran 0.43-0.77x unpacked.
+constexpr int64_t kSmallMacs = int64_t{128} * 128 * 128;
+// As the blocked path: fewer multiply-adds per thread than this do not repay
+// starting the team.
+constexpr int64_t kMinMacsPerThread = int64_t{1} << 16;
+
+// The lanes run along the dimension where the operands they read are
+// contiguous: n (axpy, B's rows contiguous), m (axpy on C^T, A's columns
+// contiguous), k (dot, A's rows and B's columns contiguous); the longest of
+// those available wins, n on ties (C's rows are stored whole).
+std::optional<UnpackedPlan> choose_form(const core::GemmArgs &g) {
+  if (g.k == 0) return UnpackedPlan{UnpackedForm::axpy, false};  // reads neither A nor B
+  std::optional<UnpackedPlan> best;
+  int64_t lanes = 0;
+  const auto consider = [&](bool available, int64_t length, UnpackedPlan plan) {
+    if (available && length > lanes) best = plan, lanes = length;
+  };
+  consider(g.b.cs == 1, g.n, {UnpackedForm::axpy, false});
+  consider(g.a.cs == 1 && g.b.rs == 1, g.k, {UnpackedForm::dot, false});
+  consider(g.a.rs == 1, g.m, {UnpackedForm::axpy, true});
+  return best;
+}
+
+// Batch entry `batch` as the kernels see it, on C^T when transposed.
+UnpackedF32Gemm entry(const core::GemmArgs &g, int64_t batch, bool transposed) {
+  const float *a = static_cast<const float *>(g.a.ptr) + batch * g.a.batch_stride;
+  const float *b = static_cast<const float *>(g.b.ptr) + batch * g.b.batch_stride;
+  float *c = static_cast<float *>(g.c) + batch * g.batch_stride_c;
+  if (transposed)
+    return {g.n, g.m, g.k, b, g.b.cs, g.b.rs, a, g.a.cs, g.a.rs, c, g.cs_c, g.rs_c, g.alpha, g.beta};
+  return {g.m, g.n, g.k, a, g.a.rs, g.a.cs, b, g.b.rs, g.b.cs, c, g.rs_c, g.cs_c, g.alpha, g.beta};
+}
+
+using UnpackedKernel = void (*)(const UnpackedF32Gemm &, UnpackedForm);
+
+struct TierLoops {
+  UnpackedKernel run;
+  const char *axpy_name, *dot_name;
+};
+
+const TierLoops &tier_loops(core::CpuIsa isa) {
+  static const TierLoops avx512{kernels::gemm_f32_unpacked_avx512, "avx512:gemm_f32_unpacked_axpy",
+                                "avx512:gemm_f32_unpacked_dot"};
+  static const TierLoops avx2{kernels::gemm_f32_unpacked_avx2, "avx2:gemm_f32_unpacked_axpy",
+                              "avx2:gemm_f32_unpacked_dot"};
+  static const TierLoops scalar{kernels::gemm_f32_unpacked_generic, "scalar:gemm_f32_unpacked_axpy",
+                                "scalar:gemm_f32_unpacked_dot"};
+  switch (isa) {
+    case core::CpuIsa::avx512: return avx512;
+    case core::CpuIsa::avx2: return avx2;
+    case core::CpuIsa::scalar: break;
+  }
+  return scalar;
+}
+
+}  // namespace
+
+std::optional<UnpackedPlan> plan_unpacked(const core::GemmArgs &g, core::CpuGemmPath path) {
+  if (path == core::CpuGemmPath::blocked || g.a.dtype != DLK_DTYPE_F32 ||
+      g.b.dtype != DLK_DTYPE_F32 || g.c_type != DLK_DTYPE_F32)
+    return std::nullopt;
+  if (path == core::CpuGemmPath::unpacked) return choose_form(g);
+  // Written so that m * n * k cannot overflow.
+  const int64_t k = std::max<int64_t>(g.k, 1);
+  const bool pays =
+      g.m == 1 || g.n == 1 || (g.n <= kSmallMacs / k && g.m <= kSmallMacs / k / g.n);
+  return pays ? choose_form(g) : std::nullopt;
+}
+
+const char *gemm_unpacked(const core::GemmArgs &g, const UnpackedPlan &plan, core::CpuIsa isa,
+                          int threads) {
+  const TierLoops &loops = tier_loops(isa);
+  const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1) * g.batch;
+  const int team = team_size(std::max<int64_t>(1, macs / kMinMacsPerThread), threads);
+  // Batch entries first; a team larger than the batch also splits each entry's
+  // longer dimension of C, in whole register blocks (128 columns fill the
+  // widest axpy block, 8 rows the tallest).
+  const int64_t m = plan.transposed ? g.n : g.m, n = plan.transposed ? g.m : g.n;
+  const bool split_rows = m >= n;
+  const int64_t grain = split_rows ? 8 : 128;
+  const int64_t length = split_rows ? m : n;
+  const int64_t parts = std::clamp<int64_t>((team + g.batch - 1) / g.batch, 1,
+                                            (length + grain - 1) / grain);
+  parallel_for(g.batch * parts, team, [&](int64_t item, int) {
+    UnpackedF32Gemm s = entry(g, item / parts, plan.transposed);
+    const int64_t part = item % parts, blocks = (length + grain - 1) / grain;
+    const int64_t lo = std::min(length, blocks * part / parts * grain);
+    const int64_t hi = std::min(length, blocks * (part + 1) / parts * grain);
+    if (split_rows)
+      s.a += lo * s.rs_a, s.c += lo * s.rs_c, s.m = hi - lo;
+    else
+      s.b += lo * s.cs_b, s.c += lo * s.cs_c, s.n = hi - lo;
+    if (s.m > 0 && s.n > 0) loops.run(s, plan.form);
+  });
+  return plan.form == UnpackedForm::axpy ? loops.axpy_name : loops.dot_name;
+}
+
+}  // namespace dlk::cpu
