@@ -10,21 +10,24 @@ namespace {
 using kernels::UnpackedF32Gemm;
 using kernels::UnpackedForm;
 
-// The rule, measured with `dlk-perf gemm --shapes small,skinny --dtypes f32
-// --thread-counts 1` forcing one path and then the other (README "CPU GEMM"
-// has the table): packing reads A and B and writes them once more, which the
-// micro-kernel repays only when each packed element is used many times.
+// The rule, measured on Zen 4 with one thread by `dlk-perf gemm --shapes
+// small,skinny --dtypes f32 --thread-counts 1` once with DLK_CPU_GEMM=blocked
+// and once with DLK_CPU_GEMM=unpacked, each against OpenBLAS in its own run
+// (README "CPU GEMM" has the table). Packing reads A and B and writes them once
+// more, which the micro-kernel repays only when each packed element is used
+// many times.
 //   - One row or one column of C (m = 1 or n = 1) uses each element of B (or
-//     A) once: unpacked ran 4-26x faster (1 x 1024 x 1024, 1024 x 1 x 1024,
+//     A) once: unpacked ran 5-38x faster (1 x 1024 x 1024, 1024 x 1 x 1024,
 //     1 x 4096 x 4096, 4096 x 1 x 4096).
 //   - A product of at most kSmallMacs (128^3) multiply-adds is in L1/L2 as it
-//     is, and packing is a large share of its time: 1.1-1.7x on cubes 16-128,
-//     3.5x on 8 x 512 x 256.
-//   - A tiny k alone is no reason: with k = 4 and 16 on 256^2 and 2048^2 C the
-//     blocked path was as fast or faster (0.77-0.87x unpacked), since writing
-//     C dominates and its 14 x 32 tiles store C as well as the unpacked loops.
-// Larger skinny shapes stay blocked: 16384 x 64 x 256 and 64 x 16384 x 256
-// ran 0.43-0.77x unpacked.
+//     is, and packing is a large share of its time: 1.4-1.9x on cubes 16-128
+//     (48^3 within noise, 0.9-1.1x), 6.8x on 8 x 512 x 256, 1.07x at k = 4 on
+//     a 256 x 256 C.
+//   - A tiny k alone is no reason: 512 x 512 x 16 ran 1.09x, 512 x 512 x 32
+//     0.96x, 2048 x 2048 x 16 0.29x unpacked (there writing C dominates, and
+//     the blocked loops store it better).
+//   - Larger skinny shapes stay blocked: 16384 x 64 x 256 ran 1.08x and
+//     64 x 16384 x 256 0.82x unpacked.
 constexpr int64_t kSmallMacs = int64_t{128} * 128 * 128;
 // As the blocked path: fewer multiply-adds per thread than this do not repay
 // starting the team.
