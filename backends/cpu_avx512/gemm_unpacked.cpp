@@ -50,11 +50,15 @@ std::optional<UnpackedPlan> choose_form(const core::GemmArgs &g) {
   return best;
 }
 
-// Batch entry `batch` as the kernels see it, on C^T when transposed.
+// Batch entry `batch` as the kernels see it, on C^T when transposed. k == 0
+// forms no address in A or B: validation lets their strides be anything then.
 UnpackedF32Gemm entry(const core::GemmArgs &g, int64_t batch, bool transposed) {
+  float *c = static_cast<float *>(g.c) + batch * g.batch_stride_c;
+  if (g.k == 0)
+    return {transposed ? g.n : g.m, transposed ? g.m : g.n, 0, nullptr, 0, 0, nullptr, 0, 0, c,
+            transposed ? g.cs_c : g.rs_c, transposed ? g.rs_c : g.cs_c, g.alpha, g.beta};
   const float *a = static_cast<const float *>(g.a.ptr) + batch * g.a.batch_stride;
   const float *b = static_cast<const float *>(g.b.ptr) + batch * g.b.batch_stride;
-  float *c = static_cast<float *>(g.c) + batch * g.batch_stride_c;
   if (transposed)
     return {g.n, g.m, g.k, b, g.b.cs, g.b.rs, a, g.a.cs, g.a.rs, c, g.cs_c, g.rs_c, g.alpha, g.beta};
   return {g.m, g.n, g.k, a, g.a.rs, g.a.cs, b, g.b.rs, g.b.cs, c, g.rs_c, g.cs_c, g.alpha, g.beta};
