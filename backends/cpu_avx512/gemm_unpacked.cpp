@@ -54,14 +54,20 @@ std::optional<UnpackedPlan> choose_form(const core::GemmArgs &g) {
 // forms no address in A or B: validation lets their strides be anything then.
 UnpackedF32Gemm entry(const core::GemmArgs &g, int64_t batch, bool transposed) {
   float *c = static_cast<float *>(g.c) + batch * g.batch_stride_c;
+  // C^T's rows are C's columns: a bias per row of C is one per column there.
+  const bool per_row = g.bias_per_row != transposed;
+  const float *row_bias = per_row ? g.bias : nullptr, *col_bias = per_row ? nullptr : g.bias;
   if (g.k == 0)
     return {transposed ? g.n : g.m, transposed ? g.m : g.n, 0, nullptr, 0, 0, nullptr, 0, 0, c,
-            transposed ? g.cs_c : g.rs_c, transposed ? g.rs_c : g.cs_c, g.alpha, g.beta};
+            transposed ? g.cs_c : g.rs_c, transposed ? g.rs_c : g.cs_c, g.alpha, g.beta,
+            row_bias, col_bias, g.relu};
   const float *a = static_cast<const float *>(g.a.ptr) + batch * g.a.batch_stride;
   const float *b = static_cast<const float *>(g.b.ptr) + batch * g.b.batch_stride;
   if (transposed)
-    return {g.n, g.m, g.k, b, g.b.cs, g.b.rs, a, g.a.cs, g.a.rs, c, g.cs_c, g.rs_c, g.alpha, g.beta};
-  return {g.m, g.n, g.k, a, g.a.rs, g.a.cs, b, g.b.rs, g.b.cs, c, g.rs_c, g.cs_c, g.alpha, g.beta};
+    return {g.n, g.m, g.k, b, g.b.cs, g.b.rs, a, g.a.cs, g.a.rs, c, g.cs_c, g.rs_c, g.alpha, g.beta,
+            row_bias, col_bias, g.relu};
+  return {g.m, g.n, g.k, a, g.a.rs, g.a.cs, b, g.b.rs, g.b.cs, c, g.rs_c, g.cs_c, g.alpha, g.beta,
+          row_bias, col_bias, g.relu};
 }
 
 using UnpackedKernel = void (*)(const UnpackedF32Gemm &, UnpackedForm);
@@ -119,10 +125,13 @@ const char *gemm_unpacked(const core::GemmArgs &g, const UnpackedPlan &plan, cor
     const int64_t part = item % parts, blocks = (length + grain - 1) / grain;
     const int64_t lo = std::min(length, blocks * part / parts * grain);
     const int64_t hi = std::min(length, blocks * (part + 1) / parts * grain);
-    if (split_rows)
+    if (split_rows) {
       s.a += lo * s.rs_a, s.c += lo * s.rs_c, s.m = hi - lo;
-    else
+      if (s.row_bias) s.row_bias += lo;
+    } else {
       s.b += lo * s.cs_b, s.c += lo * s.cs_c, s.n = hi - lo;
+      if (s.col_bias) s.col_bias += lo;
+    }
     if (s.m > 0 && s.n > 0) loops.run(s, plan.form);
   });
   return plan.form == UnpackedForm::axpy ? loops.axpy_name : loops.dot_name;

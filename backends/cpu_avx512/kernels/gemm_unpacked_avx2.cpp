@@ -20,6 +20,8 @@ struct Simd {
   static void store_n(float *p, V v, int count) { _mm256_maskstore_ps(p, mask(count), v); }
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static float sum(V v) {
     const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));

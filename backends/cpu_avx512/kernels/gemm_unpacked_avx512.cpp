@@ -20,6 +20,9 @@ struct Simd {
   static void store_n(float *p, V v, int count) { _mm512_mask_storeu_ps(p, mask(count), v); }
   static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  // Masked form for the reason of half() below.
+  static V max(V a, V b) { return _mm512_mask_max_ps(b, 0xFFFF, a, b); }
   // Not _mm512_reduce_add_ps nor _mm512_castps512_ps256: GCC 12 builds them on
   // an undefined register, which -Werror=uninitialized rejects; the masked
   // extract has a defined source.

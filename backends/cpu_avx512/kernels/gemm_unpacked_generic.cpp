@@ -29,6 +29,8 @@ struct Simd {
   }
   static V fmadd(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
   static V mul(V a, V b) { return _mm_mul_ps(a, b); }
+  static V add(V a, V b) { return _mm_add_ps(a, b); }
+  static V max(V a, V b) { return _mm_max_ps(a, b); }
   static float sum(V v) {
     const V t = _mm_add_ps(v, _mm_movehl_ps(v, v));
     return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));

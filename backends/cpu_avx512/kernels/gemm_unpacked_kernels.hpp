@@ -10,7 +10,9 @@ namespace dlk::cpu::kernels {
 
 // One f32 product C (m x n) = alpha * A (m x k) * B (k x n) + beta * C on
 // strided views (element (i, j) of C at c[i * rs_c + j * cs_c], likewise A and
-// B). beta == 0 never reads C; k may be 0.
+// B), then the epilogue of the ops that lower to GEMM: + row_bias[i] or
+// col_bias[j] where not null, then ReLU (x < 0 ? 0 : x, NaN kept) when relu.
+// beta == 0 never reads C; k may be 0 (a and b are then not read).
 struct UnpackedF32Gemm {
   int64_t m, n, k;
   const float *a;
@@ -20,6 +22,8 @@ struct UnpackedF32Gemm {
   float *c;
   int64_t rs_c, cs_c;
   float alpha, beta;
+  const float *row_bias, *col_bias;
+  bool relu;
 };
 
 // Which dimension the vector lanes run along, and so which operand must be
