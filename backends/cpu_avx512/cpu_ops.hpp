@@ -8,6 +8,14 @@
 namespace dlk::cpu {
 
 // Convolutions; scratch is the context's (scratch.hpp).
+//
+// Forward picks the direct depthwise kernels where depthwise_direct_applies:
+// f32 with groups == c, any channel multiplier k / c (in NHWC, while the
+// weights, turned tap-major in scratch, fit its bound); every other forward
+// convolution, depthwise in f16/bf16/int8 included, lowers to the GEMM.
+bool depthwise_direct_applies(const core::Conv2dArgs &args);
+core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                        int threads, Scratch &scratch);
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                      Scratch &scratch);
 core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, core::CpuIsa isa,

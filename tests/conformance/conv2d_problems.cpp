@@ -28,6 +28,16 @@ constexpr Geometry kGeometries[] = {
     {2, 3, 5, 5, 4, 3, 3, 2, 1, 3, 2, 2, 3, 1},   {1, 3, 11, 11, 2, 2, 2, 3, 3, 0, 0, 1, 1, 1},
 };
 
+// Depthwise rows and channel counts past the direct kernel's vector blocks
+// (64 outputs on AVX-512): stride 1, 2 and 3, dilation, padding on both sides,
+// channel multipliers 1 and 2.
+constexpr Geometry kWideDepthwiseGeometries[] = {
+    {1, 3, 5, 150, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3},
+    {1, 70, 9, 140, 70, 5, 5, 2, 2, 2, 2, 1, 1, 70},
+    {2, 5, 12, 200, 5, 3, 3, 1, 3, 2, 3, 2, 2, 5},
+    {1, 66, 5, 70, 132, 3, 3, 1, 1, 1, 1, 1, 1, 66},
+};
+
 // More taps than a k block of the CPU GEMM (512), im2col and 1x1, with bias and
 // ReLU: the fused epilogue must wait for the last block.
 constexpr Geometry kDeepGeometries[] = {
@@ -143,13 +153,19 @@ std::vector<ConvProblem> conv2d_problems(dlk_op op, const std::vector<ConvTypes>
         list.push_back(p);
         ++i;
       }
-  for (const ConvTypes &t : types)
-    for (dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC})
-      for (const Geometry &g : kDeepGeometries) {
-        ConvProblem p = make(op, t, format, g);
-        set_epilogue(p, rng, true, true);
-        list.push_back(p);
-      }
+  // ReLU on all of these; bias on NCHW only for the depthwise ones, so that
+  // ReLU alone is seen too.
+  const auto add_all = [&](const auto &geometries, bool nhwc_bias) {
+    for (const ConvTypes &t : types)
+      for (dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC})
+        for (const Geometry &g : geometries) {
+          ConvProblem p = make(op, t, format, g);
+          set_epilogue(p, rng, format == DLK_FORMAT_NCHW || nhwc_bias, true);
+          list.push_back(p);
+        }
+  };
+  add_all(kWideDepthwiseGeometries, false);
+  add_all(kDeepGeometries, true);
   for (int r = 0; r < random_count; ++r)
     list.push_back(random_problem(op, types[rng.uniform(0, static_cast<int64_t>(types.size()) - 1)], rng));
   return list;
