@@ -125,6 +125,7 @@ const char *gemm_unpacked(const core::GemmArgs &g, const UnpackedPlan &plan, cor
     const int64_t part = item % parts, blocks = (length + grain - 1) / grain;
     const int64_t lo = std::min(length, blocks * part / parts * grain);
     const int64_t hi = std::min(length, blocks * (part + 1) / parts * grain);
+    if (lo == hi) return;  // and form no address past the last row or column
     if (split_rows) {
       s.a += lo * s.rs_a, s.c += lo * s.rs_c, s.m = hi - lo;
       if (s.row_bias) s.row_bias += lo;
@@ -132,7 +133,7 @@ const char *gemm_unpacked(const core::GemmArgs &g, const UnpackedPlan &plan, cor
       s.b += lo * s.cs_b, s.c += lo * s.cs_c, s.n = hi - lo;
       if (s.col_bias) s.col_bias += lo;
     }
-    if (s.m > 0 && s.n > 0) loops.run(s, plan.form);
+    loops.run(s, plan.form);
   });
   return plan.form == UnpackedForm::axpy ? loops.axpy_name : loops.dot_name;
 }

@@ -4,6 +4,7 @@
 // the form whose operands are contiguous along the longest dimension; the rest
 // runs the blocked loops. The values themselves are the conformance suite's.
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,28 @@ TEST_CASE("gemm: f32 with one row or column of C, or a small product, runs witho
           std::string::npos);
     CHECK(implementation_of(ctx, DLK_DTYPE_S8, DLK_DTYPE_S32, 1, 64, 64, N, N).find("unpacked") ==
           std::string::npos);
+  }
+}
+
+}  // namespace dlk::cpu_test
+
+namespace dlk::cpu_test {
+
+// Found by fuzz_gemm: with one row of B its leading dimension may be anything,
+// and stepping a pointer past that row overflowed (clang UBSan: pointer-overflow).
+TEST_CASE("gemm: the unpacked loops form no address past B's only row", "[cpu][gemm]") {
+  for (const std::string &isa : cpu_tiers()) {
+    INFO(isa);
+    Context ctx(isa);
+    dlk_gemm_desc d;
+    dlk_gemm_desc_init(&d, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32, 2, 3, 1);
+    d.ldb = INT64_MAX / 4;
+    Buffer<float> a(ctx, {1, 2}), b(ctx, {1, 2, 3}), c(ctx, std::vector<float>(6, 0.0f));
+    REQUIRE(dlk_gemm(ctx.get(), &d, a.data(), b.data(), c.data()) == DLK_STATUS_SUCCESS);
+    CHECK(c.values() == std::vector<float>{1, 2, 3, 2, 4, 6});
+    dlk_op_record record;
+    REQUIRE(dlk_context_last_op(ctx.get(), &record) == DLK_STATUS_SUCCESS);
+    CHECK(std::string(record.implementation).find("unpacked") != std::string::npos);
   }
 }
 
