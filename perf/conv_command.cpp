@@ -27,27 +27,13 @@
 namespace dlk::perf {
 namespace {
 
-// As `dlk-perf gemm`: 20 ms bursts after a 20 ms pause, so each library's idle
-// OpenMP threads stop spinning before the other's burst.
-TimingOptions default_timing() {
-  TimingOptions t;
-  t.warmup_calls = 1;
-  t.min_burst_seconds = 0.02;
-  t.pause_seconds = 0.02;
-  t.min_samples = 5;
-  t.min_seconds = 0.3;
-  t.max_samples = 1000;
-  t.max_seconds = 4;
-  return t;
-}
-
 struct ConvOptions {
   ContextOptions context;
   std::vector<std::string> sets{"resnet50_3x3", "lenet5"};
   std::vector<std::int64_t> batches{1};
   std::vector<std::string> passes{"fwd", "bwd_data", "bwd_weights"};
   bool json = false;
-  TimingOptions timing = default_timing();
+  TimingOptions timing = peer_interleaved_timing(0.3, 4);
 };
 
 ReportTable points_table() {

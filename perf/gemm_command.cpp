@@ -29,20 +29,6 @@
 namespace dlk::perf {
 namespace {
 
-// As `dlk-perf roofline` (roofline_command.cpp says why): bursts of 20 ms after
-// a 20 ms pause, so each library's idle threads sleep before the next burst.
-TimingOptions default_timing() {
-  TimingOptions t;
-  t.warmup_calls = 1;
-  t.min_burst_seconds = 0.02;
-  t.pause_seconds = 0.02;
-  t.min_samples = 5;
-  t.min_seconds = 0.3;
-  t.max_samples = 1000;
-  t.max_seconds = 4;
-  return t;
-}
-
 struct GemmOptions {
   ContextOptions context;
   std::vector<int> thread_counts;  // empty: 1 and the context's default
@@ -51,7 +37,7 @@ struct GemmOptions {
   double max_gflop = 0;  // 0: no limit
   bool json = false;
   bool keep_openblas_env = false;
-  TimingOptions timing = default_timing();
+  TimingOptions timing = peer_interleaved_timing(0.3, 4);
   int openblas_thread_timeout = 22;
 };
 

@@ -22,24 +22,12 @@
 namespace dlk::perf {
 namespace {
 
-TimingOptions default_timing() {
-  TimingOptions t;
-  t.warmup_calls = 1;
-  t.min_burst_seconds = 0.02;
-  t.pause_seconds = 0.02;
-  t.min_samples = 5;
-  t.min_seconds = 0.3;
-  t.max_samples = 1000;
-  t.max_seconds = 4;
-  return t;
-}
-
 struct PoolOptions {
   ContextOptions context;
   std::vector<std::int64_t> batches{1, 32};
   std::vector<std::string> passes{"fwd", "bwd"};
   bool json = false;
-  TimingOptions timing = default_timing();
+  TimingOptions timing = peer_interleaved_timing(0.3, 4);
 };
 
 ReportTable points_table() {

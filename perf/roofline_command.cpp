@@ -24,29 +24,13 @@
 namespace dlk::perf {
 namespace {
 
-// Bursts of at least 20 ms after a 20 ms pause: measured here, libgomp's idle
-// worker spins 3-7 ms after a parallel region and OpenBLAS's about 2 ms with
-// OPENBLAS_THREAD_TIMEOUT=22 (140 ms with its default), so each burst starts
-// with the other library's threads asleep.
-TimingOptions default_timing() {
-  TimingOptions t;
-  t.warmup_calls = 1;
-  t.min_burst_seconds = 0.02;
-  t.pause_seconds = 0.02;
-  t.min_samples = 5;
-  t.min_seconds = 0.5;
-  t.max_samples = 1000;
-  t.max_seconds = 8;
-  return t;
-}
-
 struct RooflineOptions {
   ContextOptions context;
   std::vector<std::int64_t> sizes{256, 512, 1024, 2048};
   bool json = false;
   bool keep_openblas_env = false;
   std::int64_t dram_mib = 0;  // 0: from the L3 size
-  TimingOptions timing = default_timing();
+  TimingOptions timing = peer_interleaved_timing(0.5, 8);
   int openblas_thread_timeout = 22;  // 2^22 TSC cycles, about 2 ms
 };
 

@@ -14,6 +14,18 @@ double now_seconds() {
   return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
 }
 
+TimingOptions peer_interleaved_timing(double min_seconds, double max_seconds) {
+  TimingOptions t;
+  t.warmup_calls = 1;
+  t.min_burst_seconds = 0.02;
+  t.pause_seconds = 0.02;
+  t.min_samples = 5;
+  t.min_seconds = min_seconds;
+  t.max_samples = 1000;
+  t.max_seconds = max_seconds;
+  return t;
+}
+
 bool needs_another_round(int rounds, double elapsed, const TimingOptions &options) {
   if (rounds < 1) return true;
   if (rounds >= options.max_samples || elapsed >= options.max_seconds) return false;

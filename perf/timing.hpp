@@ -41,6 +41,13 @@ struct Timing {
   Summary summary() const;
 };
 
+// Timing for dlk against a peer library with its own thread pool: bursts of at
+// least 20 ms after a 20 ms pause. Measured here, libgomp's idle worker spins
+// 3-7 ms after a parallel region and OpenBLAS's about 2 ms with
+// OPENBLAS_THREAD_TIMEOUT=22 (140 ms with its default), so each burst starts with
+// the other library's threads asleep.
+TimingOptions peer_interleaved_timing(double min_seconds, double max_seconds);
+
 // Whether another round should start after `rounds` rounds that took `elapsed` seconds.
 bool needs_another_round(int rounds, double elapsed, const TimingOptions &options);
 
