@@ -53,8 +53,9 @@ struct FloatPath {
   static constexpr int64_t k_group = 1;  // k of a packed block is a multiple of this
   static constexpr bool col_sums = false;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.f32; }
-  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, float *out) {
-    pack_f32_panels(s, count, kc, width, out);
+  static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
+                     int64_t kc, int width, float *out) {
+    pack_f32_panels(k, s, count, kc, width, out);
   }
   static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_F32 && g.cs_c == 1; }
   // The micro-kernel's store of the tile at `spot`: in place, the first k block
@@ -83,8 +84,9 @@ struct Bf16Path : FloatPath {
   static constexpr PackedType packed_b = PackedType::bf16_pairs;
   static constexpr int64_t k_group = 2;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.bf16_pairs; }
-  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, uint16_t *out) {
-    pack_bf16_pair_panels(s, count, kc, width, out);
+  static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
+                     int64_t kc, int width, uint16_t *out) {
+    pack_bf16_pair_panels(k, s, count, kc, width, out);
   }
 };
 
@@ -99,8 +101,9 @@ struct IntegerPath {
   static constexpr int64_t k_group = 4;
   static constexpr bool col_sums = true;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s32; }
-  static void pack_a(const PanelSource &s, int64_t count, int64_t kc, int width, uint8_t *out) {
-    pack_u8_quad_panels(s, count, kc, width, out);
+  static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
+                     int64_t kc, int width, uint8_t *out) {
+    pack_u8_quad_panels(k, s, count, kc, width, out);
   }
   // s32 C: validation allows only alpha 1, beta 0 or 1 and no scales; ReLU
   // (s32 C takes no bias) is applied by the workspace's store.
@@ -121,13 +124,14 @@ struct IntegerPath {
 };
 
 // Sums of the columns of a packed k-quad B panel (width columns, kc4 k), wrapping.
+// Walks the panel in memory order, so the compiler vectorises the sums.
 void column_sums(const int8_t *panel, int64_t kc4, int width, int32_t *sums) {
-  for (int t = 0; t < width; ++t) {
-    uint32_t sum = 0;
-    for (int64_t q = 0; q < kc4 / 4; ++q)
-      for (int r = 0; r < 4; ++r) sum += static_cast<uint32_t>(panel[(q * width + t) * 4 + r]);
-    sums[t] = static_cast<int32_t>(sum);
-  }
+  uint32_t sum[64] = {};  // width <= 64 (NR of every int8 kernel)
+  for (int64_t q = 0; q < kc4 / 4; ++q, panel += width * 4)
+    for (int t = 0; t < width; ++t)
+      sum[t] += static_cast<uint32_t>(static_cast<int32_t>(panel[t * 4]) + panel[t * 4 + 1] +
+                                      panel[t * 4 + 2] + panel[t * 4 + 3]);
+  for (int t = 0; t < width; ++t) sums[t] = static_cast<int32_t>(sum[t]);
 }
 
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
@@ -141,7 +145,11 @@ class BlockedGemm {
  public:
   BlockedGemm(const core::GemmArgs &g, const GemmKernelSet &set, const BPanelPacker &b_packer,
               int groups, int threads)
-      : g_(g), kernel_(Path::kernel(set)), b_packer_(b_packer), in_place_(Path::in_place(g)) {
+      : g_(g),
+        kernel_(Path::kernel(set)),
+        pack_kernels_(set.pack),
+        b_packer_(b_packer),
+        in_place_(Path::in_place(g)) {
     const GemmBlocking &blk = kernel_.blocking;
     mr_ = blk.mr, nr_ = blk.nr;
     // Row blocks of equal size (MC at most), so that threads get equal shares.
@@ -209,7 +217,7 @@ class BlockedGemm {
           const int64_t block = item / parts, part = item % parts;
           const int64_t i0 = block * mc_, mc = std::min(mc_, g_.m - i0);
           if (block != packed_rows) {
-            if (packs) Path::pack_a(a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
+            if (packs) Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
             packed_rows = block;
           }
           const int64_t q0 = panels * part / parts, q1 = panels * (part + 1) / parts;
@@ -245,6 +253,7 @@ class BlockedGemm {
 
   const core::GemmArgs &g_;
   const GemmKernel<typename Path::Microkernel> &kernel_;
+  const kernels::GemmPackKernels &pack_kernels_;
   const BPanelPacker &b_packer_;
   const bool in_place_;
   int mr_ = 0, nr_ = 0;
@@ -316,9 +325,9 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
   if (!b_packer)
     if (const std::optional<UnpackedPlan> plan = plan_unpacked(g, path))
       return gemm_unpacked(g, *plan, isa, threads);
-  const StridedBPanelPacker strided(g);
-  const BPanelPacker &packer = b_packer ? *b_packer : strided;
   const GemmKernelSet &set = gemm_kernel_set(isa);
+  const StridedBPanelPacker strided(g, set.pack);
+  const BPanelPacker &packer = b_packer ? *b_packer : strided;
   if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, packer);
   if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
     return run_blocked<Bf16Path>(g, set, threads, packer);

@@ -34,10 +34,12 @@ GemmBlocking derive_blocking(int mr, int nr, int elem_bytes, int64_t l1, int64_t
   // After the analytical model of Low et al. (BLIS, TOMS 2016), adjusted by
   // measurement on Zen 4 (1 MiB L2): a long k block pays for the C tile's
   // load and store, so KC is as long as an A micro-panel (MR x KC) that fits L1
-  // allows (at most 512: KC 512 ran 5-8 % faster than KC 256 with the 14 x 32
-  // kernel); the A block (MC x KC) takes half of L2; the shared B block
-  // (KC x NC) half of the L3, at most 4096 columns.
-  b.kc = std::clamp<int64_t>(l1 / (int64_t{mr} * elem_bytes) / 64 * 64, 128, 512);
+  // allows, up to 2 KiB of k per panel row: 512 f32 (KC 512 ran 5-8 % faster
+  // than KC 256 with the 14 x 32 kernel), 1024 bf16, 2048 int8 (4-6 % faster
+  // than 512, where a k-quad kernel ran a quarter of f32's iterations per C
+  // tile); the A block (MC x KC) takes half of L2; the shared B block (KC x NC)
+  // half of the L3, at most 4096 columns.
+  b.kc = std::clamp<int64_t>(l1 / (int64_t{mr} * elem_bytes) / 64 * 64, 128, 2048 / elem_bytes);
   b.mc = std::clamp<int64_t>(round_down(l2 / 2 / (b.kc * elem_bytes), mr), mr, 4096);
   b.nc = std::clamp<int64_t>(round_down(l3 / 2 / (b.kc * elem_bytes), nr), nr, 4096);
   return b;
@@ -45,13 +47,15 @@ GemmBlocking derive_blocking(int mr, int nr, int elem_bytes, int64_t l1, int64_t
 
 const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
   using namespace kernels;
+  static constexpr GemmPackKernels generic_packing{pack_k_contiguous_generic,
+                                                   pack_panel_contiguous_generic};
   // int8 kernels read 1-byte operands in k-quads; every tier sums exactly.
   static const GemmKernelSet scalar{
       kernel(gemm_f32_generic_4x8, "scalar:gemm_f32_4x8", 4, 8, 4),
-      kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1), {}};
+      kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1), {}, generic_packing};
   static const GemmKernelSet avx2{
       kernel(gemm_f32_avx2_6x16, "avx2:gemm_f32_6x16", 6, 16, 4),
-      kernel(gemm_s32_generic_4x8, "avx2:gemm_u8s8s32_4x8", 4, 8, 1), {}};
+      kernel(gemm_s32_generic_4x8, "avx2:gemm_u8s8s32_4x8", 4, 8, 1), {}, generic_packing};
   // The avx512 tier needs F, BW, VL and DQ; VNNI and BF16 are further CPUID bits.
   // Without BF16, bf16 is converted to f32 while packing, as f16 always is.
   static const GemmKernelSet avx512{
@@ -61,7 +65,8 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
           : kernel(gemm_s32_generic_4x8, "avx512:gemm_u8s8s32_4x8", 4, 8, 1),
       core::cpu_features().avx512_bf16
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2)
-          : GemmKernel<GemmBf16Microkernel>{}};
+          : GemmKernel<GemmBf16Microkernel>{},
+      {pack_k_contiguous_avx512, pack_panel_contiguous_avx512}};
   switch (isa) {
     case core::CpuIsa::avx512: return avx512;
     case core::CpuIsa::avx2: return avx2;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "backends/cpu_avx512/kernels/gemm_microkernel.hpp"
+#include "backends/cpu_avx512/kernels/gemm_pack_kernels.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
@@ -29,6 +30,7 @@ struct GemmKernelSet {
   GemmKernel<kernels::GemmF32Microkernel> f32;  // also f16, and bf16 without bf16_pairs
   GemmKernel<kernels::GemmS32Microkernel> s32;
   GemmKernel<kernels::GemmBf16Microkernel> bf16_pairs;  // run is null where the tier has none
+  kernels::GemmPackKernels pack;
 };
 
 // The kernels of `isa` (which the caller has checked the CPU has).

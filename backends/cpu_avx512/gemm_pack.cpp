@@ -59,7 +59,35 @@ PanelSource b_block(const core::GemmArgs &g, int64_t batch, int64_t p0, int64_t 
   return {element_at(g.b.ptr, g.b.dtype, offset), g.b.dtype, g.b.cs, g.b.rs};
 }
 
-void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int width, float *out) {
+namespace {
+
+// The packing kernels' view of a source whose elements are `elem_bytes` wide:
+// true when a stride is 1 and the kernels packed the panels.
+bool pack_unit_stride(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                      int64_t count, int64_t kc, int width, uint8_t flip, void *out) {
+  const int64_t size = dlk_dtype_size(src.dtype);
+  const int64_t panel_bytes = (kc * size + 3) / 4 * 4 * width;
+  const auto *base = static_cast<const uint8_t *>(src.ptr);
+  auto *o = static_cast<uint8_t *>(out);
+  if (src.inner_stride != 1 && src.outer_stride != 1) return false;
+  for (int64_t o0 = 0; o0 < count; o0 += width, o += panel_bytes) {
+    const int rows = static_cast<int>(std::min<int64_t>(width, count - o0));
+    const uint8_t *s = base + o0 * src.outer_stride * size;
+    if (src.inner_stride == 1)
+      kernels.k_contiguous(s, src.outer_stride * size, rows, kc * size, width, flip, o);
+    else
+      kernels.panel_contiguous(s, src.inner_stride * size, static_cast<int>(size), kc, rows,
+                               width, flip, o);
+  }
+  return true;
+}
+
+}  // namespace
+
+void pack_f32_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                     int64_t count, int64_t kc, int width, float *out) {
+  if (src.dtype == DLK_DTYPE_F32 && pack_unit_stride(kernels, src, count, kc, width, 0, out))
+    return;
   with_float_storage(src.dtype, [&](auto storage) {
     using Storage = decltype(storage);
     using T = typename Storage::type;
@@ -70,49 +98,48 @@ void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int widt
 
 namespace {
 
-// The k-group layouts (G consecutive k per row or column), from any strides:
-// loops in the order that reads memory contiguously when one stride is 1.
+// The k-group layouts (G consecutive k per row or column) from any strides, for
+// sources no packing kernel takes.
 template <class Elem, int G, class Out, class Load>
 void pack_group_panels(const PanelSource &src, int64_t count, int64_t kc, int width, Out *out,
                        Load load) {
   const Elem *base = static_cast<const Elem *>(src.ptr);
-  const int64_t kc4 = (kc + G - 1) / G * G;
+  const int64_t kcg = (kc + G - 1) / G * G;
   for (int64_t o0 = 0; o0 < count; o0 += width) {
     const int64_t rows = std::min<int64_t>(width, count - o0);
     const Elem *s = base + o0 * src.outer_stride;
-    std::fill(out, out + kc4 * width, Out{0});
-    if (src.outer_stride == 1) {
+    std::fill(out, out + kcg * width, Out{0});
+    for (int64_t t = 0; t < rows; ++t)
       for (int64_t p = 0; p < kc; ++p)
-        for (int64_t t = 0; t < rows; ++t)
-          out[(p / G) * width * G + t * G + p % G] = load(s[p * src.inner_stride + t]);
-    } else {
-      for (int64_t t = 0; t < rows; ++t)
-        for (int64_t p = 0; p < kc; ++p)
-          out[(p / G) * width * G + t * G + p % G] =
-              load(s[t * src.outer_stride + p * src.inner_stride]);
-    }
-    out += kc4 * width;
+        out[(p / G) * width * G + t * G + p % G] =
+            load(s[t * src.outer_stride + p * src.inner_stride]);
+    out += kcg * width;
   }
 }
 
 }  // namespace
 
-void pack_u8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
-                         uint8_t *out) {
+void pack_u8_quad_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                         int64_t count, int64_t kc, int width, uint8_t *out) {
+  // s8 A becomes u8 by adding 128: flipping the sign bit.
+  const uint8_t flip = src.dtype == DLK_DTYPE_U8 ? 0 : 0x80;
+  if (pack_unit_stride(kernels, src, count, kc, width, flip, out)) return;
   if (src.dtype == DLK_DTYPE_U8)
     return pack_group_panels<uint8_t, 4>(src, count, kc, width, out, [](uint8_t v) { return v; });
   pack_group_panels<int8_t, 4>(src, count, kc, width, out, [](int8_t v) {
-    return static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);  // v + 128
+    return static_cast<uint8_t>(static_cast<uint8_t>(v) ^ 0x80u);
   });
 }
 
-void pack_s8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
-                         int8_t *out) {
+void pack_s8_quad_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                         int64_t count, int64_t kc, int width, int8_t *out) {
+  if (pack_unit_stride(kernels, src, count, kc, width, 0, out)) return;
   pack_group_panels<int8_t, 4>(src, count, kc, width, out, [](int8_t v) { return v; });
 }
 
-void pack_bf16_pair_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
-                           uint16_t *out) {
+void pack_bf16_pair_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                           int64_t count, int64_t kc, int width, uint16_t *out) {
+  if (pack_unit_stride(kernels, src, count, kc, width, 0, out)) return;
   pack_group_panels<uint16_t, 2>(src, count, kc, width, out, [](uint16_t v) { return v; });
 }
 
@@ -120,10 +147,12 @@ void StridedBPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0
                                const PackedPanel &panel) const {
   const PanelSource src = b_block(args_, batch, p0, j0);
   if (panel.type == PackedType::bf16_pairs)
-    return pack_bf16_pair_panels(src, cols, kc, panel.width, static_cast<uint16_t *>(panel.data));
+    return pack_bf16_pair_panels(kernels_, src, cols, kc, panel.width,
+                                 static_cast<uint16_t *>(panel.data));
   if (panel.type == PackedType::s8_quads)
-    return pack_s8_quad_panels(src, cols, kc, panel.width, static_cast<int8_t *>(panel.data));
-  pack_f32_panels(src, cols, kc, panel.width, static_cast<float *>(panel.data));
+    return pack_s8_quad_panels(kernels_, src, cols, kc, panel.width,
+                               static_cast<int8_t *>(panel.data));
+  pack_f32_panels(kernels_, src, cols, kc, panel.width, static_cast<float *>(panel.data));
 }
 
 }  // namespace dlk::cpu

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "backends/cpu_avx512/kernels/gemm_pack_kernels.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
@@ -25,23 +26,27 @@ PanelSource a_block(const core::GemmArgs &g, int64_t batch, int64_t i0, int64_t 
 // The block of B k [p0, p0 + kc) x columns [j0, j0 + nc) of batch entry `batch`.
 PanelSource b_block(const core::GemmArgs &g, int64_t batch, int64_t p0, int64_t j0);
 
+// The packers below run the tier's packing kernels (`kernels`) where a stride
+// is 1 and an element loop otherwise.
+//
 // Packs ceil(count / width) micro-panels of kc x width, each stored p-major
 // (out[p * width + t]), one after another; rows past count are zero.
 // f32, f16 or bf16 in.
-void pack_f32_panels(const PanelSource &src, int64_t count, int64_t kc, int width, float *out);
+void pack_f32_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                     int64_t count, int64_t kc, int width, float *out);
 // The int8 layout (k-quads, kernels/gemm_microkernel.hpp): ceil(count / width)
 // micro-panels of round_up(kc, 4) x width, element (p, t) of a panel at
 // out[(p / 4) * width * 4 + t * 4 + p % 4], zeros past kc and count.
 // A: u8 as it is, s8 shifted by 128 to u8 (the caller shifts the zero point).
-void pack_u8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
-                         uint8_t *out);
+void pack_u8_quad_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                         int64_t count, int64_t kc, int width, uint8_t *out);
 // B: s8.
-void pack_s8_quad_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
-                         int8_t *out);
+void pack_s8_quad_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                         int64_t count, int64_t kc, int width, int8_t *out);
 // The bf16 layout (k-pairs): as the k-quads with groups of two, bf16 bits as
 // they are.
-void pack_bf16_pair_panels(const PanelSource &src, int64_t count, int64_t kc, int width,
-                           uint16_t *out);
+void pack_bf16_pair_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
+                           int64_t count, int64_t kc, int width, uint16_t *out);
 // k rounded up to the int8 layout's groups of four.
 inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 
@@ -81,12 +86,14 @@ class BPanelPacker {
 // The packer of an ordinary strided B (args.b), converting to the panel's type.
 class StridedBPanelPacker final : public BPanelPacker {
  public:
-  explicit StridedBPanelPacker(const core::GemmArgs &args) : args_(args) {}
+  StridedBPanelPacker(const core::GemmArgs &args, const kernels::GemmPackKernels &kernels)
+      : args_(args), kernels_(kernels) {}
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
             const PackedPanel &panel) const override;
 
  private:
   const core::GemmArgs &args_;
+  const kernels::GemmPackKernels &kernels_;
 };
 
 }  // namespace dlk::cpu

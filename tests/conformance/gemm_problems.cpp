@@ -184,13 +184,14 @@ void add_edge_cases(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b, dl
 
 // One above and one below each block size of the CPU backend's BLIS loops
 // (backends/cpu_avx512/gemm_kernels.cpp on a 32 KiB L1, 1 MiB L2): MR 14 / NR 32
-// (avx512), KC 512, MC 252, NC 4096, and the NC a C without in-place
+// (avx512), KC 512 (f32) / 1024 (bf16) / 2048 (int8), MC 252, NC 4096, and the NC a C without in-place
 // accumulation gets from its 8 MiB workspace (992 columns at m = 2100); odd
 // padded leading dimensions and beta != 0 throughout.
 void add_blocking_edges(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b, dlk_dtype c,
                         Rng &rng) {
   const Shape shapes[] = {{13, 33, 511}, {15, 31, 513}, {251, 65, 2},  {253, 17, 3},
-                          {2, 4095, 3},  {3, 4097, 2},  {2100, 993, 1}};
+                          {2, 4095, 3},  {3, 4097, 2},  {2100, 993, 1}, {11, 35, 1023},
+                          {17, 30, 1025}, {9, 37, 2047}, {19, 29, 2049}};
   int i = 0;
   for (const Shape &s : shapes) {
     GemmProblem p = make(a, b, c, s, i % 2 ? DLK_COL_MAJOR : DLK_ROW_MAJOR,

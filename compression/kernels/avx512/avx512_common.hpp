@@ -2,22 +2,11 @@
 // linkage, see kernels/numerics.hpp.
 #pragma once
 
-// GCC 12 reports the _mm512_undefined_* values inside its own AVX-512 headers as
-// (maybe) uninitialized (GCC bug 105593); silenced for those headers only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "common/immintrin.hpp"
 #include "compression/kernels/kernel_table.hpp"
 #include "compression/kernels/numerics.hpp"
 #include "compression/kernels/mode_dispatch.hpp"

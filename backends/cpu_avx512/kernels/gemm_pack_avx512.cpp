@@ -1,0 +1,123 @@
+// Compiled with -mavx512f -mavx512bw -mavx512vl only; gemm_kernels.cpp gives
+// these to the avx512 tier, which requires those bits. Every load and store is
+// masked to the matrix and the panel, so edges need no scalar path.
+#include <algorithm>
+
+#include "backends/cpu_avx512/kernels/gemm_pack_kernels.hpp"
+#include "common/immintrin.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+__mmask16 lanes16(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? 0 : __mmask16((1u << n) - 1);
+}
+__mmask8 lanes8(int64_t n) {
+  return n >= 8 ? __mmask8(0xFF) : n <= 0 ? 0 : __mmask8((1u << n) - 1);
+}
+__mmask64 bytes64(int64_t n) {
+  return n >= 64 ? ~__mmask64{0} : n <= 0 ? 0 : (__mmask64{1} << n) - 1;
+}
+
+// Transposes 16 x 16 32-bit units in place: r[i] lane e becomes r[e] lane i.
+void transpose16(__m512i (&r)[16]) {
+  __m512i t[16], s[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  // s[4i + j], 128-bit lane l: unit 4l + j of rows 4i .. 4i + 3.
+  for (int i = 0; i < 4; ++i) {
+    s[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    s[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    s[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    s[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int j = 0; j < 4; ++j) {
+    const __m512i even_lo = _mm512_shuffle_i32x4(s[j], s[4 + j], 0x88);
+    const __m512i odd_lo = _mm512_shuffle_i32x4(s[j], s[4 + j], 0xDD);
+    const __m512i even_hi = _mm512_shuffle_i32x4(s[8 + j], s[12 + j], 0x88);
+    const __m512i odd_hi = _mm512_shuffle_i32x4(s[8 + j], s[12 + j], 0xDD);
+    r[j] = _mm512_shuffle_i32x4(even_lo, even_hi, 0x88);
+    r[8 + j] = _mm512_shuffle_i32x4(even_lo, even_hi, 0xDD);
+    r[4 + j] = _mm512_shuffle_i32x4(odd_lo, odd_hi, 0x88);
+    r[12 + j] = _mm512_shuffle_i32x4(odd_lo, odd_hi, 0xDD);
+  }
+}
+
+}  // namespace
+
+void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
+                              int width, uint8_t flip, uint8_t *out) {
+  const int64_t units = (bytes + 3) / 4;
+  const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
+  for (int r0 = 0; r0 < width; r0 += 16) {
+    const __mmask16 store = lanes16(width - r0);
+    const int present = std::clamp(rows - r0, 0, 16);
+    for (int64_t u0 = 0; u0 < units; u0 += 16) {
+      const __mmask64 in = bytes64(bytes - 4 * u0);
+      __m512i r[16];
+      for (int i = 0; i < 16; ++i) {
+        r[i] = _mm512_setzero_si512();
+        if (i >= present) continue;
+        r[i] = _mm512_maskz_loadu_epi8(in, src + (r0 + i) * stride + 4 * u0);
+        if (flip) r[i] = _mm512_maskz_mov_epi8(in, _mm512_xor_si512(r[i], flips));
+      }
+      transpose16(r);
+      const int64_t n = std::min<int64_t>(16, units - u0);
+      for (int e = 0; e < n; ++e)
+        _mm512_mask_storeu_epi32(out + ((u0 + e) * width + r0) * 4, store, r[e]);
+    }
+  }
+}
+
+void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
+                                  int cols, int width, uint8_t flip, uint8_t *out) {
+  const int group = 4 / elem_bytes;
+  const int64_t unit_rows = (k + group - 1) / group;
+  const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
+  // 16 bytes of line p from column c0 on, masked to the matrix, flipped; zero past k.
+  auto line = [&](int64_t p, int c0) {
+    if (p >= k) return _mm_setzero_si128();
+    const __mmask16 mask = lanes16((cols - c0) * elem_bytes);
+    const __m128i v = _mm_maskz_loadu_epi8(mask, src + p * stride + int64_t{c0} * elem_bytes);
+    return flip ? _mm_maskz_mov_epi8(mask, _mm_xor_si128(v, flips)) : v;
+  };
+  // Four units for columns c .. c + 3 of the unit-row at o.
+  auto store4 = [&](uint8_t *o, int c, __m128i v) {
+    _mm_mask_storeu_epi32(o + int64_t{c} * 4, lanes8(width - c) & 0xF, v);
+  };
+  for (int64_t u = 0; u < unit_rows; ++u) {
+    uint8_t *o = out + u * width * 4;
+    const int64_t p = u * group;
+    if (elem_bytes == 4) {
+      for (int c0 = 0; c0 < width; c0 += 16) {
+        const __mmask16 in = lanes16(cols - c0);
+        __m512i v = _mm512_maskz_loadu_epi32(in, src + p * stride + c0 * 4);
+        if (flip)
+          v = _mm512_maskz_mov_epi32(
+              in, _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(flip))));
+        _mm512_mask_storeu_epi32(o + c0 * 4, lanes16(width - c0), v);
+      }
+    } else if (elem_bytes == 2) {
+      for (int c0 = 0; c0 < width; c0 += 8) {
+        const __m128i x0 = line(p, c0), x1 = line(p + 1, c0);
+        store4(o, c0, _mm_unpacklo_epi16(x0, x1));
+        store4(o, c0 + 4, _mm_unpackhi_epi16(x0, x1));
+      }
+    } else {
+      for (int c0 = 0; c0 < width; c0 += 16) {
+        const __m128i x0 = line(p, c0), x1 = line(p + 1, c0);
+        const __m128i x2 = line(p + 2, c0), x3 = line(p + 3, c0);
+        const __m128i lo01 = _mm_unpacklo_epi8(x0, x1), hi01 = _mm_unpackhi_epi8(x0, x1);
+        const __m128i lo23 = _mm_unpacklo_epi8(x2, x3), hi23 = _mm_unpackhi_epi8(x2, x3);
+        store4(o, c0, _mm_unpacklo_epi16(lo01, lo23));
+        store4(o, c0 + 4, _mm_unpackhi_epi16(lo01, lo23));
+        store4(o, c0 + 8, _mm_unpacklo_epi16(hi01, hi23));
+        store4(o, c0 + 12, _mm_unpackhi_epi16(hi01, hi23));
+      }
+    }
+  }
+}
+
+}  // namespace dlk::cpu::kernels

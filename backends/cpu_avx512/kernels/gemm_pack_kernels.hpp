@@ -1,0 +1,51 @@
+// Packing micro-kernels (the role of BLIS's packm kernels): the two copies that
+// packing a GEMM operand from a unit-stride matrix comes down to. Every packed
+// layout (kernels/gemm_microkernel.hpp) is made of 32-bit units, one f32, one
+// bf16 k-pair or one int8 k-quad, and a micro-panel is `width` units per
+// unit-row, so both kernels write
+//
+//   out[u * width + t] = unit u (along k) of panel row t    (t < width)
+//
+// with zeros in the rows past the matrix's edge and in the bytes past k. A
+// panel row is a row of A or a column of B. `flip` is xored into every byte
+// that comes from the source (0x80 per byte turns s8 into u8 + 128; 0 for
+// none); padding stays zero.
+//
+// The generic versions are portable loops; the AVX-512 ones transpose and
+// interleave in registers. gemm_pack.cpp picks the tier's pair (gemm_kernels.cpp)
+// when a stride is 1 and falls back to an element loop otherwise.
+#pragma once
+
+#include <cstdint>
+
+namespace dlk::cpu::kernels {
+
+// Panel rows contiguous along k (row-major A, column-major B): `rows` rows of
+// `bytes` bytes each, row t at src + t * stride bytes; writes ceil(bytes / 4)
+// unit-rows.
+using PackKContiguous = void (*)(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
+                                 int width, uint8_t flip, uint8_t *out);
+// Panel rows contiguous along the panel (column-major A, row-major B): `k` lines
+// of `cols` elements of `elem_bytes` bytes (4, 2 or 1), line p at src + p *
+// stride bytes; 4 / elem_bytes consecutive lines make one unit-row, so
+// ceil(k * elem_bytes / 4) unit-rows are written.
+using PackPanelContiguous = void (*)(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
+                                     int cols, int width, uint8_t flip, uint8_t *out);
+
+struct GemmPackKernels {
+  PackKContiguous k_contiguous;
+  PackPanelContiguous panel_contiguous;
+};
+
+void pack_k_contiguous_generic(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
+                               int width, uint8_t flip, uint8_t *out);
+void pack_panel_contiguous_generic(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
+                                   int cols, int width, uint8_t flip, uint8_t *out);
+
+// AVX-512 F/BW/VL: 16 x 16 unit transposes, byte and word interleaves; width <= 32.
+void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
+                              int width, uint8_t flip, uint8_t *out);
+void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
+                                  int cols, int width, uint8_t flip, uint8_t *out);
+
+}  // namespace dlk::cpu::kernels
