@@ -50,7 +50,8 @@ dlk_status dlk_conv2d_forward(dlk_context_t context, const dlk_conv2d_desc *desc
     validate_conv2d_forward(args);
     require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
     if (desc->n == 0) return;
-    run_op(ctx, summarize_conv2d(op, args), [&] { return ctx.backend->conv2d_forward(args); });
+    run_op(ctx, summarize_conv2d(op, args, prints_exec_lines(ctx)),
+           [&] { return ctx.backend->conv2d_forward(args); });
   });
 }
 
@@ -65,7 +66,8 @@ dlk_status dlk_conv2d_backward_data(dlk_context_t context, const dlk_conv2d_desc
     validate_conv2d_backward_data(args);
     require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
     if (desc->n == 0) return;
-    run_op(ctx, summarize_conv2d(op, args), [&] { return ctx.backend->conv2d_backward_data(args); });
+    run_op(ctx, summarize_conv2d(op, args, prints_exec_lines(ctx)),
+           [&] { return ctx.backend->conv2d_backward_data(args); });
   });
 }
 
@@ -82,7 +84,8 @@ dlk_status dlk_conv2d_backward_weights(dlk_context_t context, const dlk_conv2d_d
     validate_conv2d_backward_weights(args);
     require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
     // An empty batch still writes: the gradients of nothing are zero.
-    run_op(ctx, summarize_conv2d(op, args), [&] { return ctx.backend->conv2d_backward_weights(args); });
+    run_op(ctx, summarize_conv2d(op, args, prints_exec_lines(ctx)),
+           [&] { return ctx.backend->conv2d_backward_weights(args); });
   });
 }
 

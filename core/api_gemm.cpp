@@ -36,7 +36,8 @@ dlk_status dlk_gemm(dlk_context_t context, const dlk_gemm_desc *desc, const void
     const GemmArgs args = validate_gemm(desc, a, b, c, multipliers);
     require_supported("dlk_gemm", ctx, DLK_OP_GEMM, args.a.dtype, args.b.dtype, args.c_type);
     if (args.m == 0 || args.n == 0 || args.batch == 0) return;
-    run_op(ctx, summarize_gemm(args), [&] { return ctx.backend->gemm(args); });
+    run_op(ctx, summarize_gemm(args, prints_exec_lines(ctx)),
+           [&] { return ctx.backend->gemm(args); });
   });
 }
 

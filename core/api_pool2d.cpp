@@ -44,7 +44,8 @@ dlk_status dlk_pool2d_forward(dlk_context_t context, const dlk_pool2d_desc *desc
     validate_pool2d_forward(args);
     require_supported(call, ctx, op, desc->dtype, desc->dtype, desc->dtype);
     if (desc->n == 0) return;
-    run_op(ctx, summarize_pool2d(op, args), [&] { return ctx.backend->pool2d_forward(args); });
+    run_op(ctx, summarize_pool2d(op, args, prints_exec_lines(ctx)),
+           [&] { return ctx.backend->pool2d_forward(args); });
   });
 }
 
@@ -59,7 +60,8 @@ dlk_status dlk_pool2d_backward(dlk_context_t context, const dlk_pool2d_desc *des
     validate_pool2d_backward(args);
     require_supported(call, ctx, op, desc->dtype, desc->dtype, desc->dtype);
     if (desc->n == 0) return;
-    run_op(ctx, summarize_pool2d(op, args), [&] { return ctx.backend->pool2d_backward(args); });
+    run_op(ctx, summarize_pool2d(op, args, prints_exec_lines(ctx)),
+           [&] { return ctx.backend->pool2d_backward(args); });
   });
 }
 

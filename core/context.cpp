@@ -42,7 +42,7 @@ class ExclusiveUse {
 
 void run_op(dlk_context &ctx, const OpSummary &summary, const std::function<OpResult()> &body) {
   const ExclusiveUse claim(ctx, summary.op);
-  const bool verbose = ctx.config.backend_config.verbose >= 1;
+  const bool verbose = prints_exec_lines(ctx);
   const auto start = std::chrono::steady_clock::now();
   OpResult result = body();
   // An asynchronous backend's time means something only once the op finished.

@@ -30,6 +30,11 @@ dlk_context &checked_context(const char *call, dlk_context_t context);
 void require_supported(const char *call, const dlk_context &ctx, dlk_op op, dlk_dtype a,
                        dlk_dtype b, dlk_dtype c);
 
+// Whether ops print their verbose exec line (DLK_VERBOSE >= 1).
+inline bool prints_exec_lines(const dlk_context &ctx) {
+  return ctx.config.backend_config.verbose >= 1;
+}
+
 // Runs one op on the backend: times it, keeps its record, prints the verbose line.
 // Throws an invalid-argument Error naming 'context' when another thread's op is
 // running on the same context.

@@ -16,8 +16,10 @@ struct OpSummary {
   double bytes = 0;
 };
 
-OpSummary summarize_gemm(const GemmArgs &args);
-OpSummary summarize_conv2d(dlk_op op, const Conv2dArgs &args);
-OpSummary summarize_pool2d(dlk_op op, const Pool2dArgs &args);
+// `with_text`: also the types and problem strings, which only the verbose line
+// prints (formatting them costs a small GEMM a tenth of its time).
+OpSummary summarize_gemm(const GemmArgs &args, bool with_text);
+OpSummary summarize_conv2d(dlk_op op, const Conv2dArgs &args, bool with_text);
+OpSummary summarize_pool2d(dlk_op op, const Pool2dArgs &args, bool with_text);
 
 }  // namespace dlk::core

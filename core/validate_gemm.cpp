@@ -16,14 +16,16 @@ void check_types(const dlk_gemm_desc &d) {
   if (!check::holds_dtype(d.b_type)) throw_invalid(kCall, "b_type", "is not a dlk_dtype value");
   if (!check::holds_dtype(d.c_type)) throw_invalid(kCall, "c_type", "is not a dlk_dtype value");
   bool a_ok = false, ab_ok = false;
-  std::vector<std::string> valid;
   for (const auto &t : gemm_type_combos()) {
-    valid.push_back(std::string(dlk_dtype_name(t.a)) + ":" + dlk_dtype_name(t.b) + ":" +
-                    dlk_dtype_name(t.c));
     if (t.a == d.a_type) a_ok = true;
     if (t.a == d.a_type && t.b == d.b_type) ab_ok = true;
     if (t.a == d.a_type && t.b == d.b_type && t.c == d.c_type) return;
   }
+  // The list of valid combinations is formatted only for the error: every call checks.
+  std::vector<std::string> valid;
+  for (const auto &t : gemm_type_combos())
+    valid.push_back(std::string(dlk_dtype_name(t.a)) + ":" + dlk_dtype_name(t.b) + ":" +
+                    dlk_dtype_name(t.c));
   const char *arg = !a_ok ? "a_type" : !ab_ok ? "b_type" : "c_type";
   throw_invalid(kCall, arg,
                 std::string("gives the type combination ") + dlk_dtype_name(d.a_type) + ":" +

@@ -124,16 +124,6 @@ struct IntegerPath {
 };
 
 // Sums of the columns of a packed k-quad B panel (width columns, kc4 k), wrapping.
-// Walks the panel in memory order, so the compiler vectorises the sums.
-void column_sums(const int8_t *panel, int64_t kc4, int width, int32_t *sums) {
-  uint32_t sum[64] = {};  // width <= 64 (NR of every int8 kernel)
-  for (int64_t q = 0; q < kc4 / 4; ++q, panel += width * 4)
-    for (int t = 0; t < width; ++t)
-      sum[t] += static_cast<uint32_t>(static_cast<int32_t>(panel[t * 4]) + panel[t * 4 + 1] +
-                                      panel[t * 4 + 2] + panel[t * 4 + 3]);
-  for (int t = 0; t < width; ++t) sums[t] = static_cast<int32_t>(sum[t]);
-}
-
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
 // one packed B block (and one workspace); each thread has its own A block.
 template <class Path>
@@ -208,7 +198,8 @@ class BlockedGemm {
           if (packs)
             b_packer_.pack(batch, p0, kc, j0 + q * nr_, std::min<int64_t>(nr_, nc - q * nr_),
                            PackedPanel{b_pack + q * kcp * nr_, Path::packed_b, nr_});
-          if constexpr (Path::col_sums) column_sums(b_pack + q * kcp * nr_, kcp, nr_, sums + q * nr_);
+          if constexpr (Path::col_sums)
+            pack_kernels_.column_sums(b_pack + q * kcp * nr_, kcp / 4, nr_, sums + q * nr_);
         }
         sync(members);
         int64_t packed_rows = -1;

@@ -47,8 +47,8 @@ GemmBlocking derive_blocking(int mr, int nr, int elem_bytes, int64_t l1, int64_t
 
 const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
   using namespace kernels;
-  static constexpr GemmPackKernels generic_packing{pack_k_contiguous_generic,
-                                                   pack_panel_contiguous_generic};
+  static constexpr GemmPackKernels generic_packing{
+      pack_k_contiguous_generic, pack_panel_contiguous_generic, pack_column_sums_generic};
   // int8 kernels read 1-byte operands in k-quads; every tier sums exactly.
   static const GemmKernelSet scalar{
       kernel(gemm_f32_generic_4x8, "scalar:gemm_f32_4x8", 4, 8, 4),
@@ -66,7 +66,7 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
       core::cpu_features().avx512_bf16
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2)
           : GemmKernel<GemmBf16Microkernel>{},
-      {pack_k_contiguous_avx512, pack_panel_contiguous_avx512}};
+      {pack_k_contiguous_avx512, pack_panel_contiguous_avx512, pack_column_sums_avx512}};
   switch (isa) {
     case core::CpuIsa::avx512: return avx512;
     case core::CpuIsa::avx2: return avx2;

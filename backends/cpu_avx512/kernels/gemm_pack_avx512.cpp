@@ -120,4 +120,17 @@ void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_b
   }
 }
 
+void pack_column_sums_avx512(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums) {
+  const __m512i ones8 = _mm512_set1_epi8(1), ones16 = _mm512_set1_epi16(1);
+  for (int c0 = 0; c0 < width; c0 += 16) {
+    const __mmask64 in = bytes64(int64_t{width - c0} * 4);
+    __m512i acc = _mm512_setzero_si512();
+    for (int64_t u = 0; u < unit_rows; ++u) {
+      const __m512i quads = _mm512_maskz_loadu_epi8(in, panel + (u * width + c0) * 4);
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(ones8, quads), ones16));
+    }
+    _mm512_mask_storeu_epi32(sums + c0, lanes16(width - c0), acc);
+  }
+}
+
 }  // namespace dlk::cpu::kernels

@@ -35,4 +35,13 @@ void pack_panel_contiguous_generic(const uint8_t *src, int64_t stride, int elem_
   }
 }
 
+void pack_column_sums_generic(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums) {
+  for (int t = 0; t < width; ++t) sums[t] = 0;
+  for (int64_t u = 0; u < unit_rows; ++u, panel += width * 4)
+    for (int t = 0; t < width; ++t)
+      sums[t] = static_cast<int32_t>(static_cast<uint32_t>(sums[t]) +
+                                     static_cast<uint32_t>(panel[t * 4] + panel[t * 4 + 1] +
+                                                           panel[t * 4 + 2] + panel[t * 4 + 3]));
+}
+
 }  // namespace dlk::cpu::kernels

@@ -32,20 +32,29 @@ using PackKContiguous = void (*)(const uint8_t *src, int64_t stride, int rows, i
 using PackPanelContiguous = void (*)(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
                                      int cols, int width, uint8_t flip, uint8_t *out);
 
+// The int8 compensation sums of a packed k-quad B panel (`unit_rows` quads of
+// `width` columns): sums[t] = sum over the panel's k of column t, wrapping
+// modulo 2^32.
+using PackColumnSums = void (*)(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums);
+
 struct GemmPackKernels {
   PackKContiguous k_contiguous;
   PackPanelContiguous panel_contiguous;
+  PackColumnSums column_sums;
 };
 
 void pack_k_contiguous_generic(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
                                int width, uint8_t flip, uint8_t *out);
 void pack_panel_contiguous_generic(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
                                    int cols, int width, uint8_t flip, uint8_t *out);
+void pack_column_sums_generic(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums);
 
-// AVX-512 F/BW/VL: 16 x 16 unit transposes, byte and word interleaves; width <= 32.
+// AVX-512 F/BW/VL: 16 x 16 unit transposes, byte and word interleaves, sums by
+// vpmaddubsw/vpmaddwd (exact: a quad of s8 sums within 16 bits); width <= 32.
 void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
                               int width, uint8_t flip, uint8_t *out);
 void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
                                   int cols, int width, uint8_t flip, uint8_t *out);
+void pack_column_sums_avx512(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums);
 
 }  // namespace dlk::cpu::kernels
