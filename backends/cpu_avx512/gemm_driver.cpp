@@ -38,6 +38,10 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 // A thread asks for at least this many multiply-adds: below it, starting and
 // synchronising the team costs more than the thread saves.
 constexpr int64_t kMinMacsPerThread = int64_t{1} << 16;
+// Below this many MR-row micro-rows per thread, threads share the micro-panels
+// of B rather than the rows: a share of one micro-row more or less would
+// unbalance them by more than a quarter.
+constexpr int64_t kMinMicroRowsPerThread = 4;
 // The workspace of a C that cannot accumulate in place is at most this large;
 // NC shrinks to fit it.
 constexpr int64_t kWorkspaceBytes = int64_t{8} << 20;
@@ -142,8 +146,9 @@ class BlockedGemm {
         in_place_(Path::in_place(g)) {
     const GemmBlocking &blk = kernel_.blocking;
     mr_ = blk.mr, nr_ = blk.nr;
-    // Row blocks of equal size (MC at most), so that threads get equal shares.
-    mc_ = round_up(ceil_div(g.m, ceil_div(g.m, blk.mc)), mr_);
+    // The largest row block; a thread's share of the rows is cut into blocks of
+    // equal size up to this (run_entry).
+    mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
     kc_ = std::max<int64_t>(1, std::min(blk.kc, g.k));
     nc_ = std::min(blk.nc, round_up(g.n, nr_));
     if (!in_place_)
@@ -178,14 +183,24 @@ class BlockedGemm {
     Acc *workspace = workspaces_ + ws_size_ * group;
     // C itself only when it has the accumulator's type.
     Acc *c = in_place_ ? static_cast<Acc *>(g_.c) + batch * g_.batch_stride_c : nullptr;
-    const int64_t tiles_m = ceil_div(g_.m, mc_);
+    // The threads' shares: with enough rows, a contiguous range of MR-row
+    // micro-rows each (so each packs only its own rows of A, and the shares
+    // differ by one micro-row at most), cut into row blocks of at most MC; with
+    // too few rows for that, every thread takes all rows and a share of the
+    // micro-panels of B.
+    const int64_t micro_rows = ceil_div(g_.m, mr_);
+    const bool split_rows = micro_rows >= kMinMicroRowsPerThread * members;
+    const int64_t row_begin = split_rows ? micro_rows * member / members * mr_ : 0;
+    const int64_t row_end =
+        split_rows ? std::min(g_.m, micro_rows * (member + 1) / members * mr_) : g_.m;
+    const int64_t rows = row_end - row_begin;
+    // Blocks of equal size within the share, MC at most.
+    const int64_t mc_share = rows > 0 ? round_up(ceil_div(rows, ceil_div(rows, mc_)), mr_) : mr_;
     for (int64_t j0 = 0; j0 < g_.n; j0 += nc_) {
       const int64_t nc = std::min(nc_, g_.n - j0);
       const int64_t panels = ceil_div(nc, nr_);
-      // Row blocks are the threads' natural unit; with fewer of them than
-      // threads, each row block's micro-panels are split too.
-      const int64_t parts = std::min(panels, tiles_m >= members ? 1 : ceil_div(members, tiles_m));
-      const int64_t items = tiles_m * parts;
+      const int64_t q0 = split_rows ? 0 : panels * member / members;
+      const int64_t q1 = split_rows ? panels : panels * (member + 1) / members;
       for (int64_t kb = 0; kb < k_blocks_; ++kb) {
         const int64_t p0 = kb * kc_, kc = std::min(kc_, g_.k - p0);
         // Panels are laid out with k padded to the kernel's groups.
@@ -194,6 +209,7 @@ class BlockedGemm {
         // k == 0 packs nothing and forms no address in A or B: validation lets
         // their strides be anything then (found by fuzz_gemm: offsets overflowed).
         const bool packs = kc > 0;
+        // The shared B block: each thread packs a share of its micro-panels.
         for (int64_t q = panels * member / members; q < panels * (member + 1) / members; ++q) {
           if (packs)
             b_packer_.pack(batch, p0, kc, j0 + q * nr_, std::min<int64_t>(nr_, nc - q * nr_),
@@ -202,16 +218,9 @@ class BlockedGemm {
             pack_kernels_.column_sums(b_pack + q * kcp * nr_, kcp / 4, nr_, sums + q * nr_);
         }
         sync(members);
-        int64_t packed_rows = -1;
-        for (int64_t item = items * member / members; item < items * (member + 1) / members;
-             ++item) {
-          const int64_t block = item / parts, part = item % parts;
-          const int64_t i0 = block * mc_, mc = std::min(mc_, g_.m - i0);
-          if (block != packed_rows) {
-            if (packs) Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
-            packed_rows = block;
-          }
-          const int64_t q0 = panels * part / parts, q1 = panels * (part + 1) / parts;
+        for (int64_t i0 = row_begin; i0 < row_end && q0 < q1; i0 += mc_share) {
+          const int64_t mc = std::min(mc_share, row_end - i0);
+          if (packs) Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
           for (int64_t q = q0; q < q1; ++q) {
             const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
             for (int64_t ir = 0; ir < mc; ir += mr_) {
