@@ -87,9 +87,19 @@ void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_b
   auto store4 = [&](uint8_t *o, int c, __m128i v) {
     _mm_mask_storeu_epi32(o + int64_t{c} * 4, lanes8(width - c) & 0xF, v);
   };
+  // Each line contributes one or two cache lines a long stride apart, which
+  // the hardware prefetchers do not follow: fetch the lines kAhead k ahead.
+  constexpr int64_t kAhead = 16;
+  const int64_t row_bytes = int64_t{cols} * elem_bytes;
   for (int64_t u = 0; u < unit_rows; ++u) {
     uint8_t *o = out + u * width * 4;
     const int64_t p = u * group;
+    for (int g = 0; g < group; ++g) {
+      if (p + g + kAhead >= k) break;
+      const uint8_t *ahead = src + (p + g + kAhead) * stride;
+      _mm_prefetch(reinterpret_cast<const char *>(ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(ahead + row_bytes - 1), _MM_HINT_T0);
+    }
     if (elem_bytes == 4) {
       for (int c0 = 0; c0 < width; c0 += 16) {
         const __mmask16 in = lanes16(cols - c0);
