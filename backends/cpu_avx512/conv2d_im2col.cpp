@@ -110,16 +110,20 @@ const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int thread
 
 }  // namespace
 
+const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                      int threads) {
+  return with_float_storage(args.desc.src_type, [&](auto storage) {
+    return forward_float<decltype(storage)>(args, isa, threads);
+  });
+}
+
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                      Scratch &scratch) {
   const char *kernel;
   switch (args.desc.src_type) {
     case DLK_DTYPE_U8: kernel = forward_int8<uint8_t>(args, isa, threads, scratch); break;
     case DLK_DTYPE_S8: kernel = forward_int8<int8_t>(args, isa, threads, scratch); break;
-    default:
-      kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
-        return forward_float<decltype(storage)>(args, isa, threads);
-      });
+    default: kernel = conv2d_forward_float_gemm(args, isa, threads);
   }
   const bool int8 = args.desc.src_type == DLK_DTYPE_U8 || args.desc.src_type == DLK_DTYPE_S8;
   const ConvShape s(args);

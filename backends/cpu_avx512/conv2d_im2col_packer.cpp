@@ -92,7 +92,83 @@ void pack_nhwc(const ConvShape &s, const typename Storage::type *src, int64_t p0
   for (int64_t p = 0; p < kc; ++p) std::fill(out + p * width + cols, out + (p + 1) * width, 0.0f);
 }
 
+// im2col^T, NCHW: each tap (a column of the panel) reads stretches of one input
+// row for the run of output pixels on each output row, written down the column.
+template <class Storage>
+void pack_transposed_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0,
+                          int64_t kc, int64_t j0, int64_t cols, float *out, int width) {
+  for (int64_t t = 0; t < cols; ++t) {
+    const int64_t tap = j0 + t;
+    float *o = out + t;
+    if (tap == s.taps()) {  // the ones column
+      for (int64_t p = 0; p < kc; ++p) o[p * width] = 1.0f;
+      continue;
+    }
+    const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
+    const typename Storage::type *plane = src + ci * s.src_channel_stride();
+    for (int64_t p = 0; p < kc;) {
+      const int64_t oy = (p0 + p) / s.ow, ox = (p0 + p) % s.ow;
+      const int64_t n = std::min(kc - p, s.ow - ox);
+      float *run = o + p * width;
+      const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+      if (iy < 0 || iy >= s.h) {
+        for (int64_t e = 0; e < n; ++e) run[e * width] = 0.0f;
+      } else {
+        const int64_t ix0 = ox * s.stride_w - s.pad_w + q * s.dilation_w;
+        int64_t lo, hi;
+        inside(ix0, n, s.stride_w, s.w, lo, hi);
+        const typename Storage::type *in = plane + iy * s.w + ix0;
+        for (int64_t e = 0; e < lo; ++e) run[e * width] = 0.0f;
+        for (int64_t e = lo; e < hi; ++e) run[e * width] = Storage::load(in[e * s.stride_w]);
+        for (int64_t e = hi; e < n; ++e) run[e * width] = 0.0f;
+      }
+      p += n;
+    }
+  }
+  for (int64_t p = 0; p < kc; ++p) std::fill(out + p * width + cols, out + (p + 1) * width, 0.0f);
+}
+
+// im2col^T, NHWC: a row of the panel (one output pixel) is runs of contiguous
+// channels of the input pixels its taps read.
+template <class Storage>
+void pack_transposed_nhwc(const ConvShape &s, const typename Storage::type *src, int64_t p0,
+                          int64_t kc, int64_t j0, int64_t cols, float *out, int width) {
+  const int64_t taps_cols = std::min(cols, s.taps() - j0);
+  for (int64_t p = 0; p < kc; ++p) {
+    const int64_t oy = (p0 + p) / s.ow, ox = (p0 + p) % s.ow;
+    float *row = out + p * width;
+    int64_t ci = j0 % s.cg, q = j0 / s.cg % s.kw, r = j0 / (s.cg * s.kw);
+    for (int64_t t = 0; t < taps_cols;) {
+      const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+      const int64_t ix = ox * s.stride_w - s.pad_w + q * s.dilation_w;
+      const int64_t n = std::min(taps_cols - t, s.cg - ci);
+      if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) {
+        std::fill(row + t, row + t + n, 0.0f);
+      } else {
+        const typename Storage::type *in = src + (iy * s.w + ix) * s.src_pixel_stride() + ci;
+        for (int64_t e = 0; e < n; ++e) row[t + e] = Storage::load(in[e]);
+      }
+      t += n, ci = 0;
+      if (++q == s.kw) q = 0, ++r;
+    }
+    for (int64_t t = std::max<int64_t>(taps_cols, 0); t < cols; ++t) row[t] = 1.0f;  // ones column
+    std::fill(row + cols, row + width, 0.0f);
+  }
+}
+
 }  // namespace
+
+void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0,
+                                      int64_t cols, const PackedPanel &panel) const {
+  float *out = static_cast<float *>(panel.data);
+  with_float_storage(dtype_, [&](auto storage) {
+    using Storage = decltype(storage);
+    const auto *src =
+        static_cast<const typename Storage::type *>(src_) + s_.src_offset(batch, group_);
+    if (s_.nhwc) pack_transposed_nhwc<Storage>(s_, src, p0, kc, j0, cols, out, panel.width);
+    else pack_transposed_nchw<Storage>(s_, src, p0, kc, j0, cols, out, panel.width);
+  });
+}
 
 void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                              const PackedPanel &panel) const {

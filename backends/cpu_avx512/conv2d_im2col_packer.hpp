@@ -1,8 +1,10 @@
-// The B operand of a convolution's GEMM, C (kg x pixels) = weights (kg x taps)
-// * im2col (taps x pixels), written straight into the packed micro-panels the
-// blocked GEMM asks for (gemm_pack.hpp's BPanelPacker): no im2col matrix exists
-// in memory, not even a band of it. Element (tap, pixel) is the src element the
-// tap reads for that output pixel, 0 where it falls in the padding.
+// The im2col matrix of a convolution as the B operand of its GEMMs, written
+// straight into the packed micro-panels the blocked GEMM asks for (gemm_pack.hpp's
+// BPanelPacker): no im2col matrix exists in memory, not even a band of it.
+// Element (tap, pixel) is the src element the tap reads for that output pixel, 0
+// where it falls in the padding.
+//   forward:          C (kg x pixels) = weights (kg x taps) * im2col (taps x pixels)
+//   backward-weights: C (kg x taps)   = diff_dst (kg x pixels) * im2col^T (pixels x taps)
 #pragma once
 
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
@@ -25,6 +27,28 @@ class Im2colPanelPacker final : public BPanelPacker {
   const void *src_;
   dlk_dtype dtype_;
   int64_t group_;
+};
+
+// B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch
+// entry b is image b, row p its output pixel p. With `ones_column`, B has one
+// more column (index taps) of ones, so that C's last column is the sum of
+// diff_dst over the pixels: diff_bias comes out of the same GEMM.
+class Im2colTransposePanelPacker final : public BPanelPacker {
+ public:
+  Im2colTransposePanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
+                             bool ones_column)
+      : s_(s), src_(src), dtype_(dtype), group_(group), ones_column_(ones_column) {}
+
+  int64_t columns() const { return s_.taps() + (ones_column_ ? 1 : 0); }
+  void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+            const PackedPanel &panel) const override;
+
+ private:
+  const ConvShape &s_;
+  const void *src_;
+  dlk_dtype dtype_;
+  int64_t group_;
+  bool ones_column_;
 };
 
 }  // namespace dlk::cpu

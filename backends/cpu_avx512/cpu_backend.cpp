@@ -80,11 +80,11 @@ core::OpResult CpuBackend::conv2d_forward(const core::Conv2dArgs &args) {
 }
 core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);
-  return conv2d_backward_data_col2im(args, config_.cpu_isa, config_.num_threads, scratch_);
+  return cpu::conv2d_backward_data(args, config_.cpu_isa, config_.num_threads, scratch_);
 }
 core::OpResult CpuBackend::conv2d_backward_weights(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);
-  return conv2d_backward_weights_im2col(args, config_.cpu_isa, config_.num_threads, scratch_);
+  return cpu::conv2d_backward_weights(args, config_.cpu_isa, config_.num_threads, scratch_);
 }
 core::OpResult CpuBackend::pool2d_forward(const core::Pool2dArgs &args) {
   return cpu::pool2d_forward(args, config_.num_threads, config_.cpu_isa);

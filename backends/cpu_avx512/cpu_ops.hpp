@@ -18,10 +18,17 @@ core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuI
                                         int threads, Scratch &scratch);
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                      Scratch &scratch);
-core::OpResult conv2d_backward_data_col2im(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                           int threads, Scratch &scratch);
-core::OpResult conv2d_backward_weights_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                              int threads, Scratch &scratch);
+// The f32/f16/bf16 forward GEMM lowering alone (also backward-data's transposed
+// lowering); returns the name of what ran.
+const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                      int threads);
+// Backward data: the transposed lowering for stride 1, GEMM then col2im otherwise
+// (conv2d_backward_data.cpp says why).
+core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
+                                    Scratch &scratch);
+// Backward weights on packed im2col^T panels, diff_bias in the same GEMM.
+core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                       int threads, Scratch &scratch);
 
 // Pooling on the tier `isa` allows (f16/bf16 backward on the generic tier).
 core::OpResult pool2d_forward(const core::Pool2dArgs &args, int threads, core::CpuIsa isa);

@@ -1,0 +1,157 @@
+// Convolution backward-weights as one GEMM per group and image on packed
+// im2col^T panels (Im2colTransposePanelPacker): no im2col matrix in memory.
+//
+//   diff_weights (kg x taps) = sum over images of diff_dst (kg x pixels) * im2col^T
+//
+// The images' products add up in C (beta 1 after the first). diff_bias rides in
+// the same GEMM as one more column of B, all ones, so C's last column is the sum
+// of diff_dst over pixels. C is diff_weights itself when it is f32, without the
+// bias column, and one GEMM at a time writes it; otherwise an f32 accumulator of
+// kg x (taps + 1) per thread in the context's scratch, stored (f16/bf16 rounded
+// once) after the last image.
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
+#include "backends/cpu_avx512/conv2d_lowering.hpp"
+#include "backends/cpu_avx512/cpu_ops.hpp"
+#include "backends/cpu_avx512/float_storage.hpp"
+#include "backends/cpu_avx512/gemm_driver.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
+
+namespace dlk::cpu {
+namespace {
+
+// Below this many multiply-adds an image's GEMM is too small to share among
+// threads (the team's start and barriers cost more than they save): threads
+// take whole images instead, each summing into an accumulator of its own.
+constexpr int64_t kSharedGemmMacs = int64_t{1} << 22;
+
+template <class Storage>
+class WeightsGradient {
+  using T = typename Storage::type;
+
+ public:
+  WeightsGradient(const core::Conv2dArgs &a, const ConvShape &s)
+      : a_(a), s_(s), cols_(s.taps() + (a.diff_bias ? 1 : 0)) {}
+
+  int64_t accumulator_size() const { return s_.kg * cols_; }
+  // Whether C can be diff_weights itself.
+  bool in_place() const { return std::is_same_v<T, float> && !a_.diff_bias; }
+
+  // C (+)= diff_dst * im2col^T of `image`, group g; C has row stride ldc.
+  const char *add_image(int64_t g, int64_t image, float *c, int64_t ldc, bool first,
+                        core::CpuIsa isa, int threads) const {
+    const size_t elem = sizeof(T);
+    const void *src = static_cast<const unsigned char *>(a_.src) + s_.src_offset(image, 0) * elem;
+    const Im2colTransposePanelPacker packer(s_, src, a_.desc.src_type, g, a_.diff_bias != nullptr);
+    const T *diff_dst = static_cast<const T *>(a_.diff_dst) + s_.dst_offset(image, g);
+    core::GemmArgs gemm = single_gemm(
+        s_.kg, cols_, s_.pixels(),
+        {diff_dst, a_.desc.src_type, s_.dst_channel_stride(), s_.dst_pixel_stride(), 0}, {}, c,
+        DLK_DTYPE_F32, ldc, 1);
+    gemm.beta = first ? 0.0f : 1.0f;
+    return gemm_strided(gemm, isa, threads, &packer);
+  }
+
+  // Stores accumulator `acc` of group g into diff_weights and diff_bias.
+  void store(int64_t g, const float *acc) const {
+    T *weights = static_cast<T *>(a_.diff_weights) + g * s_.kg * s_.taps();
+    for (int64_t kk = 0; kk < s_.kg; ++kk) {
+      const float *row = acc + kk * cols_;
+      std::transform(row, row + s_.taps(), weights + kk * s_.taps(),
+                     [](float v) { return Storage::store(v); });
+      if (a_.diff_bias) a_.diff_bias[g * s_.kg + kk] = row[s_.taps()];
+    }
+  }
+
+  float *weights_of(int64_t g) const {
+    return static_cast<float *>(a_.diff_weights) + g * s_.kg * s_.taps();
+  }
+  int64_t columns() const { return cols_; }
+
+ private:
+  const core::Conv2dArgs &a_;
+  const ConvShape &s_;
+  int64_t cols_;
+};
+
+template <class Storage>
+const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
+                             Scratch &scratch) {
+  using T = typename Storage::type;
+  const ConvShape s(a);
+  const WeightsGradient<Storage> grad(a, s);
+  if (s.n == 0) {  // an empty batch: zero gradients
+    std::fill_n(static_cast<T *>(a.diff_weights), s.k * s.taps(), Storage::store(0.0f));
+    if (a.diff_bias) std::fill_n(a.diff_bias, s.k, 0.0f);
+    return "none";
+  }
+  const int64_t image_macs = s.kg * grad.columns() * s.pixels();
+  // Independent accumulators: one per group, or per thread over the images of a group.
+  const bool over_groups = s.groups >= threads;
+  const bool over_images = !over_groups && image_macs < kSharedGemmMacs && s.n >= 2;
+  int outer = team_size(over_groups ? s.groups : over_images ? s.n : 1, threads);
+  const size_t acc_bytes = ScratchCarver::aligned(grad.accumulator_size() * sizeof(float));
+  outer = static_cast<int>(std::clamp<size_t>(kScratchBound / acc_bytes, 1, outer));
+  const bool direct = grad.in_place() && !over_images;
+  float *accs = direct ? nullptr
+                       : static_cast<float *>(scratch.get(
+                             acc_bytes * outer, "dlk_conv2d_backward_weights",
+                             "the f32 weight gradient of one group, k/groups (" +
+                                 std::to_string(s.kg) + ") x taps (" + std::to_string(s.taps()) +
+                                 ") per thread,"));
+  const auto acc_of = [&](int thread) { return accs + acc_bytes / sizeof(float) * thread; };
+  const int inner = outer > 1 ? 1 : threads;
+  const char *kernel = "";
+
+  if (!over_images) {
+    parallel_for(s.groups, outer, [&](int64_t g, int thread) {
+      float *c = direct ? grad.weights_of(g) : acc_of(thread);
+      const int64_t ldc = direct ? s.taps() : grad.columns();
+      for (int64_t image = 0; image < s.n; ++image) {
+        const char *name = grad.add_image(g, image, c, ldc, image == 0, isa, inner);
+        if (thread == 0) kernel = name;
+      }
+      if (!direct) grad.store(g, c);
+    });
+    return kernel;
+  }
+  // Threads take runs of images and sum them into their own accumulators,
+  // added into the first one afterwards.
+  for (int64_t g = 0; g < s.groups; ++g) {
+    parallel_for(outer, outer, [&](int64_t part, int) {
+      const int64_t i0 = s.n * part / outer, i1 = s.n * (part + 1) / outer;
+      float *c = acc_of(static_cast<int>(part));
+      for (int64_t image = i0; image < i1; ++image) {
+        const char *name = grad.add_image(g, image, c, grad.columns(), image == i0, isa, 1);
+        if (part == 0) kernel = name;
+      }
+    });
+    const int64_t size = grad.accumulator_size();
+    const int parts = team_size(size / 4096 + 1, threads);
+    parallel_for(parts, threads, [&](int64_t chunk, int) {
+      const int64_t e0 = size * chunk / parts, e1 = size * (chunk + 1) / parts;
+      float *sum = acc_of(0);
+      for (int part = 1; part < outer; ++part) {
+        const float *add = acc_of(part);
+        for (int64_t e = e0; e < e1; ++e) sum[e] += add[e];
+      }
+    });
+    grad.store(g, acc_of(0));
+  }
+  return kernel;
+}
+
+}  // namespace
+
+core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                              int threads, Scratch &scratch) {
+  const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
+    return backward_weights<decltype(storage)>(args, isa, threads, scratch);
+  });
+  return {std::string("im2col_packed_t+") + kernel, 0};
+}
+
+}  // namespace dlk::cpu
