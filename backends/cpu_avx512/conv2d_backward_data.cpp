@@ -1,17 +1,20 @@
-// Convolution backward-data (float types), two lowerings:
-//   stride 1:  the transposed lowering, the forward pass of the convolution with
-//              the weights turned around over diff_dst (im2col packed straight
-//              into the GEMM's panels, C is diff_src itself, f16/bf16 rounded
-//              once by the GEMM's store): no col2im, no image-sized scratch;
-//   otherwise: GEMM then col2im, col (taps x pixels) = weights^T * diff_dst on
-//              bands of output rows, col2im adding each band into an f32 image
-//              of the group, rounded once into diff_src. The transposed
-//              lowering of a strided convolution would multiply by the zeros
-//              of diff_dst dilated by the stride (4x the work at stride 2).
-// Measured on Zen 4 (README, "Convolution and pooling speed"): the transposed
-// lowering ran the stride-1 ResNet-50 layers XXX.
+// Convolution backward-data (float types): GEMM then col2im. col (taps x
+// pixels) = weights^T * diff_dst on bands of output rows (B is diff_dst itself,
+// packed by the GEMM; A the weights read transposed, which the GEMM packs with
+// contiguous copies), then col2im adds each band into an f32 image of the group,
+// rounded once into diff_src. Bands and images live in the context's scratch.
+//
+// The transposed lowering (the forward pass of the convolution with the weights
+// turned around, over diff_dst, im2col packed into the GEMM's panels, C
+// diff_src itself) was built and measured against this on Zen 4 (1 thread, best
+// of 25 interleaved calls): col2im took 0.48-0.98x its time on the stride-1
+// ResNet-50 3x3 layers (res5b, 7x7 pixels: 0.48; the turned convolution packs
+// the whole 512 x 4608 weight matrix as A for 49 pixels) and 0.13-0.33x on
+// LeNet-5 (c = 1 and 6 make its C a GEMM of 1 and 6 rows). At stride > 1 it
+// would also multiply by the zeros of diff_dst dilated by the stride. So col2im
+// it is, except where a single output row's band would not fit the scratch
+// bound (backward_data_transposed).
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
@@ -23,14 +26,20 @@
 namespace dlk::cpu {
 namespace {
 
+// A band keeps its f32 col and the f32 image of the group it adds into.
+Bands data_bands(const ConvShape &s, int threads) {
+  return plan_bands(s, s.taps() * sizeof(float), s.cg * s.h * s.w * sizeof(float),
+                    s.n * s.groups, threads);
+}
+
 template <class Storage>
-const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threads, Scratch &scratch) {
+const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
+                          Scratch &scratch) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
   const int64_t image_size = s.cg * s.h * s.w;
-  const Bands bands = plan_bands(s, s.taps() * sizeof(float), image_size * sizeof(float),
-                                 s.n * s.groups, threads);
+  const Bands bands = data_bands(s, threads);
   auto *base =
       static_cast<unsigned char *>(band_scratch(scratch, s, bands, "dlk_conv2d_backward_data"));
   const int64_t rows = bands.rows;
@@ -67,7 +76,9 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   return kernel;
 }
 
-// The stride-1 backward-data pass is the forward pass of another convolution:
+// The stride-1 backward-data pass as the forward pass of another convolution,
+// for the shapes whose col2im band of a single output row exceeds the scratch
+// bound (a kernel thousands of taps wide): it needs only the weights' size.
 // diff_src (c x h x w) = conv(diff_dst, the weights turned around), whose input
 // is diff_dst (k channels, oh x ow), output diff_src, weights W'[ci][kk][r][s] =
 // W[kk][ci][kh-1-r][kw-1-s] per group, padding (kh-1) * dilation - pad (negative
@@ -108,9 +119,8 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                     Scratch &scratch) {
-  const bool stride1 = args.desc.stride_h == 1 && args.desc.stride_w == 1;
-  const char *force = std::getenv("DLK_CONV_BWD_DATA");
-  if (stride1 && !(force && std::string(force) == "col2im")) {
+  const ConvShape s(args);
+  if (s.stride_h == 1 && s.stride_w == 1 && data_bands(s, threads).bytes_per_band > kScratchBound) {
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
       return backward_data_transposed<decltype(storage)>(args, isa, threads, scratch);
     });

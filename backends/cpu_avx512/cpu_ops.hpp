@@ -22,8 +22,8 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
 // lowering); returns the name of what ran.
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,
                                       int threads);
-// Backward data: the transposed lowering for stride 1, GEMM then col2im otherwise
-// (conv2d_backward_data.cpp says why).
+// Backward data: GEMM then col2im; the transposed lowering where col2im's band
+// of one output row would exceed the scratch bound (conv2d_backward_data.cpp).
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                     Scratch &scratch);
 // Backward weights on packed im2col^T panels, diff_bias in the same GEMM.

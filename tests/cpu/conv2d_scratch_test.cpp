@@ -57,21 +57,28 @@ TEST_CASE("conv2d with kw = pad_w = 8192 stays within the scratch bound", "[cpu]
     CHECK(out[x] == (tap >= 0 && tap < kKernel ? 2.0f * weights[tap] : 0.0f));
   }
 
-  // The backward passes run without an im2col matrix too: diff_src, the sum
-  // over x of diff_dst[x] * weights[kKernel - x], and diff_weights[tap] = src *
-  // diff_dst[kKernel - tap] (out itself as diff_dst; small integers, exact sums).
-  Buffer<float> diff_src(ctx, {0.0f}), diff_wei(ctx, std::vector<float>(kKernel, 0.0f));
-  REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dst.data(), wei.data(), diff_src.data()) ==
-          DLK_STATUS_SUCCESS);
+  // The backward passes run without an im2col matrix too, on every tier:
+  // diff_src (by the transposed lowering: col2im's band would not fit) is the
+  // sum over x of diff_dst[x] * weights[kKernel - x], and diff_weights[tap] =
+  // src * diff_dst[kKernel - tap] (out itself as diff_dst; small integers, so
+  // the sums are exact in any order).
   float expected_src = 0.0f;
   for (int64_t x = 1; x <= kKernel; ++x) expected_src += out[x] * weights[kKernel - x];
-  CHECK(diff_src.values()[0] == expected_src);
-  REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, src.data(), dst.data(), diff_wei.data(),
-                                      nullptr) == DLK_STATUS_SUCCESS);
-  const std::vector<float> grad = diff_wei.values();
-  int64_t wrong = 0;
-  for (int64_t tap = 0; tap < kKernel; ++tap) wrong += grad[tap] != 2.0f * out[kKernel - tap];
-  CHECK(wrong == 0);
+  for (const std::string &isa : cpu_tiers()) {
+    INFO(isa);
+    Context tier(isa);
+    Buffer<float> tsrc(tier, {2.0f}), twei(tier, weights), tdst(tier, out);
+    Buffer<float> diff_src(tier, {0.0f}), diff_wei(tier, std::vector<float>(kKernel, 0.0f));
+    REQUIRE(dlk_conv2d_backward_data(tier.get(), &d, tdst.data(), twei.data(), diff_src.data()) ==
+            DLK_STATUS_SUCCESS);
+    CHECK(diff_src.values()[0] == expected_src);
+    REQUIRE(dlk_conv2d_backward_weights(tier.get(), &d, tsrc.data(), tdst.data(), diff_wei.data(),
+                                        nullptr) == DLK_STATUS_SUCCESS);
+    const std::vector<float> grad = diff_wei.values();
+    int64_t wrong = 0;
+    for (int64_t tap = 0; tap < kKernel; ++tap) wrong += grad[tap] != 2.0f * out[kKernel - tap];
+    CHECK(wrong == 0);
+  }
 
   // The int8 forward's banded lowering cannot do one output row (8194 pixels
   // x 8192 taps) within the bound: refused, naming the arguments.
