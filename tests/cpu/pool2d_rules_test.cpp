@@ -4,6 +4,8 @@
 // never takes part. Long rows exercise the vectorized runs, short ones the edges.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <vector>
 
 #include "tests/cpu/cpu_context.hpp"
@@ -29,7 +31,74 @@ MaxResult max_row(const Context &ctx, const std::vector<float> &row, int64_t k, 
   return {dst.values(), argmax.values()};
 }
 
+struct Pooled {
+  std::vector<float> dst;
+  std::vector<int32_t> argmax;
+};
+
+Pooled pool_nchw(const Context &ctx, const dlk_pool2d_desc &d, const std::vector<float> &src) {
+  int64_t oh = 0, ow = 0;
+  REQUIRE(dlk_pool2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
+  const size_t outputs = static_cast<size_t>(d.n * d.c * oh * ow);
+  Buffer<float> in(ctx, src), dst(ctx, std::vector<float>(outputs, 0.0f));
+  Buffer<int32_t> argmax(ctx, std::vector<int32_t>(outputs, -1));
+  const bool max = d.kind == DLK_POOL_MAX;
+  REQUIRE(dlk_pool2d_forward(ctx.get(), &d, in.data(), dst.data(), max ? argmax.data() : nullptr) ==
+          DLK_STATUS_SUCCESS);
+  return {dst.values(), max ? argmax.values() : std::vector<int32_t>()};
+}
+
+std::vector<uint32_t> bits(const std::vector<float> &v) {
+  std::vector<uint32_t> b(v.size());
+  if (!v.empty()) std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
+  return b;
+}
+
 }  // namespace
+
+// The f32 NCHW forward kernels of the vector tiers (16 outputs of a row per
+// register, stride-2 windows from permuted loads, clipped windows as lane masks,
+// 1 x 1 outputs with planes in the lanes) against the scalar tier, bit for bit:
+// values drawn from a few numbers, signed zeros, -inf and NaN, so windows tie,
+// hold NaN after and before numbers, or hold nothing but -inf; rows long enough
+// for full registers and tails, short rows, padding on every side.
+TEST_CASE("max and average pooling forward: every tier bit-identical to the scalar tier",
+          "[cpu][pool2d][tiers]") {
+  struct Shape {
+    int64_t n, c, h, w, kh, kw, stride_h, stride_w, pad_h, pad_w;
+  };
+  const Shape shapes[] = {
+      {1, 3, 10, 37, 2, 2, 2, 2, 0, 0},  {2, 2, 11, 41, 3, 3, 2, 2, 1, 1}, {1, 2, 9, 35, 3, 3, 1, 1, 1, 1},
+      {1, 3, 7, 7, 2, 2, 2, 2, 0, 0},    {2, 19, 7, 7, 7, 7, 1, 1, 0, 0},  {1, 3, 12, 50, 5, 4, 3, 3, 2, 2},
+      {1, 2, 8, 33, 1, 3, 1, 2, 0, 1},   {1, 17, 5, 6, 5, 6, 2, 2, 2, 3},  {1, 2, 6, 70, 2, 5, 1, 2, 1, 2},
+      {1, 1, 4, 200, 3, 3, 2, 2, 1, 1},
+  };
+  const float palette[] = {1.0f, 2.0f, -1.0f, 0.0f, -0.0f, -INFINITY, NAN, -NAN, 2.0f, 1.0f};
+  const std::vector<std::string> tiers = cpu_tiers();
+  for (const dlk_pool_kind kind : {DLK_POOL_MAX, DLK_POOL_AVG_INCLUDE_PADDING, DLK_POOL_AVG_EXCLUDE_PADDING})
+    for (const Shape &s : shapes) {
+      dlk_pool2d_desc d;
+      dlk_pool2d_desc_init(&d, kind, DLK_DTYPE_F32, s.n, s.c, s.h, s.w, s.kh, s.kw);
+      d.stride_h = s.stride_h, d.stride_w = s.stride_w, d.pad_h = s.pad_h, d.pad_w = s.pad_w;
+      std::mt19937 rng(static_cast<unsigned>(s.w * 31 + s.kw));
+      std::vector<float> src(static_cast<size_t>(s.n * s.c * s.h * s.w));
+      // Max: the palette (ties, zeros, -inf, NaN); average: numbers only.
+      for (float &x : src)
+        x = kind == DLK_POOL_MAX ? palette[rng() % 10] : static_cast<float>(rng() % 2001) / 7.0f - 140.0f;
+      INFO("kind " << kind << ", " << s.n << "x" << s.c << "x" << s.h << "x" << s.w << " window " << s.kh
+                   << "x" << s.kw << " stride " << s.stride_h << "," << s.stride_w << " pad " << s.pad_h
+                   << "," << s.pad_w);
+      const Context scalar("scalar");
+      const Pooled want = pool_nchw(scalar, d, src);
+      for (const std::string &isa : tiers) {
+        INFO(isa);
+        const Context ctx(isa);
+        const Pooled got = pool_nchw(ctx, d, src);
+        CHECK(bits(got.dst) == bits(want.dst));
+        CHECK(got.argmax == want.argmax);
+      }
+    }
+}
 
 TEST_CASE("max pooling: NaN is the maximum, the first NaN the argmax; ties go to the first",
           "[cpu][pool2d][nan]") {

@@ -8,7 +8,9 @@ void pool2d_forward_avx512(const core::Pool2dArgs &a, int threads) {
   switch (a.desc.dtype) {
     case DLK_DTYPE_S8: return forward_int8_max<int8_t>(a, threads);
     case DLK_DTYPE_U8: return forward_int8_max<uint8_t>(a, threads);
-    default: return forward_float<FloatStorage<DLK_DTYPE_F32>>(a, threads);
+    default:
+      if (a.desc.format == DLK_FORMAT_NCHW) return pool2d_forward_nchw_f32_avx512(a, threads);
+      return forward_float<FloatStorage<DLK_DTYPE_F32>>(a, threads);
   }
 }
 

@@ -20,6 +20,8 @@ bool pool2d_tier_covers(const core::Pool2dArgs &args, bool backward);
 void pool2d_forward_generic(const core::Pool2dArgs &args, int threads);
 void pool2d_forward_avx2(const core::Pool2dArgs &args, int threads);
 void pool2d_forward_avx512(const core::Pool2dArgs &args, int threads);
+// The avx512 tier's f32 NCHW forward (kernels/pool2d_nchw_f32_avx512.cpp).
+void pool2d_forward_nchw_f32_avx512(const core::Pool2dArgs &args, int threads);
 
 // Backward: checks every argmax index before writing anything, then overwrites
 // diff_src. f16/bf16 sum in f32 `scratch` of pool2d_backward_scratch_floats()

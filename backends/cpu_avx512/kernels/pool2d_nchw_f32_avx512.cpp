@@ -1,0 +1,288 @@
+// f32 NCHW pooling forward with AVX-512 intrinsics. The loops of pool2d_tier.inc
+// leave NCHW rows to the compiler, which handles a stride-2 window with scalar
+// gathers into stack arrays; here 16 outputs of a row are one register, a
+// stride-2 tap comes from two loads and a vpermt2ps (the pair of loads also
+// serves the next tap), any other stride from a gather, and the window's
+// clipping at the image's edges becomes lane masks, so edges, tails and short
+// rows take the same path as the interior. A plane whose output is 1 x 1 (global
+// pooling) puts 16 planes in the lanes instead and gathers each tap.
+//
+// Every lane still visits its window's taps in row-major order, with the rules
+// of pool2d_kernels.hpp: a tap replaces the maximum when it is larger or the
+// first NaN; sums start at 0 and add the taps in that order, then divide once.
+// The results are therefore bit-identical to the other tiers'.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
+#include "backends/cpu_avx512/kernels/pool2d_kernels.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+constexpr int64_t kLanes = 16;
+
+// Lanes [lo, hi) as a mask, both clamped to [0, 16].
+__mmask16 lane_range(int64_t lo, int64_t hi) {
+  lo = std::clamp<int64_t>(lo, 0, kLanes);
+  hi = std::clamp<int64_t>(hi, lo, kLanes);
+  return static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+// ceil(a / b) for b > 0 and any sign of a.
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+// The running maximum and its argmax in each lane. A lane starts at -inf with
+// the index of its window's first tap, which keeps that index when every tap is
+// -inf, as the first maximum.
+struct MaxLanes {
+  explicit MaxLanes(__m512i first) : at(first) {}
+  __m512 m = _mm512_set1_ps(-INFINITY);
+  __m512i at;
+
+  // v replaces m in `valid` lanes where m is a number and v is larger or NaN:
+  // !(v <= m) is exactly "larger or NaN".
+  void take(__mmask16 valid, __m512 v, __m512i index) {
+    const __mmask16 t = static_cast<__mmask16>(_mm512_mask_cmp_ps_mask(valid, v, m, _CMP_NLE_UQ) &
+                                               _mm512_cmp_ps_mask(m, m, _CMP_ORD_Q));
+    m = _mm512_mask_mov_ps(m, t, v);
+    at = _mm512_mask_mov_epi32(at, t, index);
+  }
+};
+
+// Sums in row-major tap order, and the taps each lane summed.
+struct SumLanes {
+  __m512 sum = _mm512_setzero_ps();
+  __m512 taps = _mm512_setzero_ps();
+
+  void add(__mmask16 valid, __m512 v) {
+    sum = _mm512_mask_add_ps(sum, valid, sum, v);
+    taps = _mm512_mask_add_ps(taps, valid, taps, _mm512_set1_ps(1.0f));
+  }
+  __m512 mean(const dlk_pool2d_desc &d) const {
+    const __m512 div = d.kind == DLK_POOL_AVG_INCLUDE_PADDING
+                           ? _mm512_set1_ps(static_cast<float>(d.kh * d.kw))
+                           : taps;
+    return _mm512_div_ps(sum, div);
+  }
+};
+
+struct Plane {
+  explicit Plane(const core::Pool2dArgs &a) : d(a.desc), oh(a.oh), ow(a.ow) {}
+  const dlk_pool2d_desc &d;
+  int64_t oh, ow;
+};
+
+// Outputs ox0 .. ox0 + count of every row: lane e's tap kx reads column
+// x = xs + kx + sw * e. What each tap's lanes may load depends on the columns
+// only, so it is worked out once for all the rows (for each tap when kw is KW,
+// fixed at compile time; on the fly otherwise).
+template <int Stride, int KW>
+struct Columns {
+  Columns() = default;
+  Columns(const dlk_pool2d_desc &desc, int64_t ox0, int64_t n)
+      : d(&desc), sw(Stride ? Stride : desc.stride_w), kw(KW ? KW : desc.kw), count(n),
+        xs(ox0 * sw - desc.pad_w), all(lane_range(0, n)),
+        lane_x(_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                  _mm512_set1_epi32(static_cast<int32_t>(sw)))) {
+    for (int kx = 0; kx < KW; ++kx) {
+      valid[kx] = compute_valid(kx);
+      compute_load(kx, load_a[kx], load_b[kx]);
+    }
+    // max(x, 0) by a blend: GCC 12 warns about _mm512_max_epi32's undefined operand.
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i x = _mm512_add_epi32(lane_x, _mm512_set1_epi32(static_cast<int32_t>(xs)));
+    first_x = _mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask(x, zero), x, zero);
+  }
+
+  // Lanes whose tap kx lies inside the image's columns.
+  __mmask16 valid_lanes(int64_t kx) const { return KW ? valid[kx] : compute_valid(kx); }
+  // Stride 2: the elements xs + kx .. + 2 * count of a row inside it, as the
+  // masks of two loads of 16; the even ones are tap kx's, the odd ones tap
+  // kx + 1's (the last element only when there is such a tap).
+  void load_masks(int64_t kx, __mmask16 &a, __mmask16 &b) const {
+    if (KW) a = load_a[kx], b = load_b[kx];
+    else compute_load(kx, a, b);
+  }
+
+  const dlk_pool2d_desc *d = nullptr;
+  int64_t sw = 0, kw = 0, count = 0, xs = 0;
+  __mmask16 all = 0;
+  __m512i lane_x{};   // sw * e
+  __m512i first_x{};  // each lane's first column inside the image
+  __mmask16 valid[KW ? KW : 1]{}, load_a[KW ? KW : 1]{}, load_b[KW ? KW : 1]{};
+
+ private:
+  __mmask16 compute_valid(int64_t kx) const {
+    const int64_t x0 = xs + kx;
+    return lane_range(ceil_div(-x0, sw), std::min(count, ceil_div(d->w - x0, sw)));
+  }
+  void compute_load(int64_t kx, __mmask16 &a, __mmask16 &b) const {
+    const int64_t x0 = xs + kx;
+    const int64_t lo = std::max<int64_t>(0, -x0);
+    const int64_t hi = std::min(2 * count - (kx + 1 < kw ? 0 : 1), d->w - x0);
+    a = lane_range(lo, hi), b = lane_range(lo - 16, hi - 16);
+  }
+};
+
+// For every row y of output row oy's windows (rows [y0, y1) of the image), in
+// order, calls row(y), then tap(valid, values, index) for each tap of that row,
+// left to right: `valid` are the lanes whose tap lies in the image, `index` its
+// y * w + x. A stride other than 1 or 2 gathers.
+template <int Stride, int KW, class Row, class Tap>
+void row_taps(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64_t y1, Row &&row_start,
+              Tap &&tap) {
+  const dlk_pool2d_desc &d = *c.d;
+  const auto index = [&](int64_t y, int64_t x0) {
+    return _mm512_add_epi32(c.lane_x, _mm512_set1_epi32(static_cast<int32_t>(y * d.w + x0)));
+  };
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  for (int64_t y = y0; y < y1; ++y) {
+    row_start(y);
+    const float *row = src + y * d.w;
+    for (int64_t kx = 0; kx < c.kw; ++kx) {
+      const int64_t x0 = c.xs + kx;
+      const __mmask16 valid = c.valid_lanes(kx);
+      if (Stride == 1) {
+        tap(valid, _mm512_maskz_loadu_ps(valid, row + x0), index(y, x0));
+      } else if (Stride == 2) {
+        __mmask16 first, second;
+        c.load_masks(kx, first, second);
+        const __m512 a = _mm512_maskz_loadu_ps(first, row + x0);
+        const __m512 b = _mm512_maskz_loadu_ps(second, row + x0 + 16);
+        tap(valid, _mm512_permutex2var_ps(a, even, b), index(y, x0));
+        if (kx + 1 == c.kw) break;
+        ++kx;
+        tap(c.valid_lanes(kx), _mm512_permutex2var_ps(a, odd, b), index(y, x0 + 1));
+      } else {
+        tap(valid, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, c.lane_x, row + x0, 4),
+            index(y, x0));
+      }
+    }
+  }
+}
+
+// Max pooling takes each window row's taps in a chain of its own, then the rows
+// in order: the first maximum of the rows' first maxima is the window's, and
+// the rows' chains overlap.
+template <int Stride, int KW, bool Argmax>
+void max_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64_t y1, float *dst,
+               int32_t *argmax) {
+  const int64_t w = c.d->w;
+  const auto first = [&](int64_t y) {
+    return _mm512_add_epi32(c.first_x, _mm512_set1_epi32(static_cast<int32_t>(y * w)));
+  };
+  MaxLanes window(first(y0)), row(first(y0));
+  row_taps(
+      c, src, y0, y1,
+      [&](int64_t y) {
+        if (y > y0) window.take(0xffff, row.m, row.at);
+        row = MaxLanes(first(y));
+      },
+      [&](__mmask16 valid, __m512 v, __m512i index) { row.take(valid, v, index); });
+  window.take(0xffff, row.m, row.at);
+  _mm512_mask_storeu_ps(dst, c.all, window.m);
+  if (Argmax) _mm512_mask_storeu_epi32(argmax, c.all, window.at);
+}
+
+template <int Stride, int KW>
+void avg_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64_t y1, float *dst) {
+  SumLanes acc;
+  row_taps(c, src, y0, y1, [](int64_t) {}, [&](__mmask16 valid, __m512 v, __m512i) { acc.add(valid, v); });
+  _mm512_mask_storeu_ps(dst, c.all, acc.mean(*c.d));
+}
+
+// Up to kGroup column chunks at a time, rows in order within them: the image is
+// read row after row (in full for rows of up to 128 outputs), and each chunk's
+// masks serve every row.
+constexpr int64_t kGroup = 8;
+
+template <int Stride, int KW>
+void plane_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
+  const dlk_pool2d_desc &d = p.d;
+  Columns<Stride, KW> group[kGroup];
+  for (int64_t g0 = 0; g0 < p.ow; g0 += kGroup * kLanes) {
+    int64_t chunks = 0;
+    for (int64_t ox0 = g0; ox0 < std::min(p.ow, g0 + kGroup * kLanes); ox0 += kLanes)
+      group[chunks++] = Columns<Stride, KW>(d, ox0, std::min(kLanes, p.ow - ox0));
+    for (int64_t oy = 0; oy < p.oh; ++oy) {
+      const int64_t y = oy * d.stride_h - d.pad_h;
+      const int64_t y0 = std::max<int64_t>(y, 0), y1 = std::min(y + d.kh, d.h);
+      for (int64_t i = 0; i < chunks; ++i) {
+        const Columns<Stride, KW> &c = group[i];
+        const int64_t o = oy * p.ow + g0 + i * kLanes;
+        if (d.kind != DLK_POOL_MAX) avg_chunk(c, src, y0, y1, dst + o);
+        else if (argmax) max_chunk<Stride, KW, true>(c, src, y0, y1, dst + o, argmax + o);
+        else max_chunk<Stride, KW, false>(c, src, y0, y1, dst + o, nullptr);
+      }
+    }
+  }
+}
+
+// The common windows (2 x 2 and 3 x 3, strides 1 and 2) with their loops unrolled.
+template <int Stride>
+void plane_rows_any(const Plane &p, const float *src, float *dst, int32_t *argmax) {
+  if (Stride != 0 && p.d.kw == 2) return plane_rows<Stride, 2>(p, src, dst, argmax);
+  if (Stride != 0 && p.d.kw == 3) return plane_rows<Stride, 3>(p, src, dst, argmax);
+  plane_rows<Stride, 0>(p, src, dst, argmax);
+}
+
+// Output 1 x 1: planes p0 .. p0 + count in the lanes, every tap of the (clipped)
+// window gathered from each.
+void planes_global(const Plane &p, const float *src, int64_t count, float *dst, int32_t *argmax) {
+  const dlk_pool2d_desc &d = p.d;
+  const int64_t plane = d.h * d.w;
+  const __mmask16 lanes = lane_range(0, count);
+  const __m512i offsets = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(static_cast<int32_t>(plane)));
+  const int64_t y0 = std::max<int64_t>(-d.pad_h, 0), y1 = std::min(d.kh - d.pad_h, d.h);
+  const int64_t x0 = std::max<int64_t>(-d.pad_w, 0), x1 = std::min(d.kw - d.pad_w, d.w);
+  MaxLanes max_acc(_mm512_set1_epi32(static_cast<int32_t>(y0 * d.w + x0)));
+  SumLanes sum_acc;
+  const bool max = d.kind == DLK_POOL_MAX;
+  for (int64_t y = y0; y < y1; ++y)
+    for (int64_t x = x0; x < x1; ++x) {
+      const __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, offsets,
+                                                src + y * d.w + x, 4);
+      if (max) max_acc.take(lanes, v, _mm512_set1_epi32(static_cast<int32_t>(y * d.w + x)));
+      else sum_acc.add(lanes, v);
+    }
+  _mm512_mask_storeu_ps(dst, lanes, max ? max_acc.m : sum_acc.mean(d));
+  if (max && argmax) _mm512_mask_storeu_epi32(argmax, lanes, max_acc.at);
+}
+
+}  // namespace
+
+void pool2d_forward_nchw_f32_avx512(const core::Pool2dArgs &a, int threads) {
+  const Plane p(a);
+  const float *src = static_cast<const float *>(a.src);
+  float *dst = static_cast<float *>(a.dst);
+  const int64_t planes = p.d.n * p.d.c, plane = p.d.h * p.d.w, out_plane = p.oh * p.ow;
+  // The gathers' int32 offsets reach 15 planes on.
+  if (out_plane == 1 && plane * kLanes <= INT32_MAX) {
+    parallel_for((planes + kLanes - 1) / kLanes, threads, [&](int64_t block, int) {
+      const int64_t p0 = block * kLanes;
+      planes_global(p, src + p0 * plane, std::min(kLanes, planes - p0), dst + p0,
+                    a.argmax ? a.argmax + p0 : nullptr);
+    });
+    return;
+  }
+  parallel_for(planes, threads, [&](int64_t i, int) {
+    const float *in = src + i * plane;
+    float *out = dst + i * out_plane;
+    int32_t *am = a.argmax ? a.argmax + i * out_plane : nullptr;
+    switch (p.d.stride_w) {
+      case 1: return plane_rows_any<1>(p, in, out, am);
+      case 2: return plane_rows_any<2>(p, in, out, am);
+      default: return plane_rows_any<0>(p, in, out, am);
+    }
+  });
+}
+
+}  // namespace dlk::cpu::kernels
