@@ -14,6 +14,9 @@
 
 #include <fmt/format.h>
 
+#include "perf/ceilings_report.hpp"
+#include "perf/progress.hpp"
+
 namespace dlk::perf {
 namespace {
 
@@ -127,6 +130,19 @@ ObtainedCeilings cached_or_measured_ceilings(int threads, bool refresh,
     out.note = fmt::format("measured now, at {} ({}); not stored: {}", out.ceilings.measured_at, why,
                            e.what());
   }
+  return out;
+}
+
+ObtainedCeilings backend_ceilings(const dlk_context_info &info, bool refresh, bool show_progress) {
+  if (std::string(info.backend) == "cpu") {
+    Progress progress(show_progress);
+    return cached_or_measured_ceilings(
+        info.num_threads, refresh, MachineCeilingOptions{},
+        [&](const std::string &step, double f) { progress.update("ceilings: " + step, f); });
+  }
+  ObtainedCeilings out;
+  out.ceilings = reported_ceilings(info);
+  out.note = out.ceilings.method;
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "dlk/dlk.h"
 #include "perf/machine_ceilings.hpp"
 
 namespace dlk::perf {
@@ -47,5 +48,11 @@ struct ObtainedCeilings {
 ObtainedCeilings cached_or_measured_ceilings(int threads, bool refresh,
                                              const MachineCeilingOptions &options,
                                              const ProgressFn &progress);
+
+// The ceilings of a context's backend, as every roof and chart is drawn from:
+// for the CPU, cached_or_measured_ceilings on the context's threads (progress
+// on stderr when `show_progress`, see progress.hpp); for another backend, the
+// figures it reports about itself (reported_ceilings), nothing measured.
+ObtainedCeilings backend_ceilings(const dlk_context_info &info, bool refresh, bool show_progress);
 
 }  // namespace dlk::perf

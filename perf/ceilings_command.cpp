@@ -15,7 +15,6 @@
 #include "perf/context_options.hpp"
 #include "perf/machine_header.hpp"
 #include "perf/output_options.hpp"
-#include "perf/progress.hpp"
 #include "perf/roofline_chart.hpp"
 #include "perf/subcommand.hpp"
 #include "perf/svg_chart.hpp"
@@ -34,15 +33,7 @@ int run_ceilings(const CeilingsOptions &o) {
   const dlk_context_info info = context.info();
   const bool cpu = std::string(info.backend) == "cpu";
 
-  ObtainedCeilings got;
-  if (cpu) {
-    Progress progress(o.output.progress());
-    got = cached_or_measured_ceilings(info.num_threads, o.refresh, MachineCeilingOptions{},
-                                      [&](const std::string &step, double f) { progress.update(step, f); });
-  } else {
-    got.ceilings = reported_ceilings(info);
-    got.note = got.ceilings.method;
-  }
+  const ObtainedCeilings got = backend_ceilings(info, o.refresh, o.output.progress());
   const MachineCeilings &m = got.ceilings;
   MachineHeader header = machine_header(info.num_threads, cpu ? m.clock_hz : 0);
   header.add("backend", "backend", fmt::format("{} ({}, isa {})", info.backend, info.device, info.isa),

@@ -19,9 +19,13 @@
 #include <nlohmann/json.hpp>
 
 #include "dlk/dlk_comm.hpp"
+#include "perf/network_chart.hpp"
+#include "perf/output_options.hpp"
+#include "perf/progress.hpp"
 #include "perf/report_table.hpp"
 #include "perf/stats.hpp"
 #include "perf/subcommand.hpp"
+#include "perf/svg_chart.hpp"
 
 namespace dlk::perf {
 namespace {
@@ -38,7 +42,7 @@ struct CommOptions {
   double topk_fraction = 0.01;
   double min_seconds = 0.3;  // per point, at least
   int max_calls = 50;
-  bool json = false;
+  OutputOptions output;
 };
 
 // Above this, one algorithm's buffers at a time (residuals of a 256 MiB gradient
@@ -180,7 +184,13 @@ int run_comm(const CommOptions &o) {
                        {"speedup_vs_mpi", "x MPI", 1, 2}});
     std::vector<std::vector<std::pair<double, double>>> per_algorithm(o.algorithms.size());
     Runner runner(o, comm);
+    Progress progress(printer && o.output.progress());
+    double sizes = 0;
+    for (std::int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= o.factor) ++sizes;
+    int done = 0;
     for (std::int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= o.factor) {
+      progress.update(fmt::format("all-reduce of {} bytes, {} algorithms", bytes, o.algorithms.size()),
+                      done++ / sizes);
       const std::vector<Point> points = runner.measure(bytes);
       double peer = 0;
       for (const Point &pt : points)
@@ -194,19 +204,28 @@ int run_comm(const CommOptions &o) {
                        s.min, algbw, algbw * bus, static_cast<std::int64_t>(pt.wire_bytes),
                        peer > 0 ? Cell{peer / s.median} : Cell{}});
       }
-      if (printer && !o.json) fmt::print(stderr, "  {} bytes done\n", bytes);
     }
+    progress.finish();
 
     ReportTable fits({{"algorithm", "algorithm", 1, 0},
                       {"alpha_seconds", "alpha us", 1e6, 1},
                       {"bandwidth", "bandwidth GB/s", 1e-9, 3}});
+    std::vector<NetworkSeries> chart;
     for (size_t k = 0; k < o.algorithms.size(); ++k) {
       const Fit f = fit_alpha_beta(per_algorithm[k]);
       fits.add_row({o.algorithms[k], f.alpha, f.bandwidth});
+      NetworkSeries series{o.algorithms[k], o.algorithms[k] == kPeer, {}, f.alpha, f.bandwidth > 0 ? 1 / f.bandwidth : 0};
+      for (const auto &[n, t] : per_algorithm[k]) series.measured.push_back({n, t});
+      chart.push_back(series);
     }
     const dlk_comm_properties props = comm.properties();
+    if (printer && !o.output.svg.empty())
+      write_svg_file(o.output.svg,
+                     render_svg(network_chart(chart, fmt::format("dlk-perf comm: all-reduce, {} ranks", p),
+                                              "float32 sum in place; median of the slowest rank per call; dashed: "
+                                              "the fit t = alpha + bytes / bandwidth")));
     if (printer) {
-      if (o.json) {
+      if (o.output.json) {
         nlohmann::ordered_json doc;
         doc["schema"] = "dlk-perf/comm/1";
         doc["ranks"] = p;
@@ -257,7 +276,8 @@ RunFn setup_comm(CLI::App &command) {
   command.add_option("--max-calls", o->max_calls, "at most this many timed calls per point")
       ->check(CLI::Range(3, 100000))
       ->capture_default_str();
-  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/comm/1) instead of text");
+  o->output.add_to(command, "dlk-perf/comm/1",
+                   "time against message size per algorithm, with its alpha-beta line (rank 0 writes it)");
   return [o] { return run_comm(*o); };
 }
 

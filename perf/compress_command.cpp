@@ -13,10 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "dlk/dlk_compress.hpp"
+#include "perf/bandwidth_chart.hpp"
 #include "perf/compress_points.hpp"
 #include "perf/cpu_caches.hpp"
+#include "perf/output_options.hpp"
+#include "perf/progress.hpp"
 #include "perf/report_table.hpp"
 #include "perf/subcommand.hpp"
+#include "perf/svg_chart.hpp"
 #include "perf/timing.hpp"
 
 namespace dlk::perf {
@@ -31,7 +35,7 @@ struct CompressOptions {
   double topk_fraction = 0.01;
   std::string topk_selection = "sampled";
   std::string isa;  // empty: DLK_COMPRESS_ISA, else the best tier
-  bool json = false;
+  OutputOptions output;
   TimingOptions timing;
 };
 
@@ -55,16 +59,31 @@ int run_compress(const CompressOptions &o) {
   const CacheSizes caches = cpu_cache_sizes();
 
   ReportTable points = codec_points_table();
+  Progress progress(o.output.progress());
+  const double total = static_cast<double>(o.sizes_mib.size() * o.algorithms.size());
+  int done = 0;
   for (const std::int64_t mib : o.sizes_mib)
-    for (const std::string &algorithm : o.algorithms)
+    for (const std::string &algorithm : o.algorithms) {
+      progress.update(fmt::format("{} at {} MiB", algorithm, mib), done++ / total);
       add_codec_points(points, caches, algorithm,
                        codec_params(algorithm, o.topk_fraction, o.topk_selection),
                        static_cast<size_t>(mib) << 20, o.timing);
+    }
+  progress.finish();
   const double wall = now_seconds() - start;
 
   const std::string topk = fmt::format("topk: {}, k = {} of the elements", o.topk_selection,
                                        o.topk_fraction);
-  if (o.json) {
+  if (!o.output.svg.empty()) {
+    std::vector<BandwidthPoint> chart;
+    for (const auto &row : points.json())
+      chart.push_back({row.at("algorithm"), row.at("operation"), row.at("working_set_bytes").get<double>(),
+                       row.at("bytes_per_second").get<double>(), row.at("roof_bytes_per_second").get<double>()});
+    write_svg_file(o.output.svg,
+                   render_svg(bandwidth_chart(chart, fmt::format("dlk-perf compress: codecs, isa {}, 1 thread", isa),
+                                              topk + "; encode with error feedback; medians")));
+  }
+  if (o.output.json) {
     nlohmann::ordered_json doc;
     doc["schema"] = "dlk-perf/compress/1";
     doc["isa"] = isa;
@@ -113,7 +132,8 @@ RunFn setup_compress(CLI::App &command) {
   command.add_option("--min-seconds", o->timing.min_seconds, "time each point at least this long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/compress/1) instead of text");
+  o->output.add_to(command, "dlk-perf/compress/1",
+                   "bytes moved per second against the working set, under the read bandwidth roof");
   return [o] { return run_compress(*o); };
 }
 

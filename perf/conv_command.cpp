@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -20,7 +21,10 @@
 #include "perf/conv_point.hpp"
 #include "perf/fma_peak.hpp"
 #include "perf/onednn_conv_peer.hpp"
+#include "perf/output_options.hpp"
+#include "perf/progress.hpp"
 #include "perf/report_table.hpp"
+#include "perf/roofline_svg.hpp"
 #include "perf/subcommand.hpp"
 #include "perf/timing.hpp"
 
@@ -32,7 +36,7 @@ struct ConvOptions {
   std::vector<std::string> sets{"resnet50_3x3", "lenet5"};
   std::vector<std::int64_t> batches{1};
   std::vector<std::string> passes{"fwd", "bwd_data", "bwd_weights"};
-  bool json = false;
+  OutputOptions output;
   TimingOptions timing = peer_interleaved_timing(0.3, 4);
 };
 
@@ -73,10 +77,12 @@ struct Report {
 };
 
 // One layer at one batch and pass: dlk and the oneDNN forms on copies of the same data.
-void add_point(Report &report, dlk::Context &context, const ConvLayer &layer, std::int64_t batch,
-               ConvPass pass, int threads, const TimingOptions &timing) {
+void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const ConvLayer &layer,
+               std::int64_t batch, ConvPass pass, int threads, const TimingOptions &timing) {
   const dlk_conv2d_desc d = conv_desc(layer, batch);
   const ConvPointTiming p = time_conv_point(context, d, pass, threads, timing);
+  chart.add(fmt::format("{} {} n{}", layer.name, conv_pass_name(pass), d.n), context, p.record, p.dlk_seconds,
+            {{"onednn nchw", p.onednn_nchw_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
   Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl;
   if (p.onednn_any_seconds) {
     const double any_s = *p.onednn_any_seconds, ro_s = *p.onednn_reorder_seconds;
@@ -104,17 +110,28 @@ int run_conv(const ConvOptions &o) {
   dlk::Context context(o.context.to_dlk());
   report.info = context.info();
   const int threads = report.info.num_threads;
+  RooflineSvg chart(o.output.svg, report.info, o.output.progress());
   PeakOptions peak_options;
   peak_options.runs = 9;
   const PeakMeasurement peak = measure_fp32_peak(simd_isa_from_name(report.info.isa), threads, peak_options);
   report.peak = peak.ops_per_second.max, report.peak_method = peak.method;
+  std::vector<std::pair<ConvLayer, std::int64_t>> points;  // layer, batch
   for (const std::string &set : o.sets)
     for (const ConvLayer &layer : conv_layers(set))
       for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
-        for (const std::string &pass : o.passes)
-          add_point(report, context, layer, batch, pass_from_name(pass), threads, o.timing);
+        points.emplace_back(layer, batch);
+  Progress progress(o.output.progress());
+  const double total = static_cast<double>(points.size() * o.passes.size());
+  int done = 0;
+  for (const auto &[layer, batch] : points)
+    for (const std::string &pass : o.passes) {
+      progress.update(fmt::format("conv {} {} n{}", layer.name, pass, batch), done++ / total);
+      add_point(report, chart, context, layer, batch, pass_from_name(pass), threads, o.timing);
+    }
+  progress.finish();
+  chart.write(fmt::format("dlk-perf conv: f32 NCHW, backend {}, {} threads", report.info.backend, threads));
   report.wall_seconds = now_seconds() - start;
-  if (o.json) {
+  if (o.output.json) {
     nlohmann::ordered_json doc;
     doc["schema"] = "dlk-perf/conv/1";
     doc["dlk"] = {{"version", dlk_version_text()}, {"backend", report.info.backend},
@@ -153,7 +170,7 @@ RunFn setup_conv(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember({"fwd", "bwd_data", "bwd_weights"}))
       ->capture_default_str();
-  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/conv/1) instead of text");
+  o->output.add_to(command, "dlk-perf/conv/1", "the points on the roofline of the backend's ceilings");
   command.add_option("--min-seconds", o->timing.min_seconds,
                      "time each point at least this long (all implementations together)")
       ->check(CLI::NonNegativeNumber)

@@ -22,7 +22,10 @@
 #include "perf/gemm_shapes.hpp"
 #include "perf/onednn_peer.hpp"
 #include "perf/openblas_peer.hpp"
+#include "perf/output_options.hpp"
+#include "perf/progress.hpp"
 #include "perf/report_table.hpp"
+#include "perf/roofline_svg.hpp"
 #include "perf/subcommand.hpp"
 #include "perf/timing.hpp"
 
@@ -35,7 +38,7 @@ struct GemmOptions {
   std::vector<std::string> dtypes{"f32", "bf16", "int8"};
   std::vector<std::string> shapes{"square", "transformer", "resnet50", "skinny", "primes"};
   double max_gflop = 0;  // 0: no limit
-  bool json = false;
+  OutputOptions output;
   bool keep_openblas_env = false;
   TimingOptions timing = peer_interleaved_timing(0.3, 4);
   int openblas_thread_timeout = 22;
@@ -88,7 +91,7 @@ double rate(double ops, const Timing &t) { return ops / t.summary().median; }
 
 void add_point(GemmReport &report, dlk::Context &context, const OpenBlasPeer &openblas,
                const PeakRow &peak, GemmDtype dtype, const GemmShape &shape, int threads,
-               const TimingOptions &timing) {
+               const TimingOptions &timing, RooflineSvg *chart) {
   GemmProblem problem(context, dtype, shape.m, shape.n, shape.k);
   std::vector<Candidate> candidates = {problem.dlk_candidate()};
   if (dtype == GemmDtype::f32) candidates.push_back(problem.openblas_candidate(openblas));
@@ -107,6 +110,11 @@ void add_point(GemmReport &report, dlk::Context &context, const OpenBlasPeer &op
   }
   const double peak_rate = dtype == GemmDtype::f32 ? peak.fp32 : dtype == GemmDtype::bf16 ? peak.bf16 : peak.int8;
   const double difference = problem.max_relative_difference();
+  if (chart)
+    chart->add(fmt::format("{} {}", gemm_dtype_name(dtype), shape.name), context, record, t[0].summary().median,
+               {{"openblas", dtype == GemmDtype::f32 ? t[1].summary().median : 0},
+                {"onednn", onednn.summary().median},
+                {"onednn, B packed", onednn_packed.summary().median}});
   report.points.add_row(
       {std::string(gemm_dtype_name(dtype)), shape.set, shape.name,
        fmt::format("{}x{}x{}", shape.m, shape.n, shape.k), shape.m, shape.n, shape.k,
@@ -168,11 +176,20 @@ GemmReport measure(const GemmOptions &o) {
   std::vector<GemmDtype> dtypes;
   for (const std::string &d : o.dtypes) dtypes.push_back(gemm_dtype_from_name(d));
 
+  // The chart: the points of the last (largest) thread count, under its ceilings.
+  const std::vector<int> counts = thread_counts(o);
+  ContextOptions chart_context = o.context;
+  chart_context.threads = counts.back();
+  RooflineSvg chart(o.output.svg, dlk::Context(chart_context.to_dlk()).info(), o.output.progress());
+
   const OpenBlasPeer openblas = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
   if (openblas.was_loaded_before())
     report.warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
   report.onednn_version = OneDnnMatmul::version();
-  for (int threads : thread_counts(o)) {
+  Progress progress(o.output.progress());
+  const double total = static_cast<double>(counts.size() * dtypes.size() * shapes.size());
+  int done = 0;
+  for (int threads : counts) {
     ContextOptions context_options = o.context;
     context_options.threads = threads;
     dlk::Context context(context_options.to_dlk());
@@ -181,9 +198,16 @@ GemmReport measure(const GemmOptions &o) {
     report.openblas = openblas.describe();
     report.peaks.push_back(measure_peak(report.info, threads));
     for (GemmDtype dtype : dtypes)
-      for (const GemmShape &shape : shapes)
-        add_point(report, context, openblas, report.peaks.back(), dtype, shape, threads, o.timing);
+      for (const GemmShape &shape : shapes) {
+        progress.update(fmt::format("gemm {} {}x{}x{}, {} threads", gemm_dtype_name(dtype), shape.m, shape.n,
+                                    shape.k, threads),
+                        done++ / total);
+        add_point(report, context, openblas, report.peaks.back(), dtype, shape, threads, o.timing,
+                  threads == counts.back() ? &chart : nullptr);
+      }
   }
+  progress.finish();
+  chart.write(fmt::format("dlk-perf gemm: backend {}, {} threads", report.info.backend, counts.back()));
   report.wall_seconds = now_seconds() - start;
   return report;
 }
@@ -248,7 +272,7 @@ void print_text(const GemmReport &r) {
 
 int run_gemm(const GemmOptions &o) {
   const GemmReport report = measure(o);
-  if (o.json)
+  if (o.output.json)
     print_json(report);
   else
     print_text(report);
@@ -277,7 +301,8 @@ RunFn setup_gemm(CLI::App &command) {
   command.add_option("--max-gflop", o->max_gflop,
                      "leave out the shapes of more than this many GFLOP (2 m n k; default: no limit)")
       ->check(CLI::PositiveNumber);
-  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/gemm/1) instead of text");
+  o->output.add_to(command, "dlk-perf/gemm/1",
+                   "the points of the largest thread count on the roofline of its ceilings");
   command.add_flag("--keep-openblas-env", o->keep_openblas_env,
                    "load OpenBLAS with the environment as it is (default: as dlk-perf roofline)");
   command.add_option("--min-seconds", o->timing.min_seconds,

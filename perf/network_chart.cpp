@@ -31,8 +31,9 @@ LogLogChart network_chart(const std::vector<NetworkSeries> &series, const std::s
     if (!marks.marks.empty()) chart.marks.push_back(marks);
     if ((s.alpha > 0 || s.beta > 0) && hi > 0) {
       ChartLine fit;
-      fit.label = fmt::format("{}: {:.1f} us + bytes / {:.2f} GB/s", s.algorithm, s.alpha * 1e6,
-                              s.beta > 0 ? 1e-9 / s.beta : 0.0);
+      // Short enough for the legend; the chart's subtitle says what the two figures are.
+      fit.label = s.beta > 0 ? fmt::format("{}: {:.1f} us, {:.2f} GB/s", s.algorithm, s.alpha * 1e6, 1e-9 / s.beta)
+                             : fmt::format("{}: {:.1f} us, no bytes term", s.algorithm, s.alpha * 1e6);
       fit.color = color;
       fit.dashed = true;
       fit.placement = LineLabel::none;

@@ -14,8 +14,11 @@
 #include "dlk/dlk.hpp"
 #include "perf/context_options.hpp"
 #include "perf/conv_layers.hpp"
+#include "perf/output_options.hpp"
 #include "perf/pool_point.hpp"
+#include "perf/progress.hpp"
 #include "perf/report_table.hpp"
+#include "perf/roofline_svg.hpp"
 #include "perf/subcommand.hpp"
 #include "perf/timing.hpp"
 
@@ -26,7 +29,7 @@ struct PoolOptions {
   ContextOptions context;
   std::vector<std::int64_t> batches{1, 32};
   std::vector<std::string> passes{"fwd", "bwd"};
-  bool json = false;
+  OutputOptions output;
   TimingOptions timing = peer_interleaved_timing(0.3, 4);
 };
 
@@ -46,10 +49,12 @@ ReportTable points_table() {
                       {"onednn_implementation", "dnnl impl", 1, 0, Show::json}});
 }
 
-void add_point(ReportTable &table, dlk::Context &context, const PoolLayer &layer,
+void add_point(ReportTable &table, RooflineSvg &chart, dlk::Context &context, const PoolLayer &layer,
                std::int64_t batch, bool backward, int threads, const TimingOptions &timing) {
   const dlk_pool2d_desc d = pool_desc(layer, batch);
   const PoolPointTiming p = time_pool_point(context, d, backward, threads, timing);
+  chart.add(fmt::format("{} {} n{}", layer.name, backward ? "bwd" : "fwd", d.n), context, p.record, p.dlk_seconds,
+            {{"onednn", p.onednn_seconds}});
   table.add_row({layer.name, d.n, std::string(backward ? "bwd" : "fwd"),
                  fmt::format("{} {}x{} {}x{}/{}", d.c, d.h, d.w, d.kh, d.kw, d.stride_h), p.bytes,
                  std::int64_t{threads}, p.bytes / p.dlk_seconds, p.bytes / p.onednn_seconds,
@@ -61,13 +66,21 @@ int run_pool(const PoolOptions &o) {
   const double start = now_seconds();
   dlk::Context context(o.context.to_dlk());
   const dlk_context_info info = context.info();
+  RooflineSvg chart(o.output.svg, info, o.output.progress());
   ReportTable table = points_table();
+  Progress progress(o.output.progress());
+  const double total = static_cast<double>(pool_layers().size() * o.batches.size() * o.passes.size());
+  int done = 0;
   for (const PoolLayer &layer : pool_layers())
     for (const std::int64_t batch : o.batches)
-      for (const std::string &pass : o.passes)
-        add_point(table, context, layer, batch, pass == "bwd", info.num_threads, o.timing);
+      for (const std::string &pass : o.passes) {
+        progress.update(fmt::format("pool {} {} n{}", layer.name, pass, batch), done++ / total);
+        add_point(table, chart, context, layer, batch, pass == "bwd", info.num_threads, o.timing);
+      }
+  progress.finish();
+  chart.write(fmt::format("dlk-perf pool: f32 NCHW, backend {}, {} threads", info.backend, info.num_threads));
   const double wall = now_seconds() - start;
-  if (o.json) {
+  if (o.output.json) {
     nlohmann::ordered_json doc;
     doc["schema"] = "dlk-perf/pool/1";
     doc["dlk"] = {{"backend", info.backend}, {"device", info.device}, {"isa", info.isa}};
@@ -98,7 +111,7 @@ RunFn setup_pool(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember({"fwd", "bwd"}))
       ->capture_default_str();
-  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/pool/1) instead of text");
+  o->output.add_to(command, "dlk-perf/pool/1", "the points on the roofline of the backend's ceilings");
   command.add_option("--min-seconds", o->timing.min_seconds,
                      "time each point at least this long (both implementations together)")
       ->check(CLI::NonNegativeNumber)

@@ -1,8 +1,9 @@
 // The roofline as a chart: one horizontal ceiling per dtype and ISA tier, one
 // slanted ceiling per memory level, one mark per measured point; dlk's points
-// filled, peers' hollow, simulated points as labelled triangles.
+// filled, peers' hollow, simulated points as triangles in a series of their own.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct RooflineChartPoint {
   double intensity = 0;  // FLOP/byte (OP/byte for int8)
   double rate = 0;       // FLOP/s
 };
+
+// dlk's marks are labelled when there are at most this many of them.
+inline constexpr size_t kMaxMarkLabels = 12;
 
 // Rates are drawn in G/s. Throws std::invalid_argument when the ceilings have
 // no compute figure.

@@ -16,8 +16,11 @@
 #include "perf/context_options.hpp"
 #include "perf/gemm_problem.hpp"
 #include "perf/openblas_peer.hpp"
+#include "perf/output_options.hpp"
+#include "perf/progress.hpp"
 #include "perf/report_table.hpp"
 #include "perf/roofline.hpp"
+#include "perf/roofline_svg.hpp"
 #include "perf/subcommand.hpp"
 #include "perf/timing.hpp"
 
@@ -27,7 +30,7 @@ namespace {
 struct RooflineOptions {
   ContextOptions context;
   std::vector<std::int64_t> sizes{256, 512, 1024, 2048};
-  bool json = false;
+  OutputOptions output;
   bool keep_openblas_env = false;
   std::int64_t dram_mib = 0;  // 0: from the L3 size
   TimingOptions timing = peer_interleaved_timing(0.5, 8);
@@ -71,8 +74,8 @@ struct RooflineReport {
 };
 
 // Times one size on dlk and OpenBLAS and adds a row for each to report.points.
-void add_gemm_points(RooflineReport &report, dlk::Context &context, const OpenBlasPeer &peer,
-                     std::int64_t size, const TimingOptions &timing) {
+void add_gemm_points(RooflineReport &report, RooflineSvg &chart, dlk::Context &context,
+                     const OpenBlasPeer &peer, std::int64_t size, const TimingOptions &timing) {
   GemmProblem problem(context, GemmDtype::f32, size, size, size);
   const std::vector<Timing> t =
       time_interleaved({problem.dlk_candidate(), problem.openblas_candidate(peer)}, timing);
@@ -106,6 +109,8 @@ void add_gemm_points(RooflineReport &report, dlk::Context &context, const OpenBl
   }
   add("openblas", t[1], Cell(), Cell(),
       fmt::format("cblas_sgemm:{}:{}t", report.peer.core, report.peer.threads));
+  chart.add(fmt::format("gemm f32 {}", size), context, record, t[0].summary().median,
+            {{"openblas", t[1].summary().median}});
   if (difference > kDifferenceWarning)
     report.warnings.push_back(fmt::format(
         "at {} dlk's C differs from OpenBLAS's by {:.2e} of max |C|", shape, difference));
@@ -118,6 +123,7 @@ RooflineReport measure(const RooflineOptions &o) {
   report.info = context.info();
   if (!context.supports(DLK_OP_GEMM, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32))
     throw std::runtime_error(std::string("backend ") + report.info.backend + " has no GEMM f32");
+  RooflineSvg chart(o.output.svg, report.info, o.output.progress());
 
   // Ceilings first: OpenBLAS's worker threads spin for a while after it loads,
   // and would take cycles from the FMA and bandwidth loops.
@@ -131,7 +137,14 @@ RooflineReport measure(const RooflineOptions &o) {
   if (peer.was_loaded_before())
     report.warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
 
-  for (std::int64_t size : o.sizes) add_gemm_points(report, context, peer, size, o.timing);
+  Progress progress(o.output.progress());
+  for (size_t i = 0; i < o.sizes.size(); ++i) {
+    progress.update(fmt::format("gemm f32 {}", o.sizes[i]), static_cast<double>(i) / o.sizes.size());
+    add_gemm_points(report, chart, context, peer, o.sizes[i], o.timing);
+  }
+  progress.finish();
+  chart.write(fmt::format("dlk-perf roofline: GEMM f32, backend {}, {} threads", report.info.backend,
+                          report.info.num_threads));
   report.wall_seconds = now_seconds() - start;
   return report;
 }
@@ -196,7 +209,7 @@ void print_text(const RooflineReport &r) {
 
 int run_roofline(const RooflineOptions &o) {
   const RooflineReport report = measure(o);
-  if (o.json)
+  if (o.output.json)
     print_json(report);
   else
     print_text(report);
@@ -210,7 +223,8 @@ RunFn setup_roofline(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{65536}))
       ->capture_default_str();
-  command.add_flag("--json", o->json, "print JSON (schema dlk-perf/roofline/1) instead of text");
+  o->output.add_to(command, "dlk-perf/roofline/1",
+                   "the points on the roofline of the backend's ceilings (dlk-perf ceilings, cached)");
   command.add_flag("--keep-openblas-env", o->keep_openblas_env,
                    "load OpenBLAS with the environment as it is (default: remove "
                    "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE so it picks its own kernels, and set "

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Renders each chart dlk-perf draws in headless Chromium and checks that the
-# browser took it as well-formed SVG and that the picture is not blank: the
+# Renders each kind of chart dlk-perf draws (sample figures from
+# WRITE_SAMPLE_CHARTS), the charts its subcommands write with --svg (DLK_PERF run
+# at its smallest sizes, 1 thread; comm needs mpirun and is left to the
+# network sample) and any SVG_FILE, in headless Chromium, and checks that the
+# browser took each as well-formed SVG and that the picture is not blank: the
 # PNG must be 1000x620 and at least 4x the size of a blank page rendered the
 # same way (a white page compresses to a few hundred bytes; a chart with
 # text and lines to tens of KiB). Skips (exit 77) without Chromium.
-#   render_charts.sh WRITE_SAMPLE_CHARTS [SVG_FILE...]
+#   render_charts.sh WRITE_SAMPLE_CHARTS DLK_PERF [SVG_FILE...]
 set -euo pipefail
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -13,11 +16,23 @@ if [ -z "$chromium" ]; then
   exit 77
 fi
 
-writer=$1; shift
+writer=$1; dlk_perf=$2; shift 2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$writer" "$out"
-charts=("$out/roofline.svg" "$out/network.svg" "$@")
+export XDG_CACHE_HOME="$out/cache" DLK_NUM_THREADS=1
+quick=(--quiet --min-seconds 0.01)
+"$dlk_perf" roofline --sizes 64 --dram-mib 8 "${quick[@]}" --svg "$out/cli_roofline.svg" >/dev/null
+"$dlk_perf" gemm --shapes small --max-gflop 0.001 --min-samples 1 "${quick[@]}" --svg "$out/cli_gemm.svg" >/dev/null
+"$dlk_perf" conv --sets lenet5 --passes fwd --min-samples 1 "${quick[@]}" --svg "$out/cli_conv.svg" >/dev/null
+"$dlk_perf" pool --batches 1 --passes fwd "${quick[@]}" --svg "$out/cli_pool.svg" >/dev/null
+"$dlk_perf" compress --sizes 1 --algorithms onebit,int8 "${quick[@]}" --svg "$out/cli_compress.svg" >/dev/null
+"$dlk_perf" resnet50 --backend fpga_sim --passes 1 --quiet --svg "$out/cli_resnet50_fpga_sim.svg" >/dev/null
+charts=()
+for svg in "$out"/*.svg; do
+  [ "$(basename "$svg")" = blank.svg ] || charts+=("$svg")
+done
+charts+=("$@")
 
 # Root needs --no-sandbox; a private profile keeps runs independent.
 browse() {

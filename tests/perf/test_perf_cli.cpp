@@ -15,6 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "xml_well_formed.hpp"
+
+using dlk::perf::test::xml_problem;
+
 namespace {
 
 struct Run {
@@ -37,13 +41,13 @@ struct Sandbox {
   }
   ~Sandbox() { std::system(("rm -rf '" + dir + "'").c_str()); }
 
-  // Runs dlk-perf with `args` (shell words), threads 1, the cache in the sandbox.
-  Run run(const std::string &args) const {
+  // Runs a shell command line with threads 1 and the cache in the sandbox;
+  // its stdout in Run::out, its stderr in Run::err.
+  Run run_command(const std::string &command) const {
     const std::string err = dir + "/stderr";
-    const std::string command = "XDG_CACHE_HOME='" + dir + "/cache' DLK_NUM_THREADS=1 '" DLK_PERF_EXE "' " + args +
-                                " 2>'" + err + "'";
     Run r;
-    FILE *pipe = popen(command.c_str(), "r");
+    FILE *pipe = popen(("XDG_CACHE_HOME='" + dir + "/cache' DLK_NUM_THREADS=1 " + command + " 2>'" + err + "'").c_str(),
+                       "r");
     REQUIRE(pipe);
     char buffer[4096];
     size_t n;
@@ -53,12 +57,54 @@ struct Sandbox {
     r.err = slurp(err);
     return r;
   }
+
+  // Runs dlk-perf with `args` (shell words).
+  Run run(const std::string &args) const { return run_command("'" DLK_PERF_EXE "' " + args); }
+
+  // The same under mpirun with 2 ranks (as dlk-perf report launches it).
+  Run run_under_mpirun(const std::string &args) const {
+    return run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 2 --oversubscribe "
+                       "--bind-to none '" DLK_PERF_EXE "' " + args);
+  }
+
+  // dlk-perf on a terminal (script(1) gives it one), its stdout to a file:
+  // Run::out is what it wrote on the terminal, i.e. on stderr.
+  Run run_on_terminal(const std::string &args) const {
+    return run_command("script -qec \"'" DLK_PERF_EXE "' " + args + " >'" + dir + "/terminal-stdout'\" /dev/null");
+  }
 };
 
 void check_number(const nlohmann::json &object, const char *key) {
   INFO(key);
   REQUIRE(object.contains(key));
   CHECK(object.at(key).is_number());
+}
+
+// The chart --svg wrote at `path`: well-formed SVG with each of `parts` in it.
+void check_chart(const std::string &path, std::initializer_list<const char *> parts) {
+  INFO(path);
+  const std::string svg = slurp(path);
+  CHECK(xml_problem(svg, "svg") == "");
+  for (const char *part : parts) {
+    INFO(part);
+    CHECK(svg.find(part) != std::string::npos);
+  }
+}
+
+// Runs `subcommand args --quiet --json --svg FILE` and returns its JSON
+// document after checking the schema name and the chart.
+nlohmann::json run_with_chart(const Sandbox &box, const std::string &subcommand, const std::string &args,
+                              const std::string &schema, std::initializer_list<const char *> chart_parts) {
+  const std::string svg = box.dir + "/" + subcommand + ".svg";
+  const Run r = box.run(subcommand + " " + args + " --quiet --json --svg '" + svg + "'");
+  INFO(subcommand + " " + args + "\n" + r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find('\r') == std::string::npos);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("schema") == schema);
+  check_number(doc, "wall_seconds");
+  check_chart(svg, chart_parts);
+  return doc;
 }
 
 void check_ceilings_schema(const nlohmann::json &doc) {
@@ -216,4 +262,158 @@ TEST_CASE("report --quick --json follows its schema", "[perf][cli]") {
   if (allreduce.at("ran") == true) CHECK(subjects.count("allreduce MPI_Allreduce") == 1);
   CHECK(doc.at("warnings").is_array());
   check_number(doc, "wall_seconds");
+}
+
+TEST_CASE("each compute subcommand draws its points on the roofline and follows its JSON schema", "[perf][cli]") {
+  Sandbox box;
+  nlohmann::json doc = run_with_chart(box, "roofline", "--sizes 64 --dram-mib 8 --min-seconds 0.01",
+                                      "dlk-perf/roofline/1",
+                                      {"dlk-perf roofline", "arithmetic intensity", "DRAM read", "dlk cpu",
+                                       "peer: openblas", "gemm f32 64"});
+  CHECK(doc.at("dlk").at("backend") == "cpu");
+  CHECK(doc.at("peer").at("name") == "openblas");
+  check_number(doc.at("roof"), "ridge_intensity");
+  REQUIRE(doc.at("points").size() == 2);  // dlk and OpenBLAS at the one size
+  for (const auto &p : doc.at("points")) {
+    for (const char *key : {"m", "flops", "bytes", "intensity", "seconds", "flops_per_second",
+                            "roof_flops_per_second", "percent_of_roof"})
+      check_number(p, key);
+    CHECK(p.at("bound").is_string());
+  }
+  check_number(doc.at("points").at(0), "ratio_to_peer");
+
+  doc = run_with_chart(box, "gemm", "--shapes small --max-gflop 0.001 --dtypes f32,int8 --min-seconds 0.01 --min-samples 1",
+                       "dlk-perf/gemm/1",
+                       {"dlk-perf gemm", "arithmetic intensity", "int8 avx512 peak", "peer: openblas", "peer: onednn"});
+  CHECK(doc.at("peers").at(0).at("name") == "openblas");
+  REQUIRE_FALSE(doc.at("peaks").empty());
+  check_number(doc.at("peaks").at(0), "fp32_flops_per_second");
+  REQUIRE_FALSE(doc.at("points").empty());
+  for (const auto &p : doc.at("points")) {
+    for (const char *key : {"m", "n", "k", "threads", "dlk_ops_per_second", "onednn_ops_per_second",
+                            "ratio_to_onednn", "percent_of_peak"})
+      check_number(p, key);
+    CHECK(p.at("openblas_ops_per_second").is_number() == (p.at("dtype") == "f32"));
+  }
+
+  doc = run_with_chart(box, "conv", "--sets lenet5 --passes fwd --min-seconds 0.01 --min-samples 1", "dlk-perf/conv/1",
+                       {"dlk-perf conv", "arithmetic intensity", "peer: onednn nchw", "conv2 fwd n64"});
+  check_number(doc.at("peak"), "fp32_flops_per_second");
+  REQUIRE_FALSE(doc.at("points").empty());
+  for (const auto &p : doc.at("points")) {
+    for (const char *key : {"batch", "flops", "dlk_flops_per_second", "onednn_nchw_flops_per_second",
+                            "ratio_to_onednn_nchw", "percent_of_peak"})
+      check_number(p, key);
+    CHECK(p.at("pass") == "fwd");
+  }
+
+  doc = run_with_chart(box, "pool", "--batches 1 --passes fwd --min-seconds 0.01", "dlk-perf/pool/1",
+                       {"dlk-perf pool", "arithmetic intensity", "peer: onednn"});
+  REQUIRE_FALSE(doc.at("points").empty());
+  for (const auto &p : doc.at("points"))
+    for (const char *key : {"batch", "bytes", "dlk_bytes_per_second", "onednn_bytes_per_second", "ratio_to_onednn"})
+      check_number(p, key);
+}
+
+TEST_CASE("compress draws its codecs under the read roof and follows its JSON schema", "[perf][cli]") {
+  Sandbox box;
+  const nlohmann::json doc =
+      run_with_chart(box, "compress", "--sizes 1 --algorithms onebit,int8 --min-seconds 0.01", "dlk-perf/compress/1",
+                     {"dlk-perf compress", "working set (bytes)", "GB/s", "roof: read", "onebit encode",
+                      "int8 decode_add"});
+  CHECK(doc.at("threads") == 1);
+  REQUIRE(doc.at("points").size() == 6);  // 2 codecs x encode, decode, decode_add
+  for (const auto &p : doc.at("points"))
+    for (const char *key : {"size_bytes", "compression_ratio", "seconds", "bytes_per_second", "working_set_bytes",
+                            "roof_bytes_per_second", "percent_of_roof"})
+      check_number(p, key);
+}
+
+namespace {
+
+void check_resnet50_schema(const nlohmann::json &doc, bool simulated) {
+  for (const char *key : {"version", "backend", "device", "isa"}) CHECK(doc.at("dlk").at(key).is_string());
+  CHECK(doc.at("dlk").at("threads") == 1);
+  CHECK(doc.at("peer").at("backend") == "cpu");
+  CHECK(doc.at("model").at("dtype") == "int8");
+  CHECK(doc.at("model").at("batch") == 1);
+  CHECK(doc.at("passes") == 1);
+  for (const char *part : {"host", "peer_host"})
+    for (const char *key : {"seconds", "seconds_min", "seconds_max", "cpu_seconds"}) check_number(doc.at(part), key);
+  check_number(doc, "ratio_to_peer");
+  check_number(doc.at("work"), "flops");
+  check_number(doc.at("work"), "bytes");
+  CHECK(doc.at("work").at("flops").get<double>() > 7e9);  // about 8.2 GOP at 224x224
+  REQUIRE(doc.at("layers").size() == doc.at("model").at("ops").get<size_t>());
+  double flops = 0;
+  for (const auto &l : doc.at("layers")) {
+    INFO(l.dump());
+    CHECK(l.at("name").is_string());
+    CHECK(l.at("implementation").is_string());
+    check_number(l, "bytes");
+    flops += l.at("flops").get<double>();
+    for (const char *key : {"sim_macs", "sim_cycles", "sim_seconds", "sim_mac_utilization", "sim_dram_bytes"})
+      CHECK(l.at(key).is_number() == simulated);
+    CHECK(l.at("sim_bound").is_string() == simulated);
+  }
+  CHECK(flops == Approx(doc.at("work").at("flops").get<double>()));
+  CHECK(doc.at("simulated").is_null() == !simulated);
+  if (simulated) {
+    for (const char *key : {"seconds", "cycles", "macs", "mac_utilization", "dram_bytes", "dram_bound_ops"})
+      check_number(doc.at("simulated"), key);
+    CHECK(doc.at("simulated").at("mac_utilization").get<double>() <= 1.0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("resnet50 --json follows its schema on cpu and fpga_sim, and draws the pass", "[perf][cli]") {
+  Sandbox box;
+  nlohmann::json doc = run_with_chart(box, "resnet50", "--passes 1 --backend cpu", "dlk-perf/resnet50/1",
+                                      {"dlk-perf resnet50", "arithmetic intensity", "resnet50 pass"});
+  CHECK(doc.at("dlk").at("backend") == "cpu");
+  check_resnet50_schema(doc, false);
+  doc = run_with_chart(box, "resnet50", "--passes 1 --backend fpga_sim", "dlk-perf/resnet50/1",
+                       {"dlk-perf resnet50", "reported by the backend", "(simulated)", "peer: dlk cpu"});
+  CHECK(doc.at("dlk").at("backend") == "fpga_sim");
+  check_resnet50_schema(doc, true);
+}
+
+TEST_CASE("comm under mpirun draws its network chart and follows its JSON schema", "[perf][cli]") {
+  Sandbox box;
+  if (box.run("--help").out.find("comm") == std::string::npos || std::system("command -v mpirun >/dev/null") != 0) {
+    WARN("SKIP: dlk-perf has no comm subcommand (no MPI) or mpirun is not on PATH");
+    return;
+  }
+  const std::string svg = box.dir + "/comm.svg";
+  const Run r = box.run_under_mpirun("comm -e 16K --algorithms MPI_Allreduce,ring,onebit --min-seconds 0.01 "
+                                     "--max-calls 3 --quiet --json --svg '" + svg + "'");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("schema") == "dlk-perf/comm/1");
+  CHECK(doc.at("ranks") == 2);
+  CHECK(doc.at("points").size() == 2 * 3);  // 4 and 16 KiB x 3 algorithms
+  REQUIRE(doc.at("fits").size() == 3);
+  for (const auto &f : doc.at("fits")) check_number(f, "alpha_seconds");
+  check_chart(svg, {"dlk-perf comm", "message size (bytes)", "microseconds", "peer: MPI_Allreduce", "ring: ",
+                    "onebit"});
+}
+
+TEST_CASE("progress goes to stderr on a terminal only, and never with --quiet", "[perf][cli]") {
+  Sandbox box;
+  if (std::system("command -v script >/dev/null") != 0) {
+    WARN("SKIP: script (util-linux) is not installed: no terminal to run dlk-perf on");
+    return;
+  }
+  // script(1) gives the command a terminal; stdout goes to a file, so what
+  // script prints is what dlk-perf wrote on stderr.
+  const std::string command = "compress --sizes 1 --algorithms onebit,int8 --min-seconds 0.01";
+  const Run shown = box.run_on_terminal(command);
+  INFO(shown.out);
+  CHECK(shown.out.find("%] onebit at 1 MiB") != std::string::npos);
+  CHECK(shown.out.find('\r') != std::string::npos);
+  const Run quiet = box.run_on_terminal(command + " --quiet");
+  INFO(quiet.out);
+  CHECK(quiet.out.find("%]") == std::string::npos);
 }

@@ -2,13 +2,16 @@
 
 #include <string>
 
+#include "perf/bandwidth_chart.hpp"
 #include "perf/machine_header.hpp"
 #include "perf/network_chart.hpp"
 #include "perf/progress.hpp"
 #include "perf/roofline_chart.hpp"
 #include "perf/svg_chart.hpp"
+#include "xml_well_formed.hpp"
 
 using namespace dlk::perf;
+using dlk::perf::test::xml_problem;
 
 namespace {
 
@@ -79,6 +82,66 @@ TEST_CASE("the roofline chart has a ceiling per dtype and level, a mark per poin
   CHECK(count(svg, "<svg") == count(svg, "</svg>"));
   CHECK(count(svg, "<g ") == count(svg, "</g>"));
   CHECK(count(svg, "<text") == count(svg, "</text>"));
+  CHECK(xml_problem(svg, "svg").empty());
+}
+
+TEST_CASE("the well-formedness check finds what a writer gets wrong", "[perf][svg]") {
+  CHECK(xml_problem("<?xml version=\"1.0\"?>\n<svg a=\"1\"><g><text>x &amp; y</text></g><rect/></svg>\n", "svg")
+            .empty());
+  CHECK_FALSE(xml_problem("<svg><g></svg>", "svg").empty());              // not closed
+  CHECK_FALSE(xml_problem("<svg><text>a & b</text></svg>", "svg").empty());  // bare &
+  CHECK_FALSE(xml_problem("<svg><rect x=1/></svg>", "svg").empty());       // unquoted
+  CHECK_FALSE(xml_problem("<svg></svg><svg></svg>", "svg").empty());       // two roots
+  CHECK_FALSE(xml_problem("<html></html>", "svg").empty());
+  CHECK_FALSE(xml_problem("<svg><text a=\"<\"></text></svg>", "svg").empty());
+}
+
+TEST_CASE("one roofline line per figure a backend reports; labels only while they stay readable", "[perf][svg]") {
+  MachineCeilings accelerator;
+  accelerator.cpu = "array";
+  for (const char *dtype : {"f32", "bf16", "int8"})
+    accelerator.compute.push_back({dtype, "systolic", "reported", 0, 2e12, {2e12, 2e12, 2e12, 0}});
+  MemoryCeiling device;
+  device.level = "device";
+  device.found = true;
+  device.bytes_per_second = 16e9;
+  accelerator.memory.push_back(device);
+  std::vector<RooflineChartPoint> points;
+  for (size_t i = 0; i < kMaxMarkLabels; ++i) points.push_back({"layer", "dlk fpga_sim", false, true, 10.0 + i, 1e11});
+  LogLogChart chart = roofline_chart(accelerator, points, "t");
+  REQUIRE(chart.lines.size() == 2);
+  CHECK(chart.lines[0].label == "f32, bf16, int8 peak 2000 G/s");
+  CHECK(chart.subtitle.find("reported by the backend") != std::string::npos);
+  CHECK(chart.marks[0].marks.back().label == "layer (simulated)");
+  points.push_back({"one too many", "dlk fpga_sim", false, true, 30, 1e11});
+  chart = roofline_chart(accelerator, points, "t");
+  for (const ChartMark &m : chart.marks[0].marks) CHECK(m.label.empty());
+  CHECK(chart.marks[0].label == "dlk fpga_sim (simulated)");
+  CHECK(xml_problem(render_svg(chart), "svg").empty());
+}
+
+TEST_CASE("the bandwidth chart has a series per codec and operation under the read roof", "[perf][svg]") {
+  const std::vector<BandwidthPoint> points{{"onebit", "encode", 2e6, 40e9, 90e9},
+                                           {"onebit", "decode", 1e6, 80e9, 95e9},
+                                           {"int8", "encode", 2e6, 30e9, 80e9},
+                                           {"int8", "encode", 8e7, 20e9, 25e9},
+                                           {"int8", "decode", 1e6, 0, 95e9}};  // no rate: not drawn
+  const LogLogChart chart = bandwidth_chart(points, "Codecs", "1 thread");
+  REQUIRE(chart.lines.size() == 1);
+  // The roof at each working set, the best measured there, in order of size.
+  REQUIRE(chart.lines[0].points.size() == 3);
+  CHECK(chart.lines[0].points[0].x == 1e6);
+  CHECK(chart.lines[0].points[1].y == Approx(90));
+  REQUIRE(chart.marks.size() == 3);
+  CHECK(chart.marks[0].label == "onebit encode");
+  CHECK(chart.marks[0].color == chart.marks[1].color);  // a colour per codec
+  CHECK(chart.marks[0].shape == chart.marks[2].shape);  // a shape per operation
+  CHECK(chart.marks[0].shape != chart.marks[1].shape);
+  CHECK(chart.marks[2].marks.size() == 2);
+  const std::string svg = render_svg(chart);
+  CHECK(xml_problem(svg, "svg").empty());
+  CHECK(svg.find("working set (bytes)") != std::string::npos);
+  CHECK(svg.find("GB/s") != std::string::npos);
 }
 
 TEST_CASE("a chart refuses values a log axis cannot show, and empty charts", "[perf][svg]") {
@@ -95,10 +158,11 @@ TEST_CASE("the network chart has marks and an alpha-beta line per algorithm", "[
   const LogLogChart chart = network_chart(series, "All-reduce", "2 ranks");
   REQUIRE(chart.lines.size() == 2);
   CHECK(chart.lines[0].dashed);
-  CHECK(chart.lines[0].label == "native: 2.0 us + bytes / 8.00 GB/s");
+  CHECK(chart.lines[0].label == "native: 2.0 us, 8.00 GB/s");
   CHECK(chart.lines[0].points.front().y == Approx((2e-6 + 4096 / 8e9) * 1e6));
   CHECK(chart.marks[0].label == "peer: native");
   const std::string svg = render_svg(chart);
+  CHECK(xml_problem(svg, "svg").empty());
   CHECK(svg.find("message size (bytes)") != std::string::npos);
   CHECK(svg.find("microseconds") != std::string::npos);
 }

@@ -1,12 +1,16 @@
-// Writes the charts dlk-perf draws, from fixed sample figures, into the
-// directory given: roofline.svg (ceilings per dtype and level, dlk points,
-// peers, a simulated point), network.svg (all-reduce times with alpha-beta
-// lines) and blank.svg (a white page of the same size, the reference a
-// rendering must differ from). render_charts.sh renders them in Chromium.
+// Writes every kind of chart dlk-perf draws, from fixed sample figures, into
+// the directory given: roofline.svg (ceilings per dtype and level, dlk points,
+// peers, a simulated point), roofline_reported.svg (an accelerator's reported
+// ceilings under its simulated points, as fpga_sim's charts draw them),
+// network.svg (all-reduce times with alpha-beta lines), bandwidth.svg (codecs
+// against the read roof of their working set) and blank.svg (a white page of
+// the same size, the reference a rendering must differ from).
+// render_charts.sh renders them in Chromium.
 #include <cstdio>
 #include <exception>
 #include <string>
 
+#include "perf/bandwidth_chart.hpp"
 #include "perf/network_chart.hpp"
 #include "perf/roofline_chart.hpp"
 #include "perf/svg_chart.hpp"
@@ -65,6 +69,30 @@ int main(int argc, char **argv) {
     }
     write_svg_file(dir + "/network.svg",
                    render_svg(network_chart(series, "All-reduce, 2 ranks (sample figures)", "float32 sum")));
+    MachineCeilings accelerator;
+    accelerator.cpu = "edge 32x32 systolic array (sample)";
+    for (const char *dtype : {"f32", "bf16", "int8"})
+      accelerator.compute.push_back({dtype, "systolic_32x32_os", "reported by the backend", 0, 2048e9,
+                                     {2048e9, 2048e9, 2048e9, 0}});
+    MemoryCeiling device;
+    device.level = "device";
+    device.found = true;
+    device.bytes_per_second = 16e9;
+    accelerator.memory.push_back(device);
+    std::vector<RooflineChartPoint> layers;
+    for (int i = 0; i < 20; ++i)  // more than kMaxMarkLabels: unlabelled
+      layers.push_back({"layer", "dlk fpga_sim", false, true, 1.5 * (i + 1) * (i + 1), 15e9 * (i + 1)});
+    write_svg_file(dir + "/roofline_reported.svg",
+                   render_svg(roofline_chart(accelerator, layers, "Simulated layers (sample figures)")));
+    std::vector<BandwidthPoint> codecs;
+    for (double mib : {1.0, 4.0, 16.0, 64.0})
+      for (const char *codec : {"onebit", "int8"})
+        for (const char *op : {"encode", "decode", "decode_add"}) {
+          const double set = mib * (1 << 20) * (op[0] == 'e' ? 2.2 : 1.1), roof = mib > 8 ? 30e9 : 90e9;
+          codecs.push_back({codec, op, set, roof * (op[0] == 'e' ? 0.4 : 0.9), roof});
+        }
+    write_svg_file(dir + "/bandwidth.svg",
+                   render_svg(bandwidth_chart(codecs, "Codecs (sample figures)", "1 thread")));
     write_svg_file(dir + "/blank.svg",
                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
                    "width=\"1000\" height=\"620\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/></svg>\n");
