@@ -212,13 +212,13 @@ class BlockedGemm {
         // their strides be anything then (found by fuzz_gemm: offsets overflowed).
         const bool packs = kc > 0;
         // The shared B block: each thread packs a share of its micro-panels.
-        for (int64_t q = panels * member / members; q < panels * (member + 1) / members; ++q) {
-          if (packs)
-            b_packer_.pack(batch, p0, kc, j0 + q * nr_, std::min<int64_t>(nr_, nc - q * nr_),
-                           PackedPanel{b_pack + q * kcp * nr_, Path::packed_b, nr_});
-          if constexpr (Path::col_sums)
+        const int64_t qa = panels * member / members, qb = panels * (member + 1) / members;
+        if (packs && qa < qb)
+          b_packer_.pack_panels(batch, p0, kc, j0 + qa * nr_, std::min(nc, qb * nr_) - qa * nr_,
+                                PackedPanel{b_pack + qa * kcp * nr_, Path::packed_b, nr_}, qb - qa);
+        if constexpr (Path::col_sums)
+          for (int64_t q = qa; q < qb; ++q)
             pack_kernels_.column_sums(b_pack + q * kcp * nr_, kcp / 4, nr_, sums + q * nr_);
-        }
         sync(members);
         for (int64_t i0 = row_begin; i0 < row_end && q0 < q1; i0 += mc_share) {
           const int64_t mc = std::min(mc_share, row_end - i0);

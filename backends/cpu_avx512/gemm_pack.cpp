@@ -77,7 +77,7 @@ bool pack_unit_stride(const kernels::GemmPackKernels &kernels, const PanelSource
       kernels.k_contiguous(s, src.outer_stride * size, rows, kc * size, width, flip, o);
     else
       kernels.panel_contiguous(s, src.inner_stride * size, static_cast<int>(size), kc, rows,
-                               width, flip, o);
+                               width, 1, flip, o);
   }
   return true;
 }
@@ -141,6 +141,34 @@ void pack_bf16_pair_panels(const kernels::GemmPackKernels &kernels, const PanelS
                            int64_t count, int64_t kc, int width, uint16_t *out) {
   if (pack_unit_stride(kernels, src, count, kc, width, 0, out)) return;
   pack_group_panels<uint16_t, 2>(src, count, kc, width, out, [](uint16_t v) { return v; });
+}
+
+void BPanelPacker::pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+                               const PackedPanel &first, int64_t count) const {
+  const int64_t group = first.type == PackedType::s8_quads     ? 4
+                        : first.type == PackedType::bf16_pairs ? 2
+                                                               : 1;
+  // Bytes of one panel: every layout is 4-byte units, kc padded to the group.
+  const int64_t panel_bytes = (kc + group - 1) / group * first.width * 4;
+  for (int64_t q = 0; q < count; ++q)
+    pack(batch, p0, kc, j0 + q * first.width, std::min<int64_t>(first.width, cols - q * first.width),
+         PackedPanel{static_cast<char *>(first.data) + q * panel_bytes, first.type, first.width});
+}
+
+void StridedBPanelPacker::pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0,
+                                      int64_t cols, const PackedPanel &first,
+                                      int64_t count) const {
+  const PanelSource src = b_block(args_, batch, p0, j0);
+  // Row-major B already in the panels' element type.
+  const dlk_dtype same = first.type == PackedType::f32          ? DLK_DTYPE_F32
+                         : first.type == PackedType::bf16_pairs ? DLK_DTYPE_BF16
+                                                                : DLK_DTYPE_S8;
+  if (count == 1 || src.dtype != same || src.outer_stride != 1 || first.width != 32)
+    return BPanelPacker::pack_panels(batch, p0, kc, j0, cols, first, count);
+  const int64_t size = dlk_dtype_size(src.dtype);
+  kernels_.panel_contiguous(static_cast<const uint8_t *>(src.ptr), src.inner_stride * size,
+                            static_cast<int>(size), kc, static_cast<int>(cols), 32,
+                            static_cast<int>(count), 0, static_cast<uint8_t *>(first.data));
 }
 
 void StridedBPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,

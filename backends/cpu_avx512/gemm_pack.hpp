@@ -81,6 +81,12 @@ class BPanelPacker {
   // into `panel`, cols <= panel.width, zeros in columns cols .. width - 1.
   virtual void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                     const PackedPanel &panel) const = 0;
+  // Writes `count` consecutive micro-panels, columns [j0, j0 + cols), cols <=
+  // count * width, into panels laid one after another from `first`. By
+  // default one pack() per panel; a packer whose source runs along the columns
+  // may read each row once for all of them.
+  virtual void pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+                           const PackedPanel &first, int64_t count) const;
 };
 
 // The packer of an ordinary strided B (args.b), converting to the panel's type.
@@ -90,6 +96,9 @@ class StridedBPanelPacker final : public BPanelPacker {
       : args_(args), kernels_(kernels) {}
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
             const PackedPanel &panel) const override;
+  // Row-major B in the panels' own type: one sweep along each row.
+  void pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+                   const PackedPanel &first, int64_t count) const override;
 
  private:
   const core::GemmArgs &args_;

@@ -78,15 +78,18 @@ namespace {
 // (which work within 128-bit lanes) put back in column order by lane
 // shuffles; masks computed once.
 void pack_panel32_interleaved(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
-                              int cols, uint8_t flip, uint8_t *out) {
+                              int cols, int panels, uint8_t flip, uint8_t *out) {
   const int group = 4 / elem_bytes;
   const int64_t unit_rows = (k + group - 1) / group;
-  const __mmask64 in = bytes64(int64_t{cols} * elem_bytes);
+  const int64_t panel_bytes = unit_rows * 128;
   const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
-  // Line p masked to the matrix and flipped, zero past k; int8 lines fill a ymm.
+  __mmask64 in = 0;
+  const uint8_t *panel_src = src;
+  // Line p of the current panel masked to the matrix and flipped, zero past k;
+  // int8 lines fill a ymm.
   auto line = [&](int64_t p) {
     if (p >= k) return _mm512_setzero_si512();
-    const __m512i v = _mm512_maskz_loadu_epi8(in, src + p * stride);
+    const __m512i v = _mm512_maskz_loadu_epi8(in, panel_src + p * stride);
     return flip ? _mm512_maskz_mov_epi8(in, _mm512_xor_si512(v, flips)) : v;
   };
   // bf16: unpacking two lines gives, in 128-bit lane l, the pairs of columns
@@ -95,39 +98,66 @@ void pack_panel32_interleaved(const uint8_t *src, int64_t stride, int elem_bytes
   const __m512i first16 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
   const __m512i last16 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
   constexpr int64_t kAhead = 16;  // as in pack_panel_contiguous_avx512
-  for (int64_t u = 0; u < unit_rows; ++u, out += 128) {
+  // Line by line across all the panels, so each line is read front to back.
+  for (int64_t u = 0; u < unit_rows; ++u) {
     const int64_t p = u * group;
     for (int g = 0; g < group && p + g + kAhead < k; ++g)
       _mm_prefetch(reinterpret_cast<const char *>(src + (p + g + kAhead) * stride), _MM_HINT_T0);
-    if (elem_bytes == 2) {
-      const __m512i x0 = line(p), x1 = line(p + 1);
-      const __m512i lo = _mm512_unpacklo_epi16(x0, x1), hi = _mm512_unpackhi_epi16(x0, x1);
-      _mm512_storeu_si512(out, _mm512_permutex2var_epi64(lo, first16, hi));
-      _mm512_storeu_si512(out + 64, _mm512_permutex2var_epi64(lo, last16, hi));
-      continue;
+    for (int q = 0; q < panels; ++q) {
+      in = bytes64(int64_t{cols - 32 * q} * elem_bytes);
+      panel_src = src + int64_t{32 * q} * elem_bytes;
+      uint8_t *o = out + q * panel_bytes + u * 128;
+      if (elem_bytes == 2) {
+        const __m512i x0 = line(p), x1 = line(p + 1);
+        const __m512i lo = _mm512_unpacklo_epi16(x0, x1), hi = _mm512_unpackhi_epi16(x0, x1);
+        _mm512_storeu_si512(o, _mm512_permutex2var_epi64(lo, first16, hi));
+        _mm512_storeu_si512(o + 64, _mm512_permutex2var_epi64(lo, last16, hi));
+        continue;
+      }
+      const __m256i x0 = _mm512_castsi512_si256(line(p)), x1 = _mm512_castsi512_si256(line(p + 1));
+      const __m256i x2 = _mm512_castsi512_si256(line(p + 2));
+      const __m256i x3 = _mm512_castsi512_si256(line(p + 3));
+      // 128-bit lane 0 of these holds columns 0-15 and lane 1 columns 16-31.
+      const __m256i lo01 = _mm256_unpacklo_epi8(x0, x1), hi01 = _mm256_unpackhi_epi8(x0, x1);
+      const __m256i lo23 = _mm256_unpacklo_epi8(x2, x3), hi23 = _mm256_unpackhi_epi8(x2, x3);
+      // Quads of columns [0-3 | 16-19], [4-7 | 20-23], [8-11 | 24-27], [12-15 | 28-31].
+      const __m512i ab =
+          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(lo01, lo23)),
+                             _mm256_unpackhi_epi16(lo01, lo23), 1);
+      const __m512i cd =
+          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(hi01, hi23)),
+                             _mm256_unpackhi_epi16(hi01, hi23), 1);
+      _mm512_storeu_si512(o, _mm512_shuffle_i32x4(ab, cd, 0x88));
+      _mm512_storeu_si512(o + 64, _mm512_shuffle_i32x4(ab, cd, 0xDD));
     }
-    const __m256i x0 = _mm512_castsi512_si256(line(p)), x1 = _mm512_castsi512_si256(line(p + 1));
-    const __m256i x2 = _mm512_castsi512_si256(line(p + 2));
-    const __m256i x3 = _mm512_castsi512_si256(line(p + 3));
-    // 128-bit lane 0 of these holds columns 0-15 and lane 1 columns 16-31.
-    const __m256i lo01 = _mm256_unpacklo_epi8(x0, x1), hi01 = _mm256_unpackhi_epi8(x0, x1);
-    const __m256i lo23 = _mm256_unpacklo_epi8(x2, x3), hi23 = _mm256_unpackhi_epi8(x2, x3);
-    // Quads of columns [0-3 | 16-19], [4-7 | 20-23], [8-11 | 24-27], [12-15 | 28-31].
-    const __m512i ab = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(lo01, lo23)),
-                                          _mm256_unpackhi_epi16(lo01, lo23), 1);
-    const __m512i cd = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(hi01, hi23)),
-                                          _mm256_unpackhi_epi16(hi01, hi23), 1);
-    _mm512_storeu_si512(out, _mm512_shuffle_i32x4(ab, cd, 0x88));
-    _mm512_storeu_si512(out + 64, _mm512_shuffle_i32x4(ab, cd, 0xDD));
+  }
+}
+
+// f32 B rows across `panels` micro-panels of 32 columns: each line is read once,
+// front to back (so the hardware prefetchers stream it), and scattered to the
+// panels.
+void pack_f32_rows_across_panels(const uint8_t *src, int64_t stride, int64_t k, int cols,
+                                 int panels, uint8_t *out) {
+  const int64_t panel_bytes = k * 32 * 4;
+  for (int64_t p = 0; p < k; ++p) {
+    const float *line = reinterpret_cast<const float *>(src + p * stride);
+    uint8_t *o = out + p * 32 * 4;
+    for (int q = 0; q < panels; ++q, o += panel_bytes) {
+      const int c = q * 32;
+      _mm512_storeu_ps(o, _mm512_maskz_loadu_ps(lanes16(cols - c), line + c));
+      _mm512_storeu_ps(o + 64, _mm512_maskz_loadu_ps(lanes16(cols - c - 16), line + c + 16));
+    }
   }
 }
 
 }  // namespace
 
 void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
-                                  int cols, int width, uint8_t flip, uint8_t *out) {
+                                  int cols, int width, int panels, uint8_t flip, uint8_t *out) {
+  if (panels > 1 && elem_bytes == 4)
+    return pack_f32_rows_across_panels(src, stride, k, cols, panels, out);
   if (width == 32 && elem_bytes != 4)
-    return pack_panel32_interleaved(src, stride, elem_bytes, k, cols, flip, out);
+    return pack_panel32_interleaved(src, stride, elem_bytes, k, cols, panels, flip, out);
   const int group = 4 / elem_bytes;
   const int64_t unit_rows = (k + group - 1) / group;
   const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));

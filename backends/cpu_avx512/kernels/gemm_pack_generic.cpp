@@ -22,16 +22,19 @@ void pack_k_contiguous_generic(const uint8_t *src, int64_t stride, int rows, int
 }
 
 void pack_panel_contiguous_generic(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
-                                   int cols, int width, uint8_t flip, uint8_t *out) {
+                                   int cols, int width, int panels, uint8_t flip, uint8_t *out) {
   const int group = 4 / elem_bytes;
   const int64_t unit_rows = (k + group - 1) / group;
-  std::memset(out, 0, static_cast<size_t>(unit_rows * width * 4));
+  const int64_t panel_bytes = unit_rows * width * 4;
+  std::memset(out, 0, static_cast<size_t>(panel_bytes * panels));
   for (int64_t p = 0; p < k; ++p) {
     const uint8_t *line = src + p * stride;
-    uint8_t *o = out + (p / group) * width * 4 + (p % group) * elem_bytes;
-    for (int t = 0; t < cols; ++t)
+    for (int c = 0; c < cols; ++c) {
+      uint8_t *o = out + (c / width) * panel_bytes + (p / group) * width * 4 + (c % width) * 4 +
+                   (p % group) * elem_bytes;
       for (int b = 0; b < elem_bytes; ++b)
-        o[t * 4 + b] = static_cast<uint8_t>(line[t * elem_bytes + b] ^ flip);
+        o[b] = static_cast<uint8_t>(line[c * elem_bytes + b] ^ flip);
+    }
   }
 }
 

@@ -28,9 +28,12 @@ using PackKContiguous = void (*)(const uint8_t *src, int64_t stride, int rows, i
 // Panel rows contiguous along the panel (column-major A, row-major B): `k` lines
 // of `cols` elements of `elem_bytes` bytes (4, 2 or 1), line p at src + p *
 // stride bytes; 4 / elem_bytes consecutive lines make one unit-row, so
-// ceil(k * elem_bytes / 4) unit-rows are written.
+// ceil(k * elem_bytes / 4) unit-rows are written. The columns may fill
+// `panels` micro-panels (cols <= panels * width; width 32 when panels > 1),
+// laid one after another: each line is then read once, front to back, for all
+// of them.
 using PackPanelContiguous = void (*)(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
-                                     int cols, int width, uint8_t flip, uint8_t *out);
+                                     int cols, int width, int panels, uint8_t flip, uint8_t *out);
 
 // The int8 compensation sums of a packed k-quad B panel (`unit_rows` quads of
 // `width` columns): sums[t] = sum over the panel's k of column t, wrapping
@@ -46,7 +49,7 @@ struct GemmPackKernels {
 void pack_k_contiguous_generic(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
                                int width, uint8_t flip, uint8_t *out);
 void pack_panel_contiguous_generic(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
-                                   int cols, int width, uint8_t flip, uint8_t *out);
+                                   int cols, int width, int panels, uint8_t flip, uint8_t *out);
 void pack_column_sums_generic(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums);
 
 // AVX-512 F/BW/VL: 16 x 16 unit transposes, byte and word interleaves, sums by
@@ -54,7 +57,7 @@ void pack_column_sums_generic(const int8_t *panel, int64_t unit_rows, int width,
 void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
                               int width, uint8_t flip, uint8_t *out);
 void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
-                                  int cols, int width, uint8_t flip, uint8_t *out);
+                                  int cols, int width, int panels, uint8_t flip, uint8_t *out);
 void pack_column_sums_avx512(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums);
 
 }  // namespace dlk::cpu::kernels
