@@ -290,7 +290,13 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
     return gemm.kernel_name();
   }
   BlockedGemm<Path> gemm(g, set, b_packer, 1, threads);
-#pragma omp parallel num_threads(threads) if (threads > 1)
+  if (threads == 1) {
+    // No OpenMP region at all: even an inactive one (if (false)) cost a small
+    // GEMM futex calls into the kernel, a tenth of a 64^3 int8 call.
+    for (int64_t batch = 0; batch < g.batch; ++batch) gemm.run_entry(batch, 0, 0, 1, 0);
+    return gemm.kernel_name();
+  }
+#pragma omp parallel num_threads(threads)
   {
     const int thread = omp_get_thread_num(), members = omp_get_num_threads();
     for (int64_t batch = 0; batch < g.batch; ++batch)
