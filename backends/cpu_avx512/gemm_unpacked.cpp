@@ -28,7 +28,14 @@ using kernels::UnpackedForm;
 //     the blocked loops store it better).
 //   - Larger skinny shapes stay blocked: 16384 x 64 x 256 ran 1.08x and
 //     64 x 16384 x 256 0.82x unpacked.
+//   Measured again once packing ran on the tier's kernels (gemm_pack.cpp), the
+//   small products keep two conditions: the lanes must fill the loops'
+//   register blocks (at most kLaneBlock, or a multiple: 48^3 ran 0.94x and
+//   127^3 0.81x unpacked, 64^3 1.06x, 128^3 1.15x, 16^3 2.2x), and a wide C
+//   with a tiny k is stored better by the blocked loops (256 x 256 x 4: 0.69x).
 constexpr int64_t kSmallMacs = int64_t{128} * 128 * 128;
+constexpr int64_t kLaneBlock = 32;
+constexpr int64_t kMinK = 8, kMinRowsForK = 64;
 // As the blocked path: fewer multiply-adds per thread than this do not repay
 // starting the team.
 constexpr int64_t kMinMacsPerThread = int64_t{1} << 16;
@@ -99,11 +106,15 @@ std::optional<UnpackedPlan> plan_unpacked(const core::GemmArgs &g, core::CpuGemm
       g.b.dtype != DLK_DTYPE_F32 || g.c_type != DLK_DTYPE_F32)
     return std::nullopt;
   if (path == core::CpuGemmPath::unpacked) return choose_form(g);
+  if (g.m == 1 || g.n == 1) return choose_form(g);
   // Written so that m * n * k cannot overflow.
   const int64_t k = std::max<int64_t>(g.k, 1);
-  const bool pays =
-      g.m == 1 || g.n == 1 || (g.n <= kSmallMacs / k && g.m <= kSmallMacs / k / g.n);
-  return pays ? choose_form(g) : std::nullopt;
+  if (g.n > kSmallMacs / k || g.m > kSmallMacs / k / g.n) return std::nullopt;
+  if (g.k < kMinK && g.m >= kMinRowsForK && g.n >= kMinRowsForK) return std::nullopt;
+  const std::optional<UnpackedPlan> plan = choose_form(g);
+  if (!plan) return plan;
+  const int64_t lanes = plan->form == UnpackedForm::dot ? g.k : plan->transposed ? g.m : g.n;
+  return lanes <= kLaneBlock || lanes % kLaneBlock == 0 ? plan : std::nullopt;
 }
 
 const char *gemm_unpacked(const core::GemmArgs &g, const UnpackedPlan &plan, core::CpuIsa isa,

@@ -48,7 +48,12 @@ TEST_CASE("gemm: f32 with one row or column of C, or a small product, runs witho
     CHECK(path(1024, 1, 1024, T, N) == prefix + "axpy");  // A^T: lanes along m, on C^T
     CHECK(path(64, 64, 64, N, N) == prefix + "axpy");
     CHECK(path(128, 128, 128, T, T) == prefix + "axpy");
-    // Above 128^3 with m, n > 1, and every other dtype: the blocked loops.
+    // Lanes that do not fill the register blocks, a wide C with a tiny k,
+    // above 128^3 with m, n > 1, and every other dtype: the blocked loops.
+    CHECK(path(127, 127, 127, N, N).find("unpacked") == std::string::npos);
+    CHECK(path(48, 48, 48, N, N).find("unpacked") == std::string::npos);
+    CHECK(path(256, 256, 4, N, N).find("unpacked") == std::string::npos);
+    CHECK(path(16, 16, 16, N, N) == prefix + "axpy");
     CHECK(path(129, 128, 128, N, N).find("unpacked") == std::string::npos);
     CHECK(path(2048, 2048, 4, N, N).find("unpacked") == std::string::npos);
     CHECK(implementation_of(ctx, DLK_DTYPE_F16, DLK_DTYPE_F32, 1, 64, 64, N, N).find("unpacked") ==
