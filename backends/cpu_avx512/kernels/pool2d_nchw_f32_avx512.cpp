@@ -17,6 +17,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/cpu_avx512/kernels/pool2d_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
@@ -38,19 +39,36 @@ int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a
 
 // The running maximum and its argmax in each lane. A lane starts at -inf with
 // the index of its window's first tap, which keeps that index when every tap is
-// -inf, as the first maximum.
+// -inf, as the first maximum. `nan` marks lanes whose maximum is a NaN: nothing
+// replaces it. Keeping that mask apart (set from each taken value, off the
+// chain) leaves one compare and one blend on the chain from tap to tap.
 struct MaxLanes {
   explicit MaxLanes(__m512i first) : at(first) {}
   __m512 m = _mm512_set1_ps(-INFINITY);
   __m512i at;
+  __mmask16 nan = 0;
+
+  // The first tap of a window (or window row): lanes where it lies in the image
+  // take it, the others stay at -inf.
+  void start(__mmask16 valid, __m512 v) {
+    m = _mm512_mask_mov_ps(m, valid, v);
+    nan = static_cast<__mmask16>(_mm512_mask_cmp_ps_mask(valid, v, v, _CMP_UNORD_Q));
+  }
 
   // v replaces m in `valid` lanes where m is a number and v is larger or NaN:
   // !(v <= m) is exactly "larger or NaN".
   void take(__mmask16 valid, __m512 v, __m512i index) {
-    const __mmask16 t = static_cast<__mmask16>(_mm512_mask_cmp_ps_mask(valid, v, m, _CMP_NLE_UQ) &
-                                               _mm512_cmp_ps_mask(m, m, _CMP_ORD_Q));
+    const __mmask16 t = _kandn_mask16(nan, _mm512_mask_cmp_ps_mask(valid, v, m, _CMP_NLE_UQ));
     m = _mm512_mask_mov_ps(m, t, v);
     at = _mm512_mask_mov_epi32(at, t, index);
+    nan = _kor_mask16(nan, _mm512_mask_cmp_ps_mask(t, v, v, _CMP_UNORD_Q));
+  }
+  // A later row's maximum (all of its indices after this one's).
+  void take(const MaxLanes &later) {
+    const __mmask16 t = _kandn_mask16(nan, _mm512_cmp_ps_mask(later.m, m, _CMP_NLE_UQ));
+    m = _mm512_mask_mov_ps(m, t, later.m);
+    at = _mm512_mask_mov_epi32(at, t, later.at);
+    nan = _kor_mask16(nan, _kand_mask16(t, later.nan));
   }
 };
 
@@ -83,12 +101,13 @@ struct Plane {
 // fixed at compile time; on the fly otherwise).
 template <int Stride, int KW>
 struct Columns {
-  Columns() = default;
-  Columns(const dlk_pool2d_desc &desc, int64_t ox0, int64_t n)
-      : d(&desc), sw(Stride ? Stride : desc.stride_w), kw(KW ? KW : desc.kw), count(n),
-        xs(ox0 * sw - desc.pad_w), all(lane_range(0, n)),
-        lane_x(_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                  _mm512_set1_epi32(static_cast<int32_t>(sw)))) {
+  // Filled in place (a copy of the vectors, written in pieces and read whole,
+  // would stall store forwarding).
+  void init(const dlk_pool2d_desc &desc, int64_t ox0, int64_t n) {
+    d = &desc, sw = Stride ? Stride : desc.stride_w, kw = KW ? KW : desc.kw, count = n;
+    xs = ox0 * sw - desc.pad_w, all = lane_range(0, n);
+    lane_x = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                _mm512_set1_epi32(static_cast<int32_t>(sw)));
     for (int kx = 0; kx < KW; ++kx) {
       valid[kx] = compute_valid(kx);
       compute_load(kx, load_a[kx], load_b[kx]);
@@ -109,12 +128,13 @@ struct Columns {
     else compute_load(kx, a, b);
   }
 
-  const dlk_pool2d_desc *d = nullptr;
-  int64_t sw = 0, kw = 0, count = 0, xs = 0;
-  __mmask16 all = 0;
-  __m512i lane_x{};   // sw * e
-  __m512i first_x{};  // each lane's first column inside the image
-  __mmask16 valid[KW ? KW : 1]{}, load_a[KW ? KW : 1]{}, load_b[KW ? KW : 1]{};
+  // No initializers: an array of these is made for every plane, then filled.
+  const dlk_pool2d_desc *d;
+  int64_t sw, kw, count, xs;
+  __mmask16 all;
+  __m512i lane_x;   // sw * e
+  __m512i first_x;  // each lane's first column inside the image
+  __mmask16 valid[KW ? KW : 1], load_a[KW ? KW : 1], load_b[KW ? KW : 1];
 
  private:
   __mmask16 compute_valid(int64_t kx) const {
@@ -178,14 +198,22 @@ void max_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64
     return _mm512_add_epi32(c.first_x, _mm512_set1_epi32(static_cast<int32_t>(y * w)));
   };
   MaxLanes window(first(y0)), row(first(y0));
+  bool row_empty = true;
   row_taps(
       c, src, y0, y1,
       [&](int64_t y) {
-        if (y > y0) window.take(0xffff, row.m, row.at);
+        if (y > y0 + 1) window.take(row);
+        else if (y == y0 + 1) window = row;
         row = MaxLanes(first(y));
+        row_empty = true;
       },
-      [&](__mmask16 valid, __m512 v, __m512i index) { row.take(valid, v, index); });
-  window.take(0xffff, row.m, row.at);
+      [&](__mmask16 valid, __m512 v, __m512i index) {
+        if (row_empty) row.start(valid, v);
+        else row.take(valid, v, index);
+        row_empty = false;
+      });
+  if (y1 > y0 + 1) window.take(row);
+  else window = row;
   _mm512_mask_storeu_ps(dst, c.all, window.m);
   if (Argmax) _mm512_mask_storeu_epi32(argmax, c.all, window.at);
 }
@@ -209,7 +237,7 @@ void plane_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
   for (int64_t g0 = 0; g0 < p.ow; g0 += kGroup * kLanes) {
     int64_t chunks = 0;
     for (int64_t ox0 = g0; ox0 < std::min(p.ow, g0 + kGroup * kLanes); ox0 += kLanes)
-      group[chunks++] = Columns<Stride, KW>(d, ox0, std::min(kLanes, p.ow - ox0));
+      group[chunks++].init(d, ox0, std::min(kLanes, p.ow - ox0));
     for (int64_t oy = 0; oy < p.oh; ++oy) {
       const int64_t y = oy * d.stride_h - d.pad_h;
       const int64_t y0 = std::max<int64_t>(y, 0), y1 = std::min(y + d.kh, d.h);
@@ -232,27 +260,85 @@ void plane_rows_any(const Plane &p, const float *src, float *dst, int32_t *argma
   plane_rows<Stride, 0>(p, src, dst, argmax);
 }
 
-// Output 1 x 1: planes p0 .. p0 + count in the lanes, every tap of the (clipped)
-// window gathered from each.
+// r[k] holds elements 0..15 of row k; afterwards r[j] holds element j of rows
+// 0..15 (unpacks within 128-bit lanes, then 128-bit lane shuffles). The
+// all-lanes masked forms, because GCC 12 warns about the undefined operand of
+// the plain ones.
+void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int k = 0; k < 16; k += 2) {
+    t[k] = _mm512_mask_unpacklo_ps(r[k], 0xffff, r[k], r[k + 1]);
+    t[k + 1] = _mm512_mask_unpackhi_ps(r[k], 0xffff, r[k], r[k + 1]);
+  }
+  // u[4q + j]: elements j, j + 4, j + 8, j + 12 (one per 128-bit lane) of rows 4q .. 4q + 3.
+  for (int q = 0; q < 16; q += 4) {
+    const auto lo = [](__m512 a, __m512 b) {
+      const __m512d x = _mm512_castps_pd(a);
+      return _mm512_castpd_ps(_mm512_mask_unpacklo_pd(x, 0xff, x, _mm512_castps_pd(b)));
+    };
+    const auto hi = [](__m512 a, __m512 b) {
+      const __m512d x = _mm512_castps_pd(a);
+      return _mm512_castpd_ps(_mm512_mask_unpackhi_pd(x, 0xff, x, _mm512_castps_pd(b)));
+    };
+    u[q] = lo(t[q], t[q + 2]);
+    u[q + 1] = hi(t[q], t[q + 2]);
+    u[q + 2] = lo(t[q + 1], t[q + 3]);
+    u[q + 3] = hi(t[q + 1], t[q + 3]);
+  }
+  const auto lanes = [](__m512 a, __m512 b, auto imm) {
+    return _mm512_mask_shuffle_f32x4(a, 0xffff, a, b, decltype(imm)::value);
+  };
+  using Lo = std::integral_constant<int, 0x44>;
+  using Hi = std::integral_constant<int, 0xee>;
+  using Even = std::integral_constant<int, 0x88>;
+  using Odd = std::integral_constant<int, 0xdd>;
+  for (int j = 0; j < 4; ++j) {
+    const __m512 a = lanes(u[j], u[j + 4], Lo{}), b = lanes(u[j], u[j + 4], Hi{});
+    const __m512 c = lanes(u[j + 8], u[j + 12], Lo{}), e = lanes(u[j + 8], u[j + 12], Hi{});
+    r[j] = lanes(a, c, Even{});
+    r[j + 4] = lanes(a, c, Odd{});
+    r[j + 8] = lanes(b, e, Even{});
+    r[j + 12] = lanes(b, e, Odd{});
+  }
+}
+
+// Output 1 x 1: planes p0 .. p0 + count in the lanes. A window of whole rows is
+// one contiguous run of each plane, read 16 taps of 16 planes at a time and
+// transposed; any other window gathers each tap from the planes.
 void planes_global(const Plane &p, const float *src, int64_t count, float *dst, int32_t *argmax) {
   const dlk_pool2d_desc &d = p.d;
   const int64_t plane = d.h * d.w;
   const __mmask16 lanes = lane_range(0, count);
-  const __m512i offsets = _mm512_mullo_epi32(
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-      _mm512_set1_epi32(static_cast<int32_t>(plane)));
   const int64_t y0 = std::max<int64_t>(-d.pad_h, 0), y1 = std::min(d.kh - d.pad_h, d.h);
   const int64_t x0 = std::max<int64_t>(-d.pad_w, 0), x1 = std::min(d.kw - d.pad_w, d.w);
   MaxLanes max_acc(_mm512_set1_epi32(static_cast<int32_t>(y0 * d.w + x0)));
   SumLanes sum_acc;
   const bool max = d.kind == DLK_POOL_MAX;
-  for (int64_t y = y0; y < y1; ++y)
-    for (int64_t x = x0; x < x1; ++x) {
-      const __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, offsets,
-                                                src + y * d.w + x, 4);
-      if (max) max_acc.take(lanes, v, _mm512_set1_epi32(static_cast<int32_t>(y * d.w + x)));
-      else sum_acc.add(lanes, v);
+  bool first = true;
+  const auto tap = [&](__m512 v, int64_t index) {
+    if (!max) sum_acc.add(lanes, v);
+    else if (first) max_acc.start(lanes, v);
+    else max_acc.take(lanes, v, _mm512_set1_epi32(static_cast<int32_t>(index)));
+    first = false;
+  };
+  if (x0 == 0 && x1 == d.w) {
+    const int64_t begin = y0 * d.w, end = y1 * d.w;
+    __m512 r[16];
+    for (int64_t i = begin; i < end; i += 16) {
+      const __mmask16 taps = lane_range(0, end - i);
+      for (int64_t k = 0; k < 16; ++k)
+        r[k] = k < count ? _mm512_maskz_loadu_ps(taps, src + k * plane + i) : _mm512_setzero_ps();
+      transpose16(r);
+      for (int64_t j = 0; j < std::min<int64_t>(16, end - i); ++j) tap(r[j], i + j);
     }
+  } else {
+    const __m512i offsets = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32(static_cast<int32_t>(plane)));
+    for (int64_t y = y0; y < y1; ++y)
+      for (int64_t x = x0; x < x1; ++x)
+        tap(_mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, offsets, src + y * d.w + x, 4), y * d.w + x);
+  }
   _mm512_mask_storeu_ps(dst, lanes, max ? max_acc.m : sum_acc.mean(d));
   if (max && argmax) _mm512_mask_storeu_epi32(argmax, lanes, max_acc.at);
 }
