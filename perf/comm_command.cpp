@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dlk/dlk_comm.hpp"
+#include "perf/machine_header.hpp"
 #include "perf/network_chart.hpp"
 #include "perf/output_options.hpp"
 #include "perf/progress.hpp"
@@ -225,12 +226,22 @@ int run_comm(const CommOptions &o) {
                                               "float32 sum in place; median of the slowest rank per call; dashed: "
                                               "the fit t = alpha + bytes / bandwidth")));
     if (printer) {
+      // Rank 0's machine (the others may be elsewhere) and the MPI library.
+      MachineHeader header = machine_header(1, 0);
+      char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+      int length = 0;
+      MPI_Get_library_version(library, &length);
+      std::string mpi(library, static_cast<size_t>(std::max(length, 0)));
+      mpi = mpi.substr(0, mpi.find_first_of("\n,"));
+      header.add("mpi", "MPI", fmt::format("{}, {} ranks, background thread {}", mpi, p, props.background ? "yes" : "no"),
+                 {{"library", mpi}, {"ranks", p}});
       if (o.output.json) {
         nlohmann::ordered_json doc;
         doc["schema"] = "dlk-perf/comm/1";
         doc["ranks"] = p;
         doc["background_thread"] = props.background != 0;
         doc["topk_fraction"] = o.topk_fraction;
+        doc["machine"] = header.json();
         doc["points"] = table.json();
         doc["fits"] = fits.json();
         doc["wall_seconds"] = MPI_Wtime() - start;
@@ -238,8 +249,8 @@ int run_comm(const CommOptions &o) {
       } else {
         fmt::print("dlk-perf comm: {} ranks; float32 sum in place; time = median over calls of "
                    "the slowest rank; busbw = algbw * 2(P-1)/P; wire = bytes a rank sent; "
-                   "x MPI = MPI_Allreduce time / this time; topk keeps {} of the elements\n\n{}",
-                   p, o.topk_fraction, table.text());
+                   "x MPI = MPI_Allreduce time / this time; topk keeps {} of the elements\n\n{}\n{}",
+                   p, o.topk_fraction, header.text(), table.text());
         fmt::print("\nalpha-beta fit (t = alpha + bytes / bandwidth):\n{}", fits.text());
         fmt::print("\nwall time {:.1f} s\n", MPI_Wtime() - start);
       }

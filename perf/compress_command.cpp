@@ -14,8 +14,10 @@
 
 #include "dlk/dlk_compress.hpp"
 #include "perf/bandwidth_chart.hpp"
+#include "perf/clock_estimate.hpp"
 #include "perf/compress_points.hpp"
 #include "perf/cpu_caches.hpp"
+#include "perf/machine_header.hpp"
 #include "perf/output_options.hpp"
 #include "perf/progress.hpp"
 #include "perf/report_table.hpp"
@@ -57,6 +59,8 @@ int run_compress(const CompressOptions &o) {
   if (!o.isa.empty()) dlk::compress::set_isa(o.isa.c_str());
   const std::string isa = dlk::compress::isa();
   const CacheSizes caches = cpu_cache_sizes();
+  MachineHeader header = machine_header(kThreads, estimate_clock_hz(kThreads));
+  header.add("codecs", "codecs", fmt::format("libdlk_compress, isa {}", isa), {{"isa", isa}});
 
   ReportTable points = codec_points_table();
   Progress progress(o.output.progress());
@@ -88,6 +92,7 @@ int run_compress(const CompressOptions &o) {
     doc["schema"] = "dlk-perf/compress/1";
     doc["isa"] = isa;
     doc["threads"] = kThreads;
+    doc["machine"] = header.json();
     doc["topk_selection"] = o.topk_selection;
     doc["topk_fraction"] = o.topk_fraction;
     doc["caches"] = {{"l1d", caches.l1d}, {"l2", caches.l2}, {"l3", caches.l3}};
@@ -99,6 +104,7 @@ int run_compress(const CompressOptions &o) {
   fmt::print("dlk-perf compress: libdlk_compress isa {}, {} thread; {}; encode with error "
              "feedback\n",
              isa, kThreads, topk);
+  fmt::print("\n{}\n", header.text());
   fmt::print("moved = bytes each call must move (input, residual read and written, message, "
              "output or accumulator); roof = read bandwidth of a buffer as large as the call's "
              "working set (set), on {} thread, timed in the same interleaved rounds; medians\n\n{}",

@@ -20,6 +20,7 @@
 #include "perf/conv_layers.hpp"
 #include "perf/conv_point.hpp"
 #include "perf/fma_peak.hpp"
+#include "perf/machine_header.hpp"
 #include "perf/onednn_conv_peer.hpp"
 #include "perf/output_options.hpp"
 #include "perf/progress.hpp"
@@ -110,6 +111,7 @@ int run_conv(const ConvOptions &o) {
   dlk::Context context(o.context.to_dlk());
   report.info = context.info();
   const int threads = report.info.num_threads;
+  const MachineHeader header = context_machine_header(report.info);
   RooflineSvg chart(o.output.svg, report.info, o.output.progress());
   PeakOptions peak_options;
   peak_options.runs = 9;
@@ -137,6 +139,7 @@ int run_conv(const ConvOptions &o) {
     doc["dlk"] = {{"version", dlk_version_text()}, {"backend", report.info.backend},
                   {"device", report.info.device}, {"isa", report.info.isa}};
     doc["threads"] = threads;
+    doc["machine"] = header.json();
     doc["peak"] = {{"fp32_flops_per_second", report.peak}, {"method", report.peak_method}};
     doc["points"] = report.points.json();
     doc["wall_seconds"] = report.wall_seconds;
@@ -145,6 +148,7 @@ int run_conv(const ConvOptions &o) {
   }
   fmt::print("dlk-perf conv: dlk {}, backend {}, isa {}, device \"{}\", {} threads\n",
              dlk_version_text(), report.info.backend, report.info.isa, report.info.device, threads);
+  fmt::print("\n{}\n", header.text());
   fmt::print("peak FP32 {:.1f} GFLOP/s measured ({})\n", report.peak * 1e-9, report.peak_method);
   fmt::print("\nf32 NCHW; G/s = 10^9 FLOP per second, median per call over interleaved bursts; "
              "x peer = peer time / dlk time (> 1: dlk faster); dnnl nchw = oneDNN on plain "

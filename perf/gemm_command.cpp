@@ -20,6 +20,7 @@
 #include "perf/fma_peak.hpp"
 #include "perf/gemm_problem.hpp"
 #include "perf/gemm_shapes.hpp"
+#include "perf/machine_header.hpp"
 #include "perf/onednn_peer.hpp"
 #include "perf/openblas_peer.hpp"
 #include "perf/output_options.hpp"
@@ -76,6 +77,7 @@ struct PeakRow {
 
 struct GemmReport {
   dlk_context_info info{};
+  MachineHeader header;  // at the largest thread count
   OpenBlasPeer::Description openblas;
   std::string onednn_version;
   std::vector<PeakRow> peaks;
@@ -180,7 +182,9 @@ GemmReport measure(const GemmOptions &o) {
   const std::vector<int> counts = thread_counts(o);
   ContextOptions chart_context = o.context;
   chart_context.threads = counts.back();
-  RooflineSvg chart(o.output.svg, dlk::Context(chart_context.to_dlk()).info(), o.output.progress());
+  const dlk_context_info largest = dlk::Context(chart_context.to_dlk()).info();
+  report.header = context_machine_header(largest);
+  RooflineSvg chart(o.output.svg, largest, o.output.progress());
 
   const OpenBlasPeer openblas = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
   if (openblas.was_loaded_before())
@@ -224,6 +228,7 @@ void print_json(const GemmReport &r) {
                 {"backend", r.info.backend},
                 {"device", r.info.device},
                 {"isa", r.info.isa}};
+  doc["machine"] = r.header.json();
   doc["peers"] = {{{"name", "openblas"},
                    {"core", r.openblas.core},
                    {"config", r.openblas.config},
@@ -251,6 +256,7 @@ void print_json(const GemmReport &r) {
 void print_text(const GemmReport &r) {
   fmt::print("dlk-perf gemm: dlk {}, backend {}, isa {}, device \"{}\"\n", dlk_version_text(),
              r.info.backend, r.info.isa, r.info.device);
+  fmt::print("\n{}\n", r.header.text());
   fmt::print("peers: OpenBLAS core {} ({}); oneDNN {} matmul\n", r.openblas.core,
              r.openblas.config, r.onednn_version);
   if (!r.openblas.removed_environment.empty())

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "perf/clock_estimate.hpp"
 #include "perf/cpu_caches.hpp"
 #include "perf/cpu_identity.hpp"
 
@@ -125,6 +126,13 @@ MachineHeader machine_header(int threads, double clock_hz) {
         fmt::format("dlk {}, hwloc {}.{}.{}", DLK_PERF_VERSION, hv >> 16, (hv >> 8) & 0xff, hv & 0xff),
         {{"dlk", DLK_PERF_VERSION},
          {"hwloc", fmt::format("{}.{}.{}", hv >> 16, (hv >> 8) & 0xff, hv & 0xff)}});
+  return h;
+}
+
+MachineHeader context_machine_header(const dlk_context_info &info) {
+  MachineHeader h = machine_header(info.num_threads, estimate_clock_hz(info.num_threads));
+  h.add("backend", "backend", fmt::format("{} ({}, isa {})", info.backend, info.device, info.isa),
+        {{"name", info.backend}, {"device", info.device}, {"isa", info.isa}});
   return h;
 }
 

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dlk/dlk.h"
+
 namespace dlk::perf {
 
 class MachineHeader {
@@ -35,5 +37,11 @@ class MachineHeader {
 // CPU, topology, placement of `threads` threads, caches, memory, OS, clock
 // (the estimate given; 0 leaves it out), dlk and hwloc versions.
 MachineHeader machine_header(int threads, double clock_hz);
+
+// What a subcommand that runs ops on a context opens with: machine_header on
+// the context's threads with the clock estimated now (estimate_clock_hz, a few
+// ms: call it before a peer library starts its worker threads), and the
+// context's backend, device and ISA.
+MachineHeader context_machine_header(const dlk_context_info &info);
 
 }  // namespace dlk::perf

@@ -14,6 +14,7 @@
 #include "dlk/dlk.hpp"
 #include "perf/context_options.hpp"
 #include "perf/conv_layers.hpp"
+#include "perf/machine_header.hpp"
 #include "perf/output_options.hpp"
 #include "perf/pool_point.hpp"
 #include "perf/progress.hpp"
@@ -66,6 +67,7 @@ int run_pool(const PoolOptions &o) {
   const double start = now_seconds();
   dlk::Context context(o.context.to_dlk());
   const dlk_context_info info = context.info();
+  const MachineHeader header = context_machine_header(info);
   RooflineSvg chart(o.output.svg, info, o.output.progress());
   ReportTable table = points_table();
   Progress progress(o.output.progress());
@@ -85,6 +87,7 @@ int run_pool(const PoolOptions &o) {
     doc["schema"] = "dlk-perf/pool/1";
     doc["dlk"] = {{"backend", info.backend}, {"device", info.device}, {"isa", info.isa}};
     doc["threads"] = info.num_threads;
+    doc["machine"] = header.json();
     doc["points"] = table.json();
     doc["wall_seconds"] = wall;
     fmt::print("{}\n", doc.dump(2));
@@ -92,6 +95,7 @@ int run_pool(const PoolOptions &o) {
   }
   fmt::print("dlk-perf pool: backend {}, isa {}, device \"{}\", {} threads\n", info.backend,
              info.isa, info.device, info.num_threads);
+  fmt::print("\n{}", header.text());
   fmt::print("\nf32 NCHW; max pooling forward writes its argmax (dlk) or workspace (oneDNN, "
              "forward_training); GB/s = src + dst (+ int32 argmax) bytes per second, median over "
              "interleaved bursts; x dnnl = oneDNN time / dlk time (> 1: dlk faster)\n{}",

@@ -431,6 +431,7 @@ int run_report(const ReportOptions &o) {
   Tour tour(plan, cpu, steps);
   nlohmann::ordered_json backend_json = nlohmann::ordered_json::array();
   std::vector<std::string> backend_lines;
+  std::string gpu = "not toured (--backends)";  // the cuda backend's device, or why it cannot run
   for (const std::string &name : backends) {
     dlk_context_options options = dlk::context_options();
     options.backend = name.c_str();
@@ -442,6 +443,7 @@ int run_report(const ReportOptions &o) {
       if (!all) throw;  // named explicitly: an error, not a skip
       backend_json.push_back({{"name", name}, {"measured", false}, {"reason", e.what()}});
       backend_lines.push_back(fmt::format("{}: skipped: {}", name, e.what()));
+      if (name == "cuda") gpu = fmt::format("none usable ({})", e.what());
       for (int i = 0; i < Tour::kSteps; ++i) steps.next(name + " skipped");
       continue;
     }
@@ -449,6 +451,7 @@ int run_report(const ReportOptions &o) {
     backend_json.push_back({{"name", name}, {"measured", true}, {"device", info.device}, {"isa", info.isa},
                             {"threads", info.num_threads}});
     backend_lines.push_back(fmt::format("{}: {} (isa {}, {} threads)", name, info.device, info.isa, info.num_threads));
+    if (name == "cuda") gpu = info.device;
     tour.measure_backend(*context, openblas);
   }
 
@@ -466,6 +469,7 @@ int run_report(const ReportOptions &o) {
   header.add("peers", "peers", fmt::format("OpenBLAS core {} ({}), oneDNN {}", blas.core, blas.config,
                                            OneDnnMatmul::version()),
              {{"openblas_core", blas.core}, {"openblas_config", blas.config}, {"onednn", OneDnnMatmul::version()}});
+  header.add("gpu", "GPU", gpu);
   if (!allreduce.mpi_version.empty())
     header.add("mpi", "MPI", fmt::format("{}, {} ranks", allreduce.mpi_version, allreduce.ranks),
                {{"version", allreduce.mpi_version}, {"ranks", allreduce.ranks}});

@@ -19,6 +19,7 @@
 
 #include "dlk/dlk.hpp"
 #include "perf/context_options.hpp"
+#include "perf/machine_header.hpp"
 #include "perf/output_options.hpp"
 #include "perf/progress.hpp"
 #include "perf/report_table.hpp"
@@ -166,6 +167,7 @@ int run_resnet50(const ResnetOptions &o) {
   const int cpu_threads = cpu.info().num_threads;
   const bool simulated = std::string(info.backend) == "fpga_sim";
   const std::vector<ResnetLayer> layers = resnet50_layers();
+  const MachineHeader header = context_machine_header(info);
   RooflineSvg chart(o.output.svg, info, o.output.progress());
   Buffers buffers;
 
@@ -222,6 +224,7 @@ int run_resnet50(const ResnetOptions &o) {
     doc["schema"] = "dlk-perf/resnet50/1";
     doc["dlk"] = {{"version", dlk_version_text()}, {"backend", info.backend}, {"device", info.device},
                   {"isa", info.isa}, {"threads", info.num_threads}};
+    doc["machine"] = header.json();
     doc["peer"] = {{"backend", "cpu"}, {"threads", cpu_threads}};
     doc["model"] = {{"name", "ResNet-50 v1.5"}, {"dtype", "int8"}, {"batch", 1}, {"height", 224},
                     {"width", 224}, {"ops", layers.size()}};
@@ -243,6 +246,7 @@ int run_resnet50(const ResnetOptions &o) {
   fmt::print("dlk-perf resnet50: int8 ResNet-50 v1.5 forward, batch 1, 224x224 ({} ops: 53 conv, "
              "2 pool, 1 fc; residual adds left out), {:.2f} GOP, {:.1f} MB moved by the ops\n",
              layers.size(), work.flops * 1e-9, work.bytes * 1e-6);
+  fmt::print("\n{}\n", header.text());
   fmt::print("backend {} ({}), {} threads; peer: cpu ({} threads), passes alternating\n",
              info.backend, info.device, info.num_threads, cpu_threads);
   fmt::print("host time per pass: {} median {:.3f} s (min {:.3f}), cpu median {:.3f} s (min "

@@ -15,6 +15,7 @@
 #include "perf/ceilings.hpp"
 #include "perf/context_options.hpp"
 #include "perf/gemm_problem.hpp"
+#include "perf/machine_header.hpp"
 #include "perf/openblas_peer.hpp"
 #include "perf/output_options.hpp"
 #include "perf/progress.hpp"
@@ -66,6 +67,7 @@ ReportTable points_table() {
 // Everything one run measured, printed as text or JSON.
 struct RooflineReport {
   dlk_context_info info{};
+  MachineHeader header;
   OpenBlasPeer::Description peer;
   RoofCeilings ceilings;
   ReportTable points = points_table();
@@ -123,6 +125,7 @@ RooflineReport measure(const RooflineOptions &o) {
   report.info = context.info();
   if (!context.supports(DLK_OP_GEMM, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32))
     throw std::runtime_error(std::string("backend ") + report.info.backend + " has no GEMM f32");
+  report.header = context_machine_header(report.info);
   RooflineSvg chart(o.output.svg, report.info, o.output.progress());
 
   // Ceilings first: OpenBLAS's worker threads spin for a while after it loads,
@@ -163,6 +166,7 @@ void print_json(const RooflineReport &r) {
                 {"device", r.info.device},
                 {"isa", r.info.isa},
                 {"threads", r.info.num_threads}};
+  doc["machine"] = r.header.json();
   doc["peer"] = {{"name", "openblas"},
                  {"core", r.peer.core},
                  {"threads", r.peer.threads},
@@ -184,6 +188,7 @@ void print_json(const RooflineReport &r) {
 void print_text(const RooflineReport &r) {
   fmt::print("dlk-perf roofline: dlk {}, backend {}, isa {}, {} threads, device \"{}\"\n",
              dlk_version_text(), r.info.backend, r.info.isa, r.info.num_threads, r.info.device);
+  fmt::print("\n{}\n", r.header.text());
   fmt::print("peer: OpenBLAS core {}, {} threads ({})\n", r.peer.core, r.peer.threads,
              r.peer.config);
   if (r.peer.kept_environment)

@@ -103,6 +103,10 @@ nlohmann::json run_with_chart(const Sandbox &box, const std::string &subcommand,
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   CHECK(doc.at("schema") == schema);
   check_number(doc, "wall_seconds");
+  for (const char *key : {"cpu", "isa", "threads", "caches", "clock_hz", "versions"}) {
+    INFO(key);
+    CHECK(doc.at("machine").contains(key));
+  }
   check_chart(svg, chart_parts);
   return doc;
 }
@@ -185,6 +189,20 @@ TEST_CASE("bad input names what is wrong and the valid choices", "[perf][cli]") 
   r = box.run("ceilings --no-such-option");
   CHECK(r.status != 0);
   CHECK(r.err.find("--no-such-option") != std::string::npos);
+  r = box.run("gemm --dtypes f64");
+  CHECK(r.status != 0);
+  CHECK(r.err.find("f64") != std::string::npos);
+  CHECK(r.err.find("bf16") != std::string::npos);
+  r = box.run("report --backends tpu");
+  CHECK(r.status != 0);
+  CHECK(r.err.find("tpu") != std::string::npos);
+  CHECK(r.err.find("fpga_sim") != std::string::npos);
+  if (box.run("--help").out.find("comm") != std::string::npos) {  // a unit: comm's sizes
+    r = box.run("comm -e 64Q");
+    CHECK(r.status != 0);
+    CHECK(r.err.find("q unit not recognized") != std::string::npos);
+    CHECK(r.err.find("mib") != std::string::npos);
+  }
 }
 
 TEST_CASE("report --quick --json follows its schema", "[perf][cli]") {
@@ -198,7 +216,7 @@ TEST_CASE("report --quick --json follows its schema", "[perf][cli]") {
   CHECK(doc.at("schema") == "dlk-perf/report/1");
   CHECK(doc.at("dlk").at("threads") == 1);
   CHECK(doc.at("dlk").at("quick") == true);
-  for (const char *key : {"cpu", "isa", "caches", "versions", "peers"}) CHECK(doc.at("machine").contains(key));
+  for (const char *key : {"cpu", "isa", "caches", "versions", "peers", "gpu"}) CHECK(doc.at("machine").contains(key));
   CHECK(doc.at("ceilings").at("from_cache").is_boolean());
   CHECK(doc.at("ceilings").at("compute").at(0).at("dtype") == "f32");
   CHECK(doc.at("ceilings").at("memory").back().at("level") == "DRAM");
@@ -393,6 +411,8 @@ TEST_CASE("comm under mpirun draws its network chart and follows its JSON schema
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   CHECK(doc.at("schema") == "dlk-perf/comm/1");
   CHECK(doc.at("ranks") == 2);
+  CHECK(doc.at("machine").at("mpi").at("ranks") == 2);
+  CHECK(doc.at("machine").at("mpi").at("library").get<std::string>().size() > 0);
   CHECK(doc.at("points").size() == 2 * 3);  // 4 and 16 KiB x 3 algorithms
   REQUIRE(doc.at("fits").size() == 3);
   for (const auto &f : doc.at("fits")) check_number(f, "alpha_seconds");
