@@ -19,6 +19,7 @@
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
+#include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -56,7 +57,7 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
     if (is_pointwise(s)) {
       kernel = gemm_strided(gemm, isa, threads);
     } else {
-      const Im2colPanelPacker packer(s, a.src, dtype, g);
+      const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack);
       kernel = gemm_strided(gemm, isa, threads, &packer);
     }
   }

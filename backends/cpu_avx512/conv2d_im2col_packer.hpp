@@ -15,9 +15,11 @@ namespace dlk::cpu {
 class Im2colPanelPacker final : public BPanelPacker {
  public:
   // B of group `group`; GEMM batch entry b is image b, and column j is output
-  // pixel j. src is the whole tensor (f32, f16 or bf16).
-  Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group)
-      : s_(s), src_(src), dtype_(dtype), group_(group) {}
+  // pixel j. src is the whole tensor (f32, f16 or bf16); `kernels` the tier's
+  // packing kernels (NHWC packs through them).
+  Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
+                    const kernels::GemmPackKernels &kernels)
+      : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels) {}
 
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
             const PackedPanel &panel) const override;
@@ -27,6 +29,7 @@ class Im2colPanelPacker final : public BPanelPacker {
   const void *src_;
   dlk_dtype dtype_;
   int64_t group_;
+  const kernels::GemmPackKernels &kernels_;
 };
 
 // B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch
