@@ -10,9 +10,10 @@ namespace dlk::cpu {
 // Convolutions; scratch is the context's (scratch.hpp).
 //
 // Forward picks the direct depthwise kernels where depthwise_direct_applies:
-// f32 with groups == c, any channel multiplier k / c (in NHWC, while the
-// weights, turned tap-major in scratch, fit its bound); every other forward
-// convolution, depthwise in f16/bf16/int8 included, lowers to the GEMM.
+// groups == c, any channel multiplier k / c, every dtype (f16/bf16/int8 staged
+// an image at a time in f32; int8 up to 514 taps, where f32 sums exactly), while
+// its scratch (conv2d_depthwise.cpp) fits the bound; every other forward
+// convolution lowers to the GEMM.
 bool depthwise_direct_applies(const core::Conv2dArgs &args);
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch);

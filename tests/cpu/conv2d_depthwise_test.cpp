@@ -1,6 +1,7 @@
-// Which lowering a forward convolution takes on the CPU backend: depthwise f32
-// (groups == c, any channel multiplier) runs the direct depthwise kernel of the
-// context's tier, every other convolution the GEMM (the rule of
+// Which lowering a forward convolution takes on the CPU backend: depthwise
+// (groups == c, any channel multiplier; f32, and f16/bf16/int8 staged in f32;
+// int8 up to 514 taps) runs the direct depthwise kernel of the context's tier,
+// every other convolution the GEMM (the rule of
 // backends/cpu_avx512/cpu_ops.hpp). Its results are checked by the
 // conformance suite on every tier; here, that the rule holds, as
 // dlk_context_last_op names what ran, and that the tiers' direct kernels,
@@ -16,9 +17,10 @@ namespace dlk::cpu_test {
 namespace {
 
 std::string forward_implementation(const Context &ctx, dlk_format format, dlk_dtype dtype,
-                                   int64_t c, int64_t k, int64_t groups) {
+                                   int64_t c, int64_t k, int64_t groups, int64_t kw = 3) {
   dlk_conv2d_desc d;
-  dlk_conv2d_desc_init(&d, dtype, 1, c, 6, 7, k, 3, 3);
+  dlk_conv2d_desc_init(&d, dtype, 1, c, 6, kw + 4, k, 3, kw);
+  if (dtype == DLK_DTYPE_U8) d.weights_type = DLK_DTYPE_S8;
   d.format = format;
   d.groups = groups;
   d.pad_h = d.pad_w = 1;
@@ -26,8 +28,8 @@ std::string forward_implementation(const Context &ctx, dlk_format format, dlk_dt
   int64_t oh = 0, ow = 0;
   REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
   const size_t elem = dlk_dtype_size(dtype);
-  Buffer<unsigned char> src(ctx, std::vector<unsigned char>(c * 6 * 7 * elem, 0));
-  Buffer<unsigned char> weights(ctx, std::vector<unsigned char>(k * c / groups * 9 * elem, 0));
+  Buffer<unsigned char> src(ctx, std::vector<unsigned char>(c * 6 * (kw + 4) * elem, 0));
+  Buffer<unsigned char> weights(ctx, std::vector<unsigned char>(k * c / groups * 3 * kw * elem, 0));
   Buffer<float> bias(ctx, std::vector<float>(k, 1.0f));
   Buffer<unsigned char> dst(ctx, std::vector<unsigned char>(k * oh * ow * elem, 0));
   REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src.data(), weights.data(), bias.data(), dst.data()) ==
@@ -39,7 +41,7 @@ std::string forward_implementation(const Context &ctx, dlk_format format, dlk_dt
 
 }  // namespace
 
-TEST_CASE("conv2d forward: depthwise f32 runs the direct kernel of the tier, the rest the GEMM",
+TEST_CASE("conv2d forward: depthwise runs the direct kernel of the tier, the rest the GEMM",
           "[cpu][conv2d]") {
   for (const std::string &tier : cpu_tiers()) {
     const Context ctx(tier);
@@ -49,8 +51,19 @@ TEST_CASE("conv2d forward: depthwise f32 runs the direct kernel of the tier, the
             tier + ":depthwise_direct_f32");
       CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 8, 24, 8) ==
             tier + ":depthwise_direct_f32");
-      // bf16 and a grouped convolution: the GEMM.
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_BF16, 8, 8, 8).find("im2col") == 0);
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F16, 8, 8, 8) ==
+            tier + ":depthwise_direct_f16");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_BF16, 8, 16, 8) ==
+            tier + ":depthwise_direct_bf16");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8) ==
+            tier + ":depthwise_direct_s8");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_U8, 8, 8, 8) ==
+            tier + ":depthwise_direct_u8");
+      // int8 with more taps than f32 sums exactly (3 x 172 = 516 > 514), and
+      // a grouped convolution: the GEMM.
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8, 172).find("im2col") == 0);
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8, 171) ==
+            tier + ":depthwise_direct_s8");
       CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 8, 8, 4).find("im2col") == 0);
     }
   }
@@ -89,6 +102,41 @@ TEST_CASE("conv2d forward: the direct depthwise kernels of every tier agree bit 
       results.push_back(dst.values());
     }
     for (size_t t = 1; t < results.size(); ++t) CHECK(results[t] == results[0]);
+  }
+}
+
+TEST_CASE("conv2d forward: int8 depthwise sums exactly at the direct kernel's tap limit",
+          "[cpu][conv2d][int8]") {
+  // 2 x 257 = 514 taps of 255 x -128 (u8, zero point 0) and of the other
+  // extreme: sums of magnitude just below 2^24, where f32 still holds every
+  // integer; s32 dst, so the sums come out bare. Channel 1 has mixed signs.
+  const int64_t c = 3, kh = 2, kw = 257, taps = kh * kw;
+  for (const std::string &tier : cpu_tiers()) {
+    INFO(tier);
+    const Context ctx(tier);
+    dlk_conv2d_desc d;
+    dlk_conv2d_desc_init(&d, DLK_DTYPE_U8, 1, c, kh, kw, c, kh, kw);
+    d.weights_type = DLK_DTYPE_S8;
+    d.dst_type = DLK_DTYPE_S32;
+    d.groups = c;
+    std::vector<uint8_t> src(c * taps, 255);
+    std::vector<int8_t> weights(c * taps, -128);
+    for (int64_t t = 0; t < taps; ++t) {
+      src[2 * taps + t] = 0;  // channel 2: all zero
+      weights[taps + t] = t % 2 ? 127 : -128;
+    }
+    Buffer<uint8_t> s(ctx, src);
+    Buffer<int8_t> w(ctx, weights);
+    Buffer<int32_t> dst(ctx, std::vector<int32_t>(c, 1));
+    REQUIRE(dlk_conv2d_forward(ctx.get(), &d, s.data(), w.data(), nullptr, dst.data()) ==
+            DLK_STATUS_SUCCESS);
+    dlk_op_record record;
+    REQUIRE(dlk_context_last_op(ctx.get(), &record) == DLK_STATUS_SUCCESS);
+    CHECK(std::string(record.implementation) == tier + ":depthwise_direct_u8");
+    const std::vector<int32_t> out = dst.values();
+    CHECK(out[0] == -255 * 128 * taps);  // -16776960
+    CHECK(out[1] == 255 * (127 - 128) * (taps / 2));
+    CHECK(out[2] == 0);
   }
 }
 
