@@ -151,7 +151,11 @@ class BlockedGemm {
     // The largest row block; a thread's share of the rows is cut into blocks of
     // equal size up to this (run_entry).
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
-    kc_ = std::max<int64_t>(1, std::min(blk.kc, g.k));
+    // k blocks of equal length (KC at most, a multiple of the k group): k = 576
+    // as two of 288 rather than 512 and a 64 whose C tile loads and stores
+    // weigh eight times as much.
+    kc_ = std::max<int64_t>(
+        1, round_up(ceil_div(g.k, std::max<int64_t>(1, ceil_div(g.k, blk.kc))), Path::k_group));
     nc_ = std::min(blk.nc, round_up(g.n, nr_));
     if (!in_place_)
       nc_ = std::min(nc_, std::max<int64_t>(
