@@ -156,10 +156,12 @@ class BlockedGemm {
     // weigh eight times as much.
     kc_ = std::max<int64_t>(
         1, round_up(ceil_div(g.k, std::max<int64_t>(1, ceil_div(g.k, blk.kc))), Path::k_group));
-    nc_ = std::min(blk.nc, round_up(g.n, nr_));
+    int64_t nc_max = blk.nc;
     if (!in_place_)
-      nc_ = std::min(nc_, std::max<int64_t>(
-                              nr_, kWorkspaceBytes / int64_t{sizeof(Acc)} / g.m / nr_ * nr_));
+      nc_max = std::min(nc_max, std::max<int64_t>(
+                                    nr_, kWorkspaceBytes / int64_t{sizeof(Acc)} / g.m / nr_ * nr_));
+    // Column blocks of equal width too (n = 4097 as two of 2080, not 4096 and 1).
+    nc_ = round_up(ceil_div(g.n, std::max<int64_t>(1, ceil_div(g.n, nc_max))), nr_);
     k_blocks_ = std::max<int64_t>(1, ceil_div(g.k, kc_));
     // Every block starts on a cache line; k is padded to the kernel's groups.
     const int64_t kc_padded = round_up(kc_, Path::k_group);
