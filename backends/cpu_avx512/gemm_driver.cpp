@@ -35,11 +35,6 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
-// A thread asks for at least this many multiply-adds: below it, starting and
-// synchronising the team (a fork, a barrier per k block) costs more than the
-// thread saves. 2^16 threaded a 64^3 int8 GEMM, which one thread does in about
-// 2 us; on a loaded machine its 2-thread runs took up to 30x longer.
-constexpr int64_t kMinMacsPerThread = int64_t{1} << 20;
 // Below this many MR-row micro-rows per thread, threads share the micro-panels
 // of B rather than the rows: a share of one micro-row more or less would
 // unbalance them by more than a quarter.
@@ -286,7 +281,7 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
                         const BPanelPacker &b_packer) {
   const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1) * g.batch;
   // team_size also gives 1 inside the caller's OpenMP region and in a fork() child.
-  threads = team_size(std::max<int64_t>(1, macs / kMinMacsPerThread), threads);
+  threads = team_size(std::max<int64_t>(1, macs / kGemmMinMacsPerThread), threads);
   if (threads_over_batch(g, threads)) {
     const int team = team_size(g.batch, threads);
     BlockedGemm<Path> gemm(g, set, b_packer, team, team);

@@ -33,6 +33,13 @@ struct GemmKernelSet {
   kernels::GemmPackKernels pack;
 };
 
+// A GEMM thread (blocked or unpacked loops) asks for at least this many
+// multiply-adds: below it, starting and synchronising the team (a fork, a
+// barrier per k block) costs more than the thread saves. 2^16 threaded a 64^3
+// int8 GEMM, which one thread does in about 2 us; on a loaded machine its
+// 2-thread runs took up to 30x longer.
+constexpr int64_t kGemmMinMacsPerThread = int64_t{1} << 20;
+
 // The kernels of `isa` (which the caller has checked the CPU has).
 const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -36,9 +37,6 @@ using kernels::UnpackedForm;
 constexpr int64_t kSmallMacs = int64_t{128} * 128 * 128;
 constexpr int64_t kLaneBlock = 32;
 constexpr int64_t kMinK = 8, kMinRowsForK = 64;
-// As the blocked path: fewer multiply-adds per thread than this do not repay
-// starting the team.
-constexpr int64_t kMinMacsPerThread = int64_t{1} << 16;
 
 // The lanes run along the dimension where the operands they read are
 // contiguous: n (axpy, B's rows contiguous), m (axpy on C^T, A's columns
@@ -121,7 +119,7 @@ const char *gemm_unpacked(const core::GemmArgs &g, const UnpackedPlan &plan, cor
                           int threads) {
   const TierLoops &loops = tier_loops(isa);
   const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1) * g.batch;
-  const int team = team_size(std::max<int64_t>(1, macs / kMinMacsPerThread), threads);
+  const int team = team_size(std::max<int64_t>(1, macs / kGemmMinMacsPerThread), threads);
   // Batch entries first; a team larger than the batch also splits each entry's
   // longer dimension of C, in whole register blocks (128 columns fill the
   // widest axpy block, 8 rows the tallest).
