@@ -197,6 +197,13 @@ TEST_CASE("bad input names what is wrong and the valid choices", "[perf][cli]") 
   CHECK(r.status != 0);
   CHECK(r.err.find("tpu") != std::string::npos);
   CHECK(r.err.find("fpga_sim") != std::string::npos);
+  // A backend named explicitly that cannot run here is an error saying why
+  // (the report skips it with the reason when it is not named: see below).
+  r = box.run("ceilings --backend cuda --json");
+  if (r.status != 0)
+    CHECK(r.err.find("cuda") != std::string::npos);
+  else
+    CHECK(nlohmann::json::parse(r.out).at("backend") == "cuda");  // a GPU is there
   if (box.run("--help").out.find("comm") != std::string::npos) {  // a unit: comm's sizes
     r = box.run("comm -e 64Q");
     CHECK(r.status != 0);
