@@ -145,7 +145,7 @@ struct OneDnnPool::State {
   std::unordered_map<int, dnnl::memory> args;
 };
 
-OneDnnPool::OneDnnPool(const dlk_pool2d_desc &d, bool backward, float *src, float *dst)
+OneDnnPool::OneDnnPool(const dlk_pool2d_desc &d, PoolPass pass, float *src, float *dst)
     : state_(std::make_unique<State>()) {
   State &s = *state_;
   int64_t oh = 0, ow = 0;
@@ -161,15 +161,18 @@ OneDnnPool::OneDnnPool(const dlk_pool2d_desc &d, bool backward, float *src, floa
                                    : dnnl::algorithm::pooling_avg_exclude_padding;
   try {
     const dnnl::pooling_forward::primitive_desc fwd(
-        dnnl::pooling_forward::desc(dnnl::prop_kind::forward_training, algo, src_md, dst_md,
-                                    strides, kernel, pad_l, pad_r),
+        dnnl::pooling_forward::desc(pass == PoolPass::forward_inference
+                                        ? dnnl::prop_kind::forward_inference
+                                        : dnnl::prop_kind::forward_training,
+                                    algo, src_md, dst_md, strides, kernel, pad_l, pad_r),
         s.engine);
     dnnl::memory src_mem(src_md, s.engine, src), dst_mem(dst_md, s.engine, dst);
     s.args = {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_DST, dst_mem}};
-    if (d.kind == DLK_POOL_MAX) s.args[DNNL_ARG_WORKSPACE] = dnnl::memory(fwd.workspace_desc(), s.engine);
+    if (d.kind == DLK_POOL_MAX && pass != PoolPass::forward_inference)
+      s.args[DNNL_ARG_WORKSPACE] = dnnl::memory(fwd.workspace_desc(), s.engine);
     s.primitive = dnnl::pooling_forward(fwd);
     s.impl = fwd.impl_info_str();
-    if (!backward) return;
+    if (pass != PoolPass::backward) return;
     s.primitive.execute(s.stream, s.args);  // the workspace backward reads
     s.stream.wait();
     const dnnl::pooling_backward::primitive_desc bwd(

@@ -44,11 +44,14 @@ class OneDnnConv {
   std::unique_ptr<State> state_;
 };
 
+// forward_training: max pooling writes its workspace, as dlk writes argmax;
+// forward_inference: neither; backward reads the workspace of a forward run at
+// construction.
+enum class PoolPass { forward_training, forward_inference, backward };
+
 class OneDnnPool {
  public:
-  // Forward is forward_training (max pooling keeps its workspace, as dlk keeps argmax);
-  // backward reads the workspace of a forward run at construction.
-  OneDnnPool(const dlk_pool2d_desc &desc, bool backward, float *src, float *dst);
+  OneDnnPool(const dlk_pool2d_desc &desc, PoolPass pass, float *src, float *dst);
   ~OneDnnPool();
   OneDnnPool(const OneDnnPool &) = delete;
   OneDnnPool &operator=(const OneDnnPool &) = delete;

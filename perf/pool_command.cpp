@@ -1,7 +1,8 @@
-// `dlk-perf pool`: dlk's f32 NCHW pooling (forward with argmax, backward) against
-// oneDNN's (forward_training with its workspace, backward) on the same data and
-// thread count, interleaved, on the pooling layers of VGG-16 and ResNet-50. The
-// JSON schema is documented in perf/README.md ("dlk-perf/pool/1").
+// `dlk-perf pool`: dlk's f32 NCHW pooling against oneDNN's on the same data and
+// thread count, interleaved, on the pooling layers of VGG-16 and ResNet-50:
+// fwd (max pooling with argmax against forward_training with its workspace),
+// inf (no argmax against forward_inference), bwd. The JSON schema is documented
+// in perf/README.md ("dlk-perf/pool/1").
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,7 +30,7 @@ namespace {
 struct PoolOptions {
   ContextOptions context;
   std::vector<std::int64_t> batches{1, 32};
-  std::vector<std::string> passes{"fwd", "bwd"};
+  std::vector<std::string> passes{"fwd", "inf", "bwd"};
   OutputOptions output;
   TimingOptions timing = peer_interleaved_timing(0.3, 4);
 };
@@ -50,13 +51,18 @@ ReportTable points_table() {
                       {"onednn_implementation", "dnnl impl", 1, 0, Show::json}});
 }
 
+PoolPass pool_pass(const std::string &name) {
+  if (name == "inf") return PoolPass::forward_inference;
+  return name == "bwd" ? PoolPass::backward : PoolPass::forward_training;
+}
+
 void add_point(ReportTable &table, RooflineSvg &chart, dlk::Context &context, const PoolLayer &layer,
-               std::int64_t batch, bool backward, int threads, const TimingOptions &timing) {
+               std::int64_t batch, const std::string &pass, int threads, const TimingOptions &timing) {
   const dlk_pool2d_desc d = pool_desc(layer, batch);
-  const PoolPointTiming p = time_pool_point(context, d, backward, threads, timing);
-  chart.add(fmt::format("{} {} n{}", layer.name, backward ? "bwd" : "fwd", d.n), context, p.record, p.dlk_seconds,
+  const PoolPointTiming p = time_pool_point(context, d, pool_pass(pass), threads, timing);
+  chart.add(fmt::format("{} {} n{}", layer.name, pass, d.n), context, p.record, p.dlk_seconds,
             {{"onednn", p.onednn_seconds}});
-  table.add_row({layer.name, d.n, std::string(backward ? "bwd" : "fwd"),
+  table.add_row({layer.name, d.n, pass,
                  fmt::format("{} {}x{} {}x{}/{}", d.c, d.h, d.w, d.kh, d.kw, d.stride_h), p.bytes,
                  std::int64_t{threads}, p.bytes / p.dlk_seconds, p.bytes / p.onednn_seconds,
                  p.onednn_seconds / p.dlk_seconds, p.dlk_seconds, p.onednn_seconds,
@@ -77,7 +83,7 @@ int run_pool(const PoolOptions &o) {
     for (const std::int64_t batch : o.batches)
       for (const std::string &pass : o.passes) {
         progress.update(fmt::format("pool {} {} n{}", layer.name, pass, batch), done++ / total);
-        add_point(table, chart, context, layer, batch, pass == "bwd", info.num_threads, o.timing);
+        add_point(table, chart, context, layer, batch, pass, info.num_threads, o.timing);
       }
   progress.finish();
   chart.write(fmt::format("dlk-perf pool: f32 NCHW, backend {}, {} threads", info.backend, info.num_threads));
@@ -96,9 +102,10 @@ int run_pool(const PoolOptions &o) {
   fmt::print("dlk-perf pool: backend {}, isa {}, device \"{}\", {} threads\n", info.backend,
              info.isa, info.device, info.num_threads);
   fmt::print("\n{}", header.text());
-  fmt::print("\nf32 NCHW; max pooling forward writes its argmax (dlk) or workspace (oneDNN, "
-             "forward_training); GB/s = src + dst (+ int32 argmax) bytes per second, median over "
-             "interleaved bursts; x dnnl = oneDNN time / dlk time (> 1: dlk faster)\n{}",
+  fmt::print("\nf32 NCHW; fwd: max pooling writes its argmax (dlk) or workspace (oneDNN "
+             "forward_training); inf: neither (oneDNN forward_inference); GB/s = src + dst (+ int32 "
+             "argmax but inf) bytes per second, median over interleaved bursts; x dnnl = oneDNN "
+             "time / dlk time (> 1: dlk faster)\n{}",
              table.text());
   fmt::print("\nwall time {:.1f} s\n", wall);
   return 0;
@@ -111,9 +118,9 @@ RunFn setup_pool(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}))
       ->capture_default_str();
-  command.add_option("--passes", o->passes, "fwd, bwd")
+  command.add_option("--passes", o->passes, "fwd (training: argmax), inf (inference), bwd")
       ->delimiter(',')
-      ->check(CLI::IsMember({"fwd", "bwd"}))
+      ->check(CLI::IsMember({"fwd", "inf", "bwd"}))
       ->capture_default_str();
   o->output.add_to(command, "dlk-perf/pool/1", "the points on the roofline of the backend's ceilings");
   command.add_option("--min-seconds", o->timing.min_seconds,
@@ -124,7 +131,7 @@ RunFn setup_pool(CLI::App &command) {
 }
 
 const RegisterSubcommand kPool{
-    {"pool", "dlk's f32 NCHW pooling (max with argmax, average; fwd, bwd) against oneDNN, interleaved",
+    {"pool", "dlk's f32 NCHW pooling (max with argmax, average; fwd, inf, bwd) against oneDNN, interleaved",
      setup_pool}};
 
 }  // namespace

@@ -318,7 +318,7 @@ class Tour {
       return;
     }
     const dlk_pool2d_desc d = pool_desc(plan_.pool, plan_.pool_batch);
-    const PoolPointTiming p = time_pool_point(context, d, false, threads_, timing());
+    const PoolPointTiming p = time_pool_point(context, d, PoolPass::forward_training, threads_, timing());
     note_sim(context);
     add("pool_fwd", "f32",
         fmt::format("max n{} {} {}x{} {}x{}/{}", d.n, d.c, d.h, d.w, d.kh, d.kw, d.stride_h),

@@ -11,16 +11,14 @@
 // of pool2d_kernels.hpp: a tap replaces the maximum when it is larger or the
 // first NaN; sums start at 0 and add the taps in that order, then divide once.
 // The results are therefore bit-identical to the other tiers'.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 
 #include "backends/cpu_avx512/kernels/pool2d_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
+#include "common/immintrin.hpp"
 
 namespace dlk::cpu::kernels {
 namespace {
@@ -112,10 +110,8 @@ struct Columns {
       valid[kx] = compute_valid(kx);
       compute_load(kx, load_a[kx], load_b[kx]);
     }
-    // max(x, 0) by a blend: GCC 12 warns about _mm512_max_epi32's undefined operand.
-    const __m512i zero = _mm512_setzero_si512();
-    const __m512i x = _mm512_add_epi32(lane_x, _mm512_set1_epi32(static_cast<int32_t>(xs)));
-    first_x = _mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask(x, zero), x, zero);
+    first_x = _mm512_max_epi32(_mm512_add_epi32(lane_x, _mm512_set1_epi32(static_cast<int32_t>(xs))),
+                               _mm512_setzero_si512());
   }
 
   // Lanes whose tap kx lies inside the image's columns.
@@ -261,44 +257,34 @@ void plane_rows_any(const Plane &p, const float *src, float *dst, int32_t *argma
 }
 
 // r[k] holds elements 0..15 of row k; afterwards r[j] holds element j of rows
-// 0..15 (unpacks within 128-bit lanes, then 128-bit lane shuffles). The
-// all-lanes masked forms, because GCC 12 warns about the undefined operand of
-// the plain ones.
+// 0..15 (unpacks within 128-bit lanes, then 128-bit lane shuffles).
 void transpose16(__m512 r[16]) {
   __m512 t[16], u[16];
   for (int k = 0; k < 16; k += 2) {
-    t[k] = _mm512_mask_unpacklo_ps(r[k], 0xffff, r[k], r[k + 1]);
-    t[k + 1] = _mm512_mask_unpackhi_ps(r[k], 0xffff, r[k], r[k + 1]);
+    t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
   }
   // u[4q + j]: elements j, j + 4, j + 8, j + 12 (one per 128-bit lane) of rows 4q .. 4q + 3.
   for (int q = 0; q < 16; q += 4) {
     const auto lo = [](__m512 a, __m512 b) {
-      const __m512d x = _mm512_castps_pd(a);
-      return _mm512_castpd_ps(_mm512_mask_unpacklo_pd(x, 0xff, x, _mm512_castps_pd(b)));
+      return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
     };
     const auto hi = [](__m512 a, __m512 b) {
-      const __m512d x = _mm512_castps_pd(a);
-      return _mm512_castpd_ps(_mm512_mask_unpackhi_pd(x, 0xff, x, _mm512_castps_pd(b)));
+      return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
     };
     u[q] = lo(t[q], t[q + 2]);
     u[q + 1] = hi(t[q], t[q + 2]);
     u[q + 2] = lo(t[q + 1], t[q + 3]);
     u[q + 3] = hi(t[q + 1], t[q + 3]);
   }
-  const auto lanes = [](__m512 a, __m512 b, auto imm) {
-    return _mm512_mask_shuffle_f32x4(a, 0xffff, a, b, decltype(imm)::value);
-  };
-  using Lo = std::integral_constant<int, 0x44>;
-  using Hi = std::integral_constant<int, 0xee>;
-  using Even = std::integral_constant<int, 0x88>;
-  using Odd = std::integral_constant<int, 0xdd>;
   for (int j = 0; j < 4; ++j) {
-    const __m512 a = lanes(u[j], u[j + 4], Lo{}), b = lanes(u[j], u[j + 4], Hi{});
-    const __m512 c = lanes(u[j + 8], u[j + 12], Lo{}), e = lanes(u[j + 8], u[j + 12], Hi{});
-    r[j] = lanes(a, c, Even{});
-    r[j + 4] = lanes(a, c, Odd{});
-    r[j + 8] = lanes(b, e, Even{});
-    r[j + 12] = lanes(b, e, Odd{});
+    const __m512 a = _mm512_shuffle_f32x4(u[j], u[j + 4], 0x44), b = _mm512_shuffle_f32x4(u[j], u[j + 4], 0xee);
+    const __m512 c = _mm512_shuffle_f32x4(u[j + 8], u[j + 12], 0x44),
+                 e = _mm512_shuffle_f32x4(u[j + 8], u[j + 12], 0xee);
+    r[j] = _mm512_shuffle_f32x4(a, c, 0x88);
+    r[j + 4] = _mm512_shuffle_f32x4(a, c, 0xdd);
+    r[j + 8] = _mm512_shuffle_f32x4(b, e, 0x88);
+    r[j + 12] = _mm512_shuffle_f32x4(b, e, 0xdd);
   }
 }
 
