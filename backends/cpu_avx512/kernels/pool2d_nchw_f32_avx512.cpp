@@ -186,20 +186,31 @@ void row_taps(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64_
 // Max pooling takes each window row's taps in a chain of its own, then the rows
 // in order: the first maximum of the rows' first maxima is the window's, and
 // the rows' chains overlap.
+// The maximum of one window row of a chunk, kept for the next output row when
+// their windows share that row (kh = stride_h + 1: 3x3/2).
+struct RowMax {
+  int64_t y = -1;
+  MaxLanes max{_mm512_setzero_si512()};
+};
+
 template <int Stride, int KW, bool Argmax>
 void max_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64_t y1, float *dst,
-               int32_t *argmax) {
+               int32_t *argmax, RowMax &kept) {
   const int64_t w = c.d->w;
   const auto first = [&](int64_t y) {
     return _mm512_add_epi32(c.first_x, _mm512_set1_epi32(static_cast<int32_t>(y * w)));
   };
-  MaxLanes window(first(y0)), row(first(y0));
+  const bool reuse = kept.y == y0;
+  const int64_t from = reuse ? y0 + 1 : y0;
+  MaxLanes window = reuse ? kept.max : MaxLanes(first(y0)), row(first(from));
   bool row_empty = true;
   row_taps(
-      c, src, y0, y1,
+      c, src, from, y1,
       [&](int64_t y) {
-        if (y > y0 + 1) window.take(row);
-        else if (y == y0 + 1) window = row;
+        if (y > from) {
+          if (y > y0 + 1) window.take(row);
+          else window = row;
+        }
         row = MaxLanes(first(y));
         row_empty = true;
       },
@@ -208,8 +219,11 @@ void max_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64
         else row.take(valid, v, index);
         row_empty = false;
       });
-  if (y1 > y0 + 1) window.take(row);
-  else window = row;
+  if (from < y1) {
+    if (y1 - 1 > y0) window.take(row);
+    else window = row;
+    kept.y = y1 - 1, kept.max = row;
+  }
   _mm512_mask_storeu_ps(dst, c.all, window.m);
   if (Argmax) _mm512_mask_storeu_epi32(argmax, c.all, window.at);
 }
@@ -232,6 +246,7 @@ void plane_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
   Columns<Stride, KW> group[kGroup];
   for (int64_t g0 = 0; g0 < p.ow; g0 += kGroup * kLanes) {
     int64_t chunks = 0;
+    RowMax kept[kGroup];
     for (int64_t ox0 = g0; ox0 < std::min(p.ow, g0 + kGroup * kLanes); ox0 += kLanes)
       group[chunks++].init(d, ox0, std::min(kLanes, p.ow - ox0));
     for (int64_t oy = 0; oy < p.oh; ++oy) {
@@ -241,8 +256,8 @@ void plane_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
         const Columns<Stride, KW> &c = group[i];
         const int64_t o = oy * p.ow + g0 + i * kLanes;
         if (d.kind != DLK_POOL_MAX) avg_chunk(c, src, y0, y1, dst + o);
-        else if (argmax) max_chunk<Stride, KW, true>(c, src, y0, y1, dst + o, argmax + o);
-        else max_chunk<Stride, KW, false>(c, src, y0, y1, dst + o, nullptr);
+        else if (argmax) max_chunk<Stride, KW, true>(c, src, y0, y1, dst + o, argmax + o, kept[i]);
+        else max_chunk<Stride, KW, false>(c, src, y0, y1, dst + o, nullptr, kept[i]);
       }
     }
   }
