@@ -26,11 +26,14 @@ int runs_of(const ConvShape &s, int64_t pixel, int64_t cols, Run *runs) {
 }
 
 // Columns of a run, counted from its start, whose input column lies in [0, w).
+// In 128 bits: validation bounds the padding only through the output size, so
+// ix0 may lie near INT64_MIN (found by fuzz_conv2d).
 void inside(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo, int64_t &hi) {
-  lo = ix0 >= 0 ? 0 : (-ix0 + stride - 1) / stride;
-  hi = ix0 >= w ? 0 : (w - 1 - ix0) / stride + 1;
-  lo = std::min(lo, n);
-  hi = std::clamp(hi, lo, n);
+  using Wide = __int128;
+  const Wide l = ix0 >= 0 ? 0 : (-Wide{ix0} + stride - 1) / stride;
+  const Wide h = ix0 >= w ? 0 : (Wide{w} - 1 - ix0) / stride + 1;
+  lo = static_cast<int64_t>(std::min<Wide>(l, n));
+  hi = static_cast<int64_t>(std::clamp<Wide>(h, lo, n));
 }
 
 // NCHW: each tap row of the panel copies stretches of one input row.
@@ -95,7 +98,9 @@ void pack_nhwc(const ConvShape &s, const kernels::GemmPackKernels &kernels, dlk_
       inside(ix0, cols, s.stride_w, s.w, lo, hi);
     if (lo == 0 && hi == cols && hi > 0) {
       pack_f32_panels(kernels,
-                      PanelSource{src + (iy * s.w + ix0) * pst + ci, dtype, s.stride_w * pst, 1},
+                      // One column takes no stride (validation leaves it unbounded then).
+                      PanelSource{src + (iy * s.w + ix0) * pst + ci, dtype,
+                                  cols > 1 ? s.stride_w * pst : 0, 1},
                       cols, n, width, rows);  // zeros past cols too
     } else {
       for (int i = 0; i < nruns; ++i) {

@@ -61,6 +61,13 @@ PanelSource b_block(const core::GemmArgs &g, int64_t batch, int64_t p0, int64_t 
 
 namespace {
 
+// A stride in bytes for `steps` elements along it: with one element (or none)
+// validation lets the stride be anything, so it is not multiplied out (found by
+// fuzz_gemm: lda = INT64_MAX with one row of A overflowed).
+int64_t stride_bytes(int64_t stride, int64_t size, int64_t steps) {
+  return steps > 1 ? stride * size : 0;
+}
+
 // The packing kernels' view of a source whose elements are `elem_bytes` wide:
 // true when a stride is 1 and the kernels packed the panels.
 bool pack_unit_stride(const kernels::GemmPackKernels &kernels, const PanelSource &src,
@@ -74,10 +81,11 @@ bool pack_unit_stride(const kernels::GemmPackKernels &kernels, const PanelSource
     const int rows = static_cast<int>(std::min<int64_t>(width, count - o0));
     const uint8_t *s = base + o0 * src.outer_stride * size;
     if (src.inner_stride == 1)
-      kernels.k_contiguous(s, src.outer_stride * size, rows, kc * size, width, flip, o);
+      kernels.k_contiguous(s, stride_bytes(src.outer_stride, size, rows), rows, kc * size, width,
+                           flip, o);
     else
-      kernels.panel_contiguous(s, src.inner_stride * size, static_cast<int>(size), kc, rows,
-                               width, 1, flip, o);
+      kernels.panel_contiguous(s, stride_bytes(src.inner_stride, size, kc),
+                               static_cast<int>(size), kc, rows, width, 1, flip, o);
   }
   return true;
 }
@@ -166,7 +174,8 @@ void StridedBPanelPacker::pack_panels(int64_t batch, int64_t p0, int64_t kc, int
   if (count == 1 || src.dtype != same || src.outer_stride != 1 || first.width != 32)
     return BPanelPacker::pack_panels(batch, p0, kc, j0, cols, first, count);
   const int64_t size = dlk_dtype_size(src.dtype);
-  kernels_.panel_contiguous(static_cast<const uint8_t *>(src.ptr), src.inner_stride * size,
+  kernels_.panel_contiguous(static_cast<const uint8_t *>(src.ptr),
+                            stride_bytes(src.inner_stride, size, kc),
                             static_cast<int>(size), kc, static_cast<int>(cols), 32,
                             static_cast<int>(count), 0, static_cast<uint8_t *>(first.data));
 }

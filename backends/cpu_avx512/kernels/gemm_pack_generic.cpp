@@ -10,10 +10,11 @@ void pack_k_contiguous_generic(const uint8_t *src, int64_t stride, int rows, int
                                int width, uint8_t flip, uint8_t *out) {
   const int64_t units = (bytes + 3) / 4;
   for (int t = 0; t < width; ++t) {
-    const uint8_t *row = src + t * stride;
+    // Rows past `rows` are padding: no address is formed for them.
+    const uint8_t *row = t < rows ? src + t * stride : nullptr;
     for (int64_t u = 0; u < units; ++u) {
       uint8_t unit[4] = {0, 0, 0, 0};
-      if (t < rows)
+      if (row)
         for (int64_t b = 4 * u; b < 4 * u + 4 && b < bytes; ++b)
           unit[b - 4 * u] = static_cast<uint8_t>(row[b] ^ flip);
       std::memcpy(out + (u * width + t) * 4, unit, 4);
