@@ -55,7 +55,7 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
       kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1), {}, generic_packing};
   static const GemmKernelSet avx2{
       kernel(gemm_f32_avx2_6x16, "avx2:gemm_f32_6x16", 6, 16, 4),
-      kernel(gemm_s32_generic_4x8, "avx2:gemm_u8s8s32_4x8", 4, 8, 1), {}, generic_packing};
+      kernel(gemm_s32_avx2_6x8, "avx2:gemm_u8s8s32_6x8", 6, 8, 1), {}, generic_packing};
   // The avx512 tier needs F, BW, VL and DQ; VNNI and BF16 are further CPUID bits.
   // Without BF16, bf16 is converted to f32 while packing, as f16 always is.
   static const GemmKernelSet avx512{

@@ -70,6 +70,10 @@ void gemm_s32_generic_4x8(int64_t kc, const uint8_t *a, const int8_t *b, const S
 // broadcast A value in the sixteen ymm registers; twelve independent FMA chains
 // cover 2 pipes x 4 cycles of latency.
 void gemm_f32_avx2_6x16(int64_t kc, const float *a, const float *b, const F32Tile &tile);
+// AVX2 tier for int8: 6 x 8 s32 accumulators as 12 ymm of pair sums; operands
+// widened to 16 bits and multiplied by vpmaddwd, exact (vpmaddubsw would
+// saturate).
+void gemm_s32_avx2_6x8(int64_t kc, const uint8_t *a, const int8_t *b, const S32Tile &tile);
 
 // AVX-512 tier: 14 x 32 = twenty-eight zmm accumulators, two B vectors and a
 // broadcast in the 32 zmm registers; 28 FMAs per 2 vector loads and 14
