@@ -25,17 +25,6 @@ int runs_of(const ConvShape &s, int64_t pixel, int64_t cols, Run *runs) {
   return count;
 }
 
-// Columns of a run, counted from its start, whose input column lies in [0, w).
-// In 128 bits: validation bounds the padding only through the output size, so
-// ix0 may lie near INT64_MIN (found by fuzz_conv2d).
-void inside(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo, int64_t &hi) {
-  using Wide = __int128;
-  const Wide l = ix0 >= 0 ? 0 : (-Wide{ix0} + stride - 1) / stride;
-  const Wide h = ix0 >= w ? 0 : (Wide{w} - 1 - ix0) / stride + 1;
-  lo = static_cast<int64_t>(std::min<Wide>(l, n));
-  hi = static_cast<int64_t>(std::clamp<Wide>(h, lo, n));
-}
-
 // NCHW: each tap row of the panel copies stretches of one input row.
 template <class Storage>
 void pack_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0, int64_t kc,

@@ -103,50 +103,12 @@ template void im2col<int8_t>(const ConvShape &, const int8_t *, int8_t, int64_t,
 template void im2col<uint8_t>(const ConvShape &, const uint8_t *, uint8_t, int64_t, int64_t,
                               uint8_t *, int);
 
-void col2im_add(const ConvShape &s, const float *col, int64_t oy0, int64_t oy1, float *image,
-                int threads) {
-  const int64_t pixels = (oy1 - oy0) * s.ow;
-  // Tasks own disjoint channels, so the scattered sums never race.
-  if (!s.nhwc) {
-    // One channel plane per task; each of its taps' rows of col adds into it.
-    parallel_for(s.cg, threads, [&](int64_t ci, int) {
-      float *plane = image + ci * s.group_channel_stride();
-      for (int64_t r = 0; r < s.kh; ++r) {
-        for (int64_t t = 0; t < s.kw; ++t) {
-          const float *in = col + s.tap(ci, r, t) * pixels;
-          for (int64_t oy = oy0; oy < oy1; ++oy, in += s.ow) {
-            const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
-            if (iy < 0 || iy >= s.h) continue;
-            float *out = plane + iy * s.w;
-            for (int64_t ox = 0; ox < s.ow; ++ox) {
-              const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
-              if (ix >= 0 && ix < s.w) out[ix] += in[ox];
-            }
-          }
-        }
-      }
-    });
-    return;
-  }
-  // NHWC: a contiguous run of channels per task, innermost in both col and image.
-  const int64_t tasks = team_size(s.cg, threads);
-  parallel_for(tasks, threads, [&](int64_t task, int) {
-    const int64_t c0 = s.cg * task / tasks, c1 = s.cg * (task + 1) / tasks;
-    for (int64_t oy = oy0; oy < oy1; ++oy) {
-      for (int64_t ox = 0; ox < s.ow; ++ox) {
-        const float *in = col + ((oy - oy0) * s.ow + ox) * s.taps();
-        for (int64_t r = 0; r < s.kh; ++r) {
-          const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
-          for (int64_t t = 0; t < s.kw; ++t, in += s.cg) {
-            const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
-            if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-            float *out = image + (iy * s.w + ix) * s.group_pixel_stride();
-            for (int64_t ci = c0; ci < c1; ++ci) out[ci] += in[ci];
-          }
-        }
-      }
-    }
-  });
+void inside(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo, int64_t &hi) {
+  using Wide = __int128;
+  const Wide l = ix0 >= 0 ? 0 : (-Wide{ix0} + stride - 1) / stride;
+  const Wide h = ix0 >= w ? 0 : (Wide{w} - 1 - ix0) / stride + 1;
+  lo = static_cast<int64_t>(std::min<Wide>(l, n));
+  hi = static_cast<int64_t>(std::clamp<Wide>(h, lo, n));
 }
 
 }  // namespace dlk::cpu

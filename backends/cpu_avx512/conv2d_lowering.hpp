@@ -1,7 +1,7 @@
-// Lowering a convolution to GEMM: the shape arithmetic, im2col (an image's
-// receptive fields as the columns of a matrix) and col2im (its adjoint, summing
-// columns back into an image). Both work on a band of output rows, so the
-// column matrix of a large image never has to exist whole.
+// Lowering a convolution to GEMM: the shape arithmetic and im2col (an image's
+// receptive fields as the columns of a matrix), on a band of output rows, so
+// the column matrix of a large image never has to exist whole. col2im, its
+// adjoint, is conv2d_col2im.hpp.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +41,7 @@ struct ConvShape {
   }
   int64_t dst_channel_stride() const { return nhwc ? 1 : oh * ow; }
   int64_t dst_pixel_stride() const { return nhwc ? k : 1; }
-  // An image of one group's cg channels in src's order, as col2im_add sums into.
+  // An image of one group's cg channels in src's order (an f32 sum of diff_src).
   int64_t group_channel_stride() const { return nhwc ? 1 : h * w; }
   int64_t group_pixel_stride() const { return nhwc ? cg : 1; }
 };
@@ -89,9 +89,9 @@ template <class T>
 void im2col(const ConvShape &s, const T *src, T pad, int64_t oy0, int64_t oy1, T *col,
             int threads);
 
-// Adds the f32 im2col-shaped matrix `col` of output rows [oy0, oy1) into the
-// image of one group (ConvShape::group_*_stride). Padding taps are dropped.
-void col2im_add(const ConvShape &s, const float *col, int64_t oy0, int64_t oy1, float *image,
-                int threads);
+// Of n columns t = 0 .. n - 1 reading input column ix0 + t * stride, those
+// inside [0, w) are [lo, hi). In 128 bits: validation bounds the padding only
+// through the output size, so ix0 may lie near INT64_MIN (found by fuzz_conv2d).
+void inside(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo, int64_t &hi);
 
 }  // namespace dlk::cpu

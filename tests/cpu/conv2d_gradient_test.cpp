@@ -32,7 +32,10 @@ struct ConvCase {
   int64_t n, c, h, w, k, kh, kw, stride, pad, dilation, groups;
 };
 
-// Odd sizes, stride past the kernel, padding, dilation, groups and depthwise.
+// Odd sizes, stride past the kernel, padding, dilation, groups and depthwise;
+// at least 32 output channels per group (backward data's pixel-major column
+// matrix) with rows of more than 32 pixels and more than 128 taps (col2im's
+// blocks), strides 1 to 3.
 constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NCHW, 2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 4, 9, 8, 6, 3, 2, 3, 2, 1, 2},
@@ -41,6 +44,10 @@ constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NHWC, 2, 3, 7, 6, 4, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 6, 6, 5, 6, 1, 7, 1, 3, 1, 3},
     {DLK_FORMAT_NCHW, 1, 5, 6, 6, 7, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 5, 37, 32, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 16, 6, 70, 34, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 4, 7, 36, 64, 2, 3, 3, 2, 2, 2},
+    {DLK_FORMAT_NHWC, 1, 16, 6, 35, 33, 3, 3, 2, 1, 1, 1},
 };
 
 struct Conv {
