@@ -14,8 +14,31 @@ void pool2d_forward_avx512(const core::Pool2dArgs &a, int threads) {
   }
 }
 
+namespace {
+// A plane whose argmaxes the gather did not all meet: zeroed and scattered.
+void scatter_plane(const core::Pool2dArgs &a, int64_t plane) {
+  const PoolShape s(a);
+  float *acc = static_cast<float *>(a.diff_src) + plane * s.plane();
+  std::fill(acc, acc + s.plane(), 0.0f);
+  backward_plane_nchw<FloatStorage<DLK_DTYPE_F32>, 0>(
+      s, static_cast<const float *>(a.diff_dst) + plane * s.out_plane(), a.argmax_in + plane * s.out_plane(),
+      acc);
+}
+}  // namespace
+
+// The scatter zeroes a plane, then adds into it: in L1d (32 KiB on Zen 4 and
+// most x86 cores) that is faster than the gather (measured on VGG-16's 2x2/2
+// pooling: 1.3-2x the gather's speed at 56x56 and below, 0.6x at 112x112 and up).
+constexpr int64_t kScatterPlaneBytes = 32 * 1024;
+
 void pool2d_backward_avx512(const core::Pool2dArgs &a, int threads, float *scratch) {
-  backward<FloatStorage<DLK_DTYPE_F32>>(a, threads, scratch);
+  using F32 = FloatStorage<DLK_DTYPE_F32>;
+  if (a.desc.kind != DLK_POOL_MAX) return backward<F32>(a, threads, scratch);
+  check_argmax(a, PoolShape(a), threads);
+  const bool gather = a.desc.format == DLK_FORMAT_NCHW &&
+                      a.desc.h * a.desc.w * static_cast<int64_t>(sizeof(float)) > kScatterPlaneBytes;
+  if (gather && pool2d_max_backward_nchw_f32_avx512(a, threads, scatter_plane)) return;
+  backward_checked<F32>(a, threads, scratch);
 }
 
 }  // namespace dlk::cpu::kernels

@@ -23,6 +23,14 @@ void pool2d_forward_avx512(const core::Pool2dArgs &args, int threads);
 // The avx512 tier's f32 NCHW forward (kernels/pool2d_nchw_f32_avx512.cpp).
 void pool2d_forward_nchw_f32_avx512(const core::Pool2dArgs &args, int threads);
 
+// The outputs whose windows hold input row y (column x): rows (columns) lo .. hi
+// of the output, none when lo > hi (a gap between windows when stride > kernel).
+struct OutputRange {
+  int64_t lo, hi;
+};
+OutputRange outputs_holding_row(const core::Pool2dArgs &args, int64_t y);
+OutputRange outputs_holding_column(const core::Pool2dArgs &args, int64_t x);
+
 // Backward: checks every argmax index before writing anything, then overwrites
 // diff_src. f16/bf16 sum in f32 `scratch` of pool2d_backward_scratch_floats()
 // per thread, on at most `threads` threads; f32 sums in diff_src itself.
@@ -30,5 +38,10 @@ int64_t pool2d_backward_scratch_floats(const core::Pool2dArgs &args);
 void pool2d_backward_generic(const core::Pool2dArgs &args, int threads, float *scratch);
 void pool2d_backward_avx2(const core::Pool2dArgs &args, int threads, float *scratch);
 void pool2d_backward_avx512(const core::Pool2dArgs &args, int threads, float *scratch);
+// The avx512 tier's f32 NCHW max backward (kernels/pool2d_max_backward_nchw_f32_avx512.cpp),
+// after the argmax check: false, writing nothing, for a shape beyond it; a plane
+// where some argmax lies outside its output's window goes to scatter_plane.
+bool pool2d_max_backward_nchw_f32_avx512(const core::Pool2dArgs &args, int threads,
+                                         void (*scatter_plane)(const core::Pool2dArgs &, int64_t plane));
 
 }  // namespace dlk::cpu::kernels
