@@ -18,6 +18,7 @@
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
+#include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -45,12 +46,15 @@ class WeightsGradient {
                         core::CpuIsa isa, int threads) const {
     const size_t elem = sizeof(T);
     const void *src = static_cast<const unsigned char *>(a_.src) + s_.src_offset(image, 0) * elem;
-    const Im2colTransposePanelPacker packer(s_, src, a_.desc.src_type, g, a_.diff_bias != nullptr);
+    const Im2colTransposePanelPacker packer(s_, src, a_.desc.src_type, g, a_.diff_bias != nullptr,
+                                            gemm_kernel_set(isa).pack);
     const T *diff_dst = static_cast<const T *>(a_.diff_dst) + s_.dst_offset(image, g);
+    // B's dtype (the packer's source) lets bf16 run the bf16 kernel where the
+    // tier has one: the packer then writes k-pairs.
     core::GemmArgs gemm = single_gemm(
         s_.kg, cols_, s_.pixels(),
-        {diff_dst, a_.desc.src_type, s_.dst_channel_stride(), s_.dst_pixel_stride(), 0}, {}, c,
-        DLK_DTYPE_F32, ldc, 1);
+        {diff_dst, a_.desc.src_type, s_.dst_channel_stride(), s_.dst_pixel_stride(), 0},
+        {nullptr, a_.desc.src_type, 0, 0, 0}, c, DLK_DTYPE_F32, ldc, 1);
     gemm.beta = first ? 0.0f : 1.0f;
     return gemm_strided(gemm, isa, threads, &packer);
   }

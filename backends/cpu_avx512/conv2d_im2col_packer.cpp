@@ -1,6 +1,7 @@
 #include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "backends/cpu_avx512/float_storage.hpp"
 
@@ -112,67 +113,100 @@ void pack_nhwc(const ConvShape &s, const kernels::GemmPackKernels &kernels, dlk_
   }
 }
 
-// im2col^T, NCHW: each tap (a column of the panel) reads stretches of one input
-// row for the run of output pixels on each output row, written down the column.
-template <class Storage>
-void pack_transposed_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0,
-                          int64_t kc, int64_t j0, int64_t cols, float *out, int width) {
-  for (int64_t t = 0; t < cols; ++t) {
-    const int64_t tap = j0 + t;
-    float *o = out + t;
-    if (tap == s.taps()) {  // the ones column
-      for (int64_t p = 0; p < kc; ++p) o[p * width] = 1.0f;
-      continue;
-    }
-    const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
-    const typename Storage::type *plane = src + ci * s.src_channel_stride();
-    for (int64_t p = 0; p < kc;) {
-      const int64_t oy = (p0 + p) / s.ow, ox = (p0 + p) % s.ow;
-      const int64_t n = std::min(kc - p, s.ow - ox);
-      float *run = o + p * width;
-      const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
-      if (iy < 0 || iy >= s.h) {
-        for (int64_t e = 0; e < n; ++e) run[e * width] = 0.0f;
-      } else {
+// How a backward-weights panel holds an element: f32 for the f32 kernels (f32,
+// f16, and bf16 on tiers without a bf16 kernel), or the bf16 bits as src
+// stores them, in k-pairs (gemm_pack.hpp's PackedPanel), for the bf16 kernel.
+template <class Storage, class Out>
+Out panel_value(typename Storage::type v) {
+  if constexpr (std::is_same_v<Out, float>) return Storage::load(v);
+  else return v;
+}
+template <class Out>
+constexpr Out kOne = std::is_same_v<Out, float> ? Out(1.0f) : Out(0x3F80);  // bf16 1.0
+
+// im2col^T, NCHW: the panel's columns are taps, its rows pixels. Each tap's
+// run of pixels (stretches of input rows) is staged as a contiguous row, then
+// the tier's packing kernel transposes the staged rows into the panel (16 x 16
+// register transposes on AVX-512), k-pairs included. Before, each element was
+// stored down its panel column: 46 % of LeNet-5 conv2's backward weights.
+constexpr int64_t kStagedPixels = 128;
+
+template <class Storage, class Out>
+void pack_transposed_nchw(const ConvShape &s, const kernels::GemmPackKernels &kernels,
+                          const typename Storage::type *src, int64_t p0, int64_t kc, int64_t j0,
+                          int64_t cols, Out *out, int width) {
+  alignas(64) Out staged[kMaxWidth * kStagedPixels];
+  constexpr int64_t group = sizeof(float) / sizeof(Out);  // pixels per 32-bit unit
+  for (int64_t c0 = 0; c0 < kc; c0 += kStagedPixels) {
+    const int64_t count = std::min(kStagedPixels, kc - c0);
+    for (int64_t t = 0; t < cols; ++t) {
+      Out *row = staged + t * kStagedPixels;
+      const int64_t tap = j0 + t;
+      if (tap == s.taps()) {  // the ones column
+        std::fill(row, row + count, kOne<Out>);
+        continue;
+      }
+      const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
+      const typename Storage::type *plane = src + ci * s.src_channel_stride();
+      for (int64_t p = 0; p < count;) {
+        const int64_t oy = (p0 + c0 + p) / s.ow, ox = (p0 + c0 + p) % s.ow;
+        const int64_t n = std::min(count - p, s.ow - ox);
+        Out *o = row + p;
+        p += n;
+        const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
+        if (iy < 0 || iy >= s.h) {
+          std::fill(o, o + n, Out{0});
+          continue;
+        }
         const int64_t ix0 = ox * s.stride_w - s.pad_w + q * s.dilation_w;
         int64_t lo, hi;
         inside(ix0, n, s.stride_w, s.w, lo, hi);
         const typename Storage::type *in = plane + iy * s.w + ix0;
-        for (int64_t e = 0; e < lo; ++e) run[e * width] = 0.0f;
-        for (int64_t e = lo; e < hi; ++e) run[e * width] = Storage::load(in[e * s.stride_w]);
-        for (int64_t e = hi; e < n; ++e) run[e * width] = 0.0f;
+        std::fill(o, o + lo, Out{0});
+        if (s.stride_w == 1)
+          for (int64_t e = lo; e < hi; ++e) o[e] = panel_value<Storage, Out>(in[e]);
+        else
+          for (int64_t e = lo; e < hi; ++e) o[e] = panel_value<Storage, Out>(in[e * s.stride_w]);
+        std::fill(o + hi, o + n, Out{0});
       }
-      p += n;
     }
+    kernels.k_contiguous(reinterpret_cast<const uint8_t *>(staged), kStagedPixels * sizeof(Out),
+                         static_cast<int>(cols), count * static_cast<int64_t>(sizeof(Out)), width, 0,
+                         reinterpret_cast<uint8_t *>(out) + c0 / group * width * 4);
   }
-  for (int64_t p = 0; p < kc; ++p) std::fill(out + p * width + cols, out + (p + 1) * width, 0.0f);
 }
 
 // im2col^T, NHWC: a row of the panel (one output pixel) is runs of contiguous
-// channels of the input pixels its taps read.
-template <class Storage>
+// channels of the input pixels its taps read; in k-pairs, two pixels' rows
+// interleave.
+template <class Storage, class Out>
 void pack_transposed_nhwc(const ConvShape &s, const typename Storage::type *src, int64_t p0,
-                          int64_t kc, int64_t j0, int64_t cols, float *out, int width) {
+                          int64_t kc, int64_t j0, int64_t cols, Out *out, int width) {
+  constexpr int64_t g = sizeof(float) / sizeof(Out);  // pixels per 32-bit unit
   const int64_t taps_cols = std::min(cols, s.taps() - j0);
-  for (int64_t p = 0; p < kc; ++p) {
+  for (int64_t p = 0; p < (kc + g - 1) / g * g; ++p) {
+    Out *row = out + (p / g) * g * width + p % g;  // element t at row[t * g]
+    if (p >= kc) {  // k past the block in the last pair
+      for (int t = 0; t < width; ++t) row[t * g] = Out{0};
+      continue;
+    }
     const int64_t oy = (p0 + p) / s.ow, ox = (p0 + p) % s.ow;
-    float *row = out + p * width;
     int64_t ci = j0 % s.cg, q = j0 / s.cg % s.kw, r = j0 / (s.cg * s.kw);
     for (int64_t t = 0; t < taps_cols;) {
       const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
       const int64_t ix = ox * s.stride_w - s.pad_w + q * s.dilation_w;
       const int64_t n = std::min(taps_cols - t, s.cg - ci);
       if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) {
-        std::fill(row + t, row + t + n, 0.0f);
+        for (int64_t e = 0; e < n; ++e) row[(t + e) * g] = Out{0};
       } else {
         const typename Storage::type *in = src + (iy * s.w + ix) * s.src_pixel_stride() + ci;
-        for (int64_t e = 0; e < n; ++e) row[t + e] = Storage::load(in[e]);
+        for (int64_t e = 0; e < n; ++e) row[(t + e) * g] = panel_value<Storage, Out>(in[e]);
       }
       t += n, ci = 0;
       if (++q == s.kw) q = 0, ++r;
     }
-    for (int64_t t = std::max<int64_t>(taps_cols, 0); t < cols; ++t) row[t] = 1.0f;  // ones column
-    std::fill(row + cols, row + width, 0.0f);
+    for (int64_t t = std::max<int64_t>(taps_cols, 0); t < cols; ++t) row[t * g] = kOne<Out>;
+    for (int64_t t = cols; t < width; ++t) row[t * g] = Out{0};
   }
 }
 
@@ -180,13 +214,21 @@ void pack_transposed_nhwc(const ConvShape &s, const typename Storage::type *src,
 
 void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0,
                                       int64_t cols, const PackedPanel &panel) const {
-  float *out = static_cast<float *>(panel.data);
   with_float_storage(dtype_, [&](auto storage) {
     using Storage = decltype(storage);
     const auto *src =
         static_cast<const typename Storage::type *>(src_) + s_.src_offset(batch, group_);
-    if (s_.nhwc) pack_transposed_nhwc<Storage>(s_, src, p0, kc, j0, cols, out, panel.width);
-    else pack_transposed_nchw<Storage>(s_, src, p0, kc, j0, cols, out, panel.width);
+    const auto run = [&](auto *out) {
+      using Out = std::remove_pointer_t<decltype(out)>;
+      if (s_.nhwc)
+        pack_transposed_nhwc<Storage, Out>(s_, src, p0, kc, j0, cols, out, panel.width);
+      else
+        pack_transposed_nchw<Storage, Out>(s_, kernels_, src, p0, kc, j0, cols, out, panel.width);
+    };
+    // The GEMM asks for k-pairs only when both its operands are bf16.
+    if constexpr (std::is_same_v<Storage, FloatStorage<DLK_DTYPE_BF16>>)
+      if (panel.type == PackedType::bf16_pairs) return run(static_cast<uint16_t *>(panel.data));
+    run(static_cast<float *>(panel.data));
   });
 }
 

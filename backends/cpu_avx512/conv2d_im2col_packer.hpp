@@ -35,12 +35,15 @@ class Im2colPanelPacker final : public BPanelPacker {
 // B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch
 // entry b is image b, row p its output pixel p. With `ones_column`, B has one
 // more column (index taps) of ones, so that C's last column is the sum of
-// diff_dst over the pixels: diff_bias comes out of the same GEMM.
+// diff_dst over the pixels: diff_bias comes out of the same GEMM. Writes f32
+// panels, or bf16 k-pairs (bf16 src) where the GEMM asks for them; `kernels`
+// are the tier's packing kernels (NCHW transposes through them).
 class Im2colTransposePanelPacker final : public BPanelPacker {
  public:
   Im2colTransposePanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
-                             bool ones_column)
-      : s_(s), src_(src), dtype_(dtype), group_(group), ones_column_(ones_column) {}
+                             bool ones_column, const kernels::GemmPackKernels &kernels)
+      : s_(s), src_(src), dtype_(dtype), group_(group), ones_column_(ones_column),
+        kernels_(kernels) {}
 
   int64_t columns() const { return s_.taps() + (ones_column_ ? 1 : 0); }
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
@@ -52,6 +55,7 @@ class Im2colTransposePanelPacker final : public BPanelPacker {
   dlk_dtype dtype_;
   int64_t group_;
   bool ones_column_;
+  const kernels::GemmPackKernels &kernels_;
 };
 
 }  // namespace dlk::cpu

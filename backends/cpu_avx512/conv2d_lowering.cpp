@@ -103,7 +103,16 @@ template void im2col<int8_t>(const ConvShape &, const int8_t *, int8_t, int64_t,
 template void im2col<uint8_t>(const ConvShape &, const uint8_t *, uint8_t, int64_t, int64_t,
                               uint8_t *, int);
 
-void inside(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo, int64_t &hi) {
+void inside_clipped(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo,
+                    int64_t &hi) {
+  constexpr int64_t kSmall = int64_t{1} << 60;
+  if (ix0 > -kSmall && ix0 < kSmall && stride < kSmall) {  // no overflow in 64 bits
+    const int64_t l = ix0 >= 0 ? 0 : (-ix0 + stride - 1) / stride;
+    const int64_t h = ix0 >= w ? 0 : (w - 1 - ix0) / stride + 1;
+    lo = std::min(l, n);
+    hi = std::clamp(h, lo, n);
+    return;
+  }
   using Wide = __int128;
   const Wide l = ix0 >= 0 ? 0 : (-Wide{ix0} + stride - 1) / stride;
   const Wide h = ix0 >= w ? 0 : (Wide{w} - 1 - ix0) / stride + 1;
