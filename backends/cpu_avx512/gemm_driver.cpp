@@ -26,6 +26,7 @@
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/gemm_scratch.hpp"
+#include "backends/cpu_avx512/gemm_gemv.hpp"
 #include "backends/cpu_avx512/gemm_unpacked.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
@@ -331,9 +332,11 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
     g.multiplier = 0.0f;
     g.column_multipliers = nullptr;
   }
-  if (!b_packer)
+  if (!b_packer) {
     if (const std::optional<UnpackedPlan> plan = plan_unpacked(g, path))
       return gemm_unpacked(g, *plan, isa, threads);
+    if (const char *gemv = gemm_gemv(g, isa, threads, path)) return gemv;
+  }
   const GemmKernelSet &set = gemm_kernel_set(isa);
   const StridedBPanelPacker strided(g, set.pack);
   const BPanelPacker &packer = b_packer ? *b_packer : strided;

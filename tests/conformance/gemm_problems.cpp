@@ -178,8 +178,12 @@ void add_edge_cases(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b, dl
     return;
   }
   // Sums of largest products past 2^31: the s32 accumulator must wrap, not saturate.
-  add({2, 3, 140000}, R, N, N, 1, 1, [](GemmProblem &p) { p.fill = Fill::extreme; });
-  list.back().desc.a_zero_point = 0;
+  // The same where C is one row or one column (the GEMV loops: lanes along n,
+  // then along k).
+  for (Shape s : {Shape{2, 3, 140000}, Shape{1, 3, 140000}, Shape{3, 1, 140000}}) {
+    add(s, R, N, N, 1, 1, [](GemmProblem &p) { p.fill = Fill::extreme; });
+    list.back().desc.a_zero_point = 0;
+  }
 }
 
 // One above and one below each block size of the CPU backend's BLIS loops
@@ -206,8 +210,10 @@ void add_blocking_edges(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b
 // Both sides of the CPU backend's rule for f32 (backends/cpu_avx512/
 // gemm_unpacked.cpp): one row or column of C, a tiny k, products of at most
 // 128^3 multiply-adds run unpacked (each of its forms: lanes along n, m or k);
-// just above 128^3 with m, n > 1 the blocked loops run. Every layout and
-// transpose, padded leading dimensions, beta != 0.
+// just above 128^3 with m, n > 1 the blocked loops run. For bf16 and int8 the
+// one-row and one-column shapes run the GEMV loops (gemm_gemv.cpp) in both of
+// their forms (lanes along the outputs or along k, by the layout). Every layout
+// and transpose, padded leading dimensions, beta != 0.
 void add_unpacked_rule_sides(std::vector<GemmProblem> &list, dlk_dtype a, dlk_dtype b,
                              dlk_dtype c, Rng &rng) {
   const Shape shapes[] = {{1, 300, 77}, {300, 1, 77},  {1, 1, 1000}, {37, 29, 3},
