@@ -5,7 +5,9 @@
 // the GEMM's packed panels by Im2colPanelPacker; a 1x1, stride-1, unpadded
 // convolution needs no im2col at all (B is src itself, a strided view). C is dst
 // itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
-// of each tile (f16/bf16 round once, after them).
+// of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
+// kernel (vdpbf16ps) where it has one, the packer writing bf16 k-pairs; f16,
+// and bf16 elsewhere, are converted to f32 as they are packed.
 //
 // int8: the integer GEMM takes the zero point on its A operand, so the product is
 // turned around, dst (pixels x kg) = col^T * weights^T, on bands of an im2col
@@ -41,7 +43,9 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   for (int64_t g = 0; g < s.groups; ++g) {
     const auto *weights =
         static_cast<const unsigned char *>(a.weights) + g * s.kg * s.taps() * elem;
-    core::MatrixView b;
+    // B's dtype picks the GEMM's kernel (bf16 x bf16 runs the bf16 kernel where the
+    // tier has one); through the packer its pointer and strides are not read.
+    core::MatrixView b{nullptr, dtype, 0, 0, 0};
     if (is_pointwise(s))
       b = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g) * elem, dtype,
            s.src_channel_stride(), s.src_pixel_stride(), s.c * s.h * s.w};

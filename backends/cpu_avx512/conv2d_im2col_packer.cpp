@@ -26,35 +26,81 @@ int runs_of(const ConvShape &s, int64_t pixel, int64_t cols, Run *runs) {
   return count;
 }
 
-// NCHW: each tap row of the panel copies stretches of one input row.
+// How a forward panel holds element (p, t) (gemm_pack.hpp's PackedPanel): f32
+// rows for the f32 kernels (f32, f16, and bf16 on tiers without a bf16 kernel),
+// or bf16 k-pairs, the bits as src stores them, for the bf16 kernel.
 template <class Storage>
-void pack_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0, int64_t kc,
-               const Run *runs, int nruns, int64_t cols, float *out, int width) {
-  for (int64_t p = 0; p < kc; ++p) {
-    const int64_t tap = p0 + p;
-    const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
-    const typename Storage::type *plane = src + ci * s.src_channel_stride();
-    float *row = out + p * width;
-    for (int i = 0; i < nruns; ++i) {
-      const Run &run = runs[i];
-      const int64_t n = run.t1 - run.t0, iy = run.iy0 + r * s.dilation_h;
-      float *o = row + run.t0;
-      if (iy < 0 || iy >= s.h) {
-        std::fill(o, o + n, 0.0f);
-        continue;
-      }
-      const int64_t ix0 = run.ix0 + q * s.dilation_w;
-      int64_t lo, hi;
-      inside(ix0, n, s.stride_w, s.w, lo, hi);
-      const typename Storage::type *in = plane + iy * s.w + ix0;
-      std::fill(o, o + lo, 0.0f);
-      if (s.stride_w == 1)
-        for (int64_t t = lo; t < hi; ++t) o[t] = Storage::load(in[t]);
-      else
-        for (int64_t t = lo; t < hi; ++t) o[t] = Storage::load(in[t * s.stride_w]);
-      std::fill(o + hi, o + n, 0.0f);
+struct F32Rows {
+  using Out = float;
+  static constexpr int64_t k_group = 1;
+  static Out convert(typename Storage::type v) { return Storage::load(v); }
+  static int64_t index(int64_t p, int64_t t, int width) { return p * width + t; }
+  static void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
+                         int64_t kc, int width, Out *out) {
+    pack_f32_panels(k, src, count, kc, width, out);
+  }
+};
+struct Bf16PairRows {
+  using Out = uint16_t;
+  static constexpr int64_t k_group = 2;
+  static Out convert(uint16_t v) { return v; }
+  static int64_t index(int64_t p, int64_t t, int width) {
+    return (p / 2) * 2 * width + t * 2 + p % 2;
+  }
+  static void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
+                         int64_t kc, int width, Out *out) {
+    pack_bf16_pair_panels(k, src, count, kc, width, out);
+  }
+};
+
+// NCHW: one tap's row of the panel (`width` values, zeros past `cols`), from
+// stretches of one input row per run.
+template <class Storage, class Rows>
+void nchw_row(const ConvShape &s, const typename Storage::type *src, int64_t tap, const Run *runs,
+              int nruns, int64_t cols, int width, typename Rows::Out *row) {
+  using Out = typename Rows::Out;
+  const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
+  const typename Storage::type *plane = src + ci * s.src_channel_stride();
+  for (int i = 0; i < nruns; ++i) {
+    const Run &run = runs[i];
+    const int64_t n = run.t1 - run.t0, iy = run.iy0 + r * s.dilation_h;
+    Out *o = row + run.t0;
+    if (iy < 0 || iy >= s.h) {
+      std::fill(o, o + n, Out{0});
+      continue;
     }
-    std::fill(row + cols, row + width, 0.0f);
+    const int64_t ix0 = run.ix0 + q * s.dilation_w;
+    int64_t lo, hi;
+    inside(ix0, n, s.stride_w, s.w, lo, hi);
+    const typename Storage::type *in = plane + iy * s.w + ix0;
+    std::fill(o, o + lo, Out{0});
+    if (s.stride_w == 1)
+      for (int64_t t = lo; t < hi; ++t) o[t] = Rows::convert(in[t]);
+    else
+      for (int64_t t = lo; t < hi; ++t) o[t] = Rows::convert(in[t * s.stride_w]);
+    std::fill(o + hi, o + n, Out{0});
+  }
+  std::fill(row + cols, row + width, Out{0});
+}
+
+// NCHW: each tap row of the panel copies stretches of one input row. f32 rows
+// are written in place; bf16 k-pairs as two contiguous rows, then interleaved
+// (one pass of 32-bit stores rather than two of strided 16-bit ones).
+template <class Storage, class Rows>
+void pack_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0, int64_t kc,
+               const Run *runs, int nruns, int64_t cols, typename Rows::Out *out, int width) {
+  if constexpr (std::is_same_v<Rows, Bf16PairRows>) {
+    uint16_t pair[2][kMaxWidth];
+    for (int64_t p = 0; p < kc; p += 2) {
+      nchw_row<Storage, Rows>(s, src, p0 + p, runs, nruns, cols, width, pair[0]);
+      if (p + 1 < kc) nchw_row<Storage, Rows>(s, src, p0 + p + 1, runs, nruns, cols, width, pair[1]);
+      else std::fill(pair[1], pair[1] + width, uint16_t{0});  // k past the block's end
+      uint16_t *units = out + p * width;
+      for (int t = 0; t < width; ++t) units[2 * t] = pair[0][t], units[2 * t + 1] = pair[1][t];
+    }
+  } else {
+    for (int64_t p = 0; p < kc; ++p)
+      nchw_row<Storage, Rows>(s, src, p0 + p, runs, nruns, cols, width, out + p * width);
   }
 }
 
@@ -72,45 +118,51 @@ void pack_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0
 // kernel, made them slower.
 constexpr int64_t kKernelChannels = 16;
 
-template <class Storage>
+template <class Storage, class Rows>
 void pack_nhwc(const ConvShape &s, const kernels::GemmPackKernels &kernels, dlk_dtype dtype,
                const typename Storage::type *src, int64_t p0, int64_t kc, const Run *runs,
-               int nruns, int64_t cols, float *out, int width) {
+               int nruns, int64_t cols, typename Rows::Out *out, int width) {
+  using Out = typename Rows::Out;
   const int64_t pst = s.src_pixel_stride();
   int64_t ci = p0 % s.cg, q = p0 / s.cg % s.kw, r = p0 / (s.cg * s.kw);
   for (int64_t p = 0; p < kc;) {
     const int64_t n = std::min(kc - p, s.cg - ci);
-    float *rows = out + p * width;
     const int64_t dy = r * s.dilation_h, dx = q * s.dilation_w;
     int64_t lo = 0, hi = 0;
     const int64_t iy = runs[0].iy0 + dy, ix0 = runs[0].ix0 + dx;
-    if (nruns == 1 && n >= kKernelChannels && iy >= 0 && iy < s.h)
+    // A k-pair block must start on a pair; an odd n leaves its last pair's
+    // second half zero, for the next block (packed after it) to fill.
+    if (nruns == 1 && n >= kKernelChannels && iy >= 0 && iy < s.h && p % Rows::k_group == 0)
       inside(ix0, cols, s.stride_w, s.w, lo, hi);
     if (lo == 0 && hi == cols && hi > 0) {
-      pack_f32_panels(kernels,
-                      // One column takes no stride (validation leaves it unbounded then).
-                      PanelSource{src + (iy * s.w + ix0) * pst + ci, dtype,
-                                  cols > 1 ? s.stride_w * pst : 0, 1},
-                      cols, n, width, rows);  // zeros past cols too
+      Rows::pack_block(kernels,
+                       // One column takes no stride (validation leaves it unbounded then).
+                       PanelSource{src + (iy * s.w + ix0) * pst + ci, dtype,
+                                   cols > 1 ? s.stride_w * pst : 0, 1},
+                       cols, n, width, out + Rows::index(p, 0, width));  // zeros past cols too
     } else {
       for (int i = 0; i < nruns; ++i) {
         const Run &run = runs[i];
         for (int64_t t = run.t0; t < run.t1; ++t) {
           const int64_t y = run.iy0 + dy, x = run.ix0 + (t - run.t0) * s.stride_w + dx;
-          float *o = rows + t;
           if (y < 0 || y >= s.h || x < 0 || x >= s.w) {
-            for (int64_t e = 0; e < n; ++e) o[e * width] = 0.0f;
+            for (int64_t e = 0; e < n; ++e) out[Rows::index(p + e, t, width)] = Out{0};
           } else {
             const typename Storage::type *in = src + (y * s.w + x) * pst + ci;
-            for (int64_t e = 0; e < n; ++e) o[e * width] = Storage::load(in[e]);
+            for (int64_t e = 0; e < n; ++e)
+              out[Rows::index(p + e, t, width)] = Rows::convert(in[e]);
           }
         }
       }
-      for (int64_t e = 0; e < n; ++e) std::fill(rows + e * width + cols, rows + (e + 1) * width, 0.0f);
+      for (int64_t e = 0; e < n; ++e)
+        for (int64_t t = cols; t < width; ++t) out[Rows::index(p + e, t, width)] = Out{0};
     }
     p += n, ci = 0;
     if (++q == s.kw) q = 0, ++r;
   }
+  // k-pairs: the half past an odd kc.
+  if (kc % Rows::k_group != 0)
+    for (int64_t t = 0; t < width; ++t) out[Rows::index(kc, t, width)] = Out{0};
 }
 
 // How a backward-weights panel holds an element: f32 for the f32 kernels (f32,
@@ -236,15 +288,21 @@ void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, 
                              const PackedPanel &panel) const {
   Run runs[kMaxWidth];
   const int nruns = runs_of(s_, j0, cols, runs);
-  float *out = static_cast<float *>(panel.data);
-  with_float_storage(dtype_, [&](auto storage) {
+  const auto run = [&](auto storage, auto rows, auto *out) {
     using Storage = decltype(storage);
+    using Rows = decltype(rows);
     const auto *src =
         static_cast<const typename Storage::type *>(src_) + s_.src_offset(batch, group_);
     if (s_.nhwc)
-      pack_nhwc<Storage>(s_, kernels_, dtype_, src, p0, kc, runs, nruns, cols, out, panel.width);
+      pack_nhwc<Storage, Rows>(s_, kernels_, dtype_, src, p0, kc, runs, nruns, cols, out,
+                               panel.width);
     else
-      pack_nchw<Storage>(s_, src, p0, kc, runs, nruns, cols, out, panel.width);
+      pack_nchw<Storage, Rows>(s_, src, p0, kc, runs, nruns, cols, out, panel.width);
+  };
+  if (panel.type == PackedType::bf16_pairs)  // the GEMM asks for it with bf16 src only
+    return run(FloatStorage<DLK_DTYPE_BF16>{}, Bf16PairRows{}, static_cast<uint16_t *>(panel.data));
+  with_float_storage(dtype_, [&](auto storage) {
+    run(storage, F32Rows<decltype(storage)>{}, static_cast<float *>(panel.data));
   });
 }
 

@@ -16,7 +16,8 @@ class Im2colPanelPacker final : public BPanelPacker {
  public:
   // B of group `group`; GEMM batch entry b is image b, and column j is output
   // pixel j. src is the whole tensor (f32, f16 or bf16); `kernels` the tier's
-  // packing kernels (NHWC packs through them).
+  // packing kernels (NHWC packs through them). Panels are f32, or bf16 k-pairs
+  // when the GEMM runs the bf16 kernel (bf16 src only).
   Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
                     const kernels::GemmPackKernels &kernels)
       : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels) {}

@@ -1,0 +1,146 @@
+// The forward convolution's GEMM operands packed straight from src
+// (backends/cpu_avx512/conv2d_im2col_packer.cpp) on every tier, on the shapes
+// where the packed layouts have edges: NHWC channel blocks of odd length and
+// longer than the packing kernels' 16 (a bf16 k-pair or int8 k-quad split
+// between two taps), several k blocks, stride, padding, dilation and groups.
+// The data are small integers, so every tier's sums are exact and the result
+// is known bit for bit: bf16 is the rounding of the exact sum, s32 the sum
+// itself (u8 and s8 src with a zero point, which padding taps must not add).
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/cpu_context.hpp"
+
+namespace dlk::cpu_test {
+namespace {
+
+struct Shape {
+  dlk_format format;
+  int64_t n, c, h, w, k, kh, kw, stride, pad, dilation, groups;
+};
+
+const Shape kShapes[] = {
+    // NHWC: 17 and 33 channels per group (blocks of odd length past 16), 48;
+    // rows wide enough for whole panels inside the image (the kernels' path).
+    {DLK_FORMAT_NHWC, 2, 34, 5, 70, 20, 3, 3, 1, 1, 1, 2},
+    {DLK_FORMAT_NHWC, 1, 33, 6, 75, 16, 3, 2, 2, 2, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 48, 5, 40, 30, 3, 3, 1, 2, 2, 1},
+    // k past one k block of every kernel (bf16 1024, int8 2048): 250 x 3 x 3.
+    {DLK_FORMAT_NHWC, 1, 250, 3, 36, 17, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 250, 5, 6, 17, 3, 3, 1, 1, 1, 1},
+    // NCHW: odd taps, stride, dilation, groups, a row past a panel's width.
+    {DLK_FORMAT_NCHW, 2, 6, 9, 40, 10, 3, 5, 1, 2, 1, 2},
+    {DLK_FORMAT_NCHW, 1, 5, 13, 13, 7, 3, 3, 2, 1, 2, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 8, 70, 9, 1, 7, 1, 0, 1, 1},
+};
+
+struct Problem {
+  dlk_conv2d_desc desc;
+  int64_t oh = 0, ow = 0;
+};
+
+Problem problem(const Shape &s, dlk_dtype src, dlk_dtype dst) {
+  Problem p;
+  dlk_conv2d_desc_init(&p.desc, src, s.n, s.c, s.h, s.w, s.k, s.kh, s.kw);
+  p.desc.format = s.format;
+  p.desc.stride_h = p.desc.stride_w = s.stride;
+  p.desc.pad_h = p.desc.pad_w = s.pad;
+  p.desc.dilation_h = p.desc.dilation_w = s.dilation;
+  p.desc.groups = s.groups;
+  p.desc.weights_type = src == DLK_DTYPE_BF16 ? src : DLK_DTYPE_S8;
+  p.desc.dst_type = dst;
+  REQUIRE(dlk_conv2d_output_shape(&p.desc, &p.oh, &p.ow) == DLK_STATUS_SUCCESS);
+  return p;
+}
+
+// The exact sums (without bias), dst's layout, of src less `zero`.
+std::vector<int64_t> exact(const Problem &p, const std::vector<int> &src,
+                           const std::vector<int> &weights, int zero) {
+  const dlk_conv2d_desc &d = p.desc;
+  const bool nhwc = d.format == DLK_FORMAT_NHWC;
+  const int64_t cg = d.c / d.groups, kg = d.k / d.groups;
+  std::vector<int64_t> out(d.n * d.k * p.oh * p.ow);
+  for (int64_t i = 0; i < d.n; ++i)
+    for (int64_t o = 0; o < d.k; ++o)
+      for (int64_t y = 0; y < p.oh; ++y)
+        for (int64_t x = 0; x < p.ow; ++x) {
+          int64_t sum = 0;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < d.kh; ++r)
+              for (int64_t q = 0; q < d.kw; ++q) {
+                const int64_t iy = y * d.stride_h - d.pad_h + r * d.dilation_h;
+                const int64_t ix = x * d.stride_w - d.pad_w + q * d.dilation_w;
+                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
+                const int64_t c = o / kg * cg + ci;
+                const int64_t si = nhwc ? ((i * d.h + iy) * d.w + ix) * d.c + c
+                                        : ((i * d.c + c) * d.h + iy) * d.w + ix;
+                const int64_t wi = nhwc ? ((o * d.kh + r) * d.kw + q) * cg + ci
+                                        : ((o * cg + ci) * d.kh + r) * d.kw + q;
+                sum += int64_t{src[si] - zero} * weights[wi];
+              }
+          out[nhwc ? ((i * p.oh + y) * p.ow + x) * d.k + o
+                   : ((i * d.k + o) * p.oh + y) * p.ow + x] = sum;
+        }
+  return out;
+}
+
+std::vector<int> random_ints(size_t count, int lo, int hi, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<int> v(count);
+  for (int &x : v) x = dist(rng);
+  return v;
+}
+
+uint16_t bf16_bits(float v) {  // round to nearest even
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+std::vector<uint16_t> to_bf16(const std::vector<int> &v) {
+  std::vector<uint16_t> out;
+  for (int x : v) out.push_back(bf16_bits(static_cast<float>(x)));
+  return out;
+}
+
+template <class T, class S>
+std::vector<T> cast(const std::vector<S> &v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+std::string implementation(const Context &ctx) {
+  dlk_op_record record;
+  REQUIRE(dlk_context_last_op(ctx.get(), &record) == DLK_STATUS_SUCCESS);
+  return record.implementation;
+}
+
+}  // namespace
+
+TEST_CASE("conv2d forward bf16: packed panels give the exact sums, rounded once, on every tier",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(8);
+  for (const std::string &tier : cpu_tiers()) {
+    const Context ctx(tier);
+    for (const Shape &shape : kShapes) {
+      const Problem p = problem(shape, DLK_DTYPE_BF16, DLK_DTYPE_BF16);
+      const dlk_conv2d_desc &d = p.desc;
+      INFO(tier << " c " << d.c << " k " << d.k << " groups " << d.groups
+                << (d.format == DLK_FORMAT_NHWC ? " nhwc" : " nchw"));
+      const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
+      const std::vector<int> weights =
+          random_ints(d.k * d.c / d.groups * d.kh * d.kw, -3, 3, rng);
+      Buffer<uint16_t> src_buf(ctx, to_bf16(src)), weights_buf(ctx, to_bf16(weights));
+      Buffer<uint16_t> dst(ctx, std::vector<uint16_t>(d.n * d.k * p.oh * p.ow, 0xffff));
+      REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(), nullptr,
+                                 dst.data()) == DLK_STATUS_SUCCESS);
+      CHECK(implementation(ctx).find("im2col_packed+") == 0);
+      std::vector<uint16_t> expected;
+      for (int64_t v : exact(p, src, weights, 0)) expected.push_back(bf16_bits(float(v)));
+      CHECK(dst.values() == expected);
+    }
+  }
+}
+}  // namespace dlk::cpu_test
