@@ -3,17 +3,20 @@
 // Float types: dst (kg x pixels) = weights (kg x taps) * im2col (taps x pixels),
 // one GEMM per group over all images (its batch), with B written straight into
 // the GEMM's packed panels by Im2colPanelPacker; a 1x1, stride-1, unpadded
-// convolution needs no im2col at all (B is src itself, a strided view). C is dst
+// convolution needs no im2col at all (B, or int8's A, is src itself, a strided
+// view). C is dst
 // itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
 // of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
 // kernel (vdpbf16ps) where it has one, the packer writing bf16 k-pairs; f16,
 // and bf16 elsewhere, are converted to f32 as they are packed.
 //
 // int8: the integer GEMM takes the zero point on its A operand, so the product is
-// turned around, dst (pixels x kg) = col^T * weights^T, on bands of an im2col
-// matrix whose padding taps hold src_zero_point so that they add nothing; the
-// GEMM's store requantizes with the per-column scale, bias and ReLU.
-#include <algorithm>
+// turned around, dst (pixels x kg) = im2col^T * weights^T, one GEMM per group
+// over all images, with A written straight into the GEMM's packed panels by
+// Im2colAPanelPacker, padding taps holding src_zero_point so that they add
+// nothing; the GEMM's store requantizes with the per-column scale, bias and
+// ReLU. (Weights as A would need the zero point on B: a row-sum correction the
+// GEMM does not have.)
 #include <string>
 
 #include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
@@ -22,7 +25,6 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
-#include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
 namespace {
@@ -68,48 +70,42 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   return kernel;
 }
 
-template <class T>  // int8_t or uint8_t
-const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
-                         Scratch &scratch) {
+const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const ConvShape s(a);
-  const T pad = static_cast<T>(a.desc.src_zero_point);
-  const Bands bands = plan_bands(s, s.taps() * sizeof(T), 0, s.n * s.groups, threads);
-  auto *base = static_cast<unsigned char *>(band_scratch(scratch, s, bands, "dlk_conv2d_forward"));
-  const int64_t rows = bands.rows;
-  const ThreadSplit split = bands.split;
   const size_t dst_elem = dlk_dtype_size(a.desc.dst_type);
   const char *kernel = "";
-
-  parallel_for(s.n * s.groups, split.outer, [&](int64_t item, int thread) {
-    const int64_t image = item / s.groups, g = item % s.groups;
-    ScratchCarver carve(base + bands.bytes_per_band * thread);
-    T *col = carve.carve<T>(rows * s.ow * s.taps());
-    const T *src = static_cast<const T *>(a.src) + s.src_offset(image, g);
-    const int8_t *weights = static_cast<const int8_t *>(a.weights) + g * s.kg * s.taps();
-    for (int64_t oy0 = 0; oy0 < s.oh; oy0 += rows) {
-      const int64_t oy1 = std::min(s.oh, oy0 + rows), pixels = (oy1 - oy0) * s.ow;
-      const ColLayout cl = col_layout(s, pixels);
-      im2col(s, src, pad, oy0, oy1, col, split.inner);
-      // C is the band of dst (pixels x kg); the GEMM's store requantizes it
-      // with the scales, bias and ReLU of its output channels (columns).
-      void *dst = static_cast<unsigned char *>(a.dst) +
-                  (s.dst_offset(image, g) + oy0 * s.ow * s.dst_pixel_stride()) * dst_elem;
-      core::GemmArgs product = single_gemm(
-          pixels, s.kg, s.taps(), {col, a.desc.src_type, cl.pixel_stride, cl.tap_stride, 0},
-          {weights, DLK_DTYPE_S8, 1, s.taps(), 0}, dst, a.desc.dst_type, s.dst_pixel_stride(),
-          s.dst_channel_stride());
-      product.a_zero_point = a.desc.src_zero_point;
-      product.c_zero_point = a.desc.dst_zero_point;
-      product.column_multipliers =
-          a.channel_multipliers ? a.channel_multipliers + g * s.kg : nullptr;
-      product.multiplier = a.multiplier;
-      product.bias = a.bias ? a.bias + g * s.kg : nullptr;
-      product.bias_per_row = false;
-      product.relu = a.desc.relu != 0;
-      const char *name = gemm_strided(product, isa, split.inner);
-      if (thread == 0) kernel = name;
+  for (int64_t g = 0; g < s.groups; ++g) {
+    // C is dst (pixels x kg) of all images; the GEMM's store requantizes it with
+    // the scales, bias and ReLU of its output channels (columns).
+    // A is src itself where it is pixel-aligned with dst (its dtype tells the
+    // GEMM u8 from s8 either way).
+    core::MatrixView src{nullptr, a.desc.src_type, 0, 0, 0};
+    if (is_pointwise(s))
+      src = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g), a.desc.src_type,
+             s.src_pixel_stride(), s.src_channel_stride(), s.c * s.h * s.w};
+    core::GemmArgs gemm = single_gemm(
+        s.pixels(), s.kg, s.taps(), src,
+        {static_cast<const int8_t *>(a.weights) + g * s.kg * s.taps(), DLK_DTYPE_S8, 1, s.taps(),
+         0},
+        static_cast<unsigned char *>(a.dst) + s.dst_offset(0, g) * dst_elem, a.desc.dst_type,
+        s.dst_pixel_stride(), s.dst_channel_stride());
+    gemm.batch = s.n;
+    gemm.batch_stride_c = s.k * s.pixels();
+    gemm.a_zero_point = a.desc.src_zero_point;
+    gemm.c_zero_point = a.desc.dst_zero_point;
+    gemm.column_multipliers = a.channel_multipliers ? a.channel_multipliers + g * s.kg : nullptr;
+    gemm.multiplier = a.multiplier;
+    gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
+    gemm.bias_per_row = false;
+    gemm.relu = a.desc.relu != 0;
+    if (is_pointwise(s)) {
+      kernel = gemm_strided(gemm, isa, threads);
+    } else {
+      const Im2colAPanelPacker packer(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
+                                      gemm_kernel_set(isa).pack);
+      kernel = gemm_strided(gemm, isa, threads, nullptr, core::CpuGemmPath::rule, &packer);
     }
-  });
+  }
   return kernel;
 }
 
@@ -122,17 +118,12 @@ const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa
   });
 }
 
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
-                                     Scratch &scratch) {
-  const char *kernel;
-  switch (args.desc.src_type) {
-    case DLK_DTYPE_U8: kernel = forward_int8<uint8_t>(args, isa, threads, scratch); break;
-    case DLK_DTYPE_S8: kernel = forward_int8<int8_t>(args, isa, threads, scratch); break;
-    default: kernel = conv2d_forward_float_gemm(args, isa, threads);
-  }
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                     int threads) {
   const bool int8 = args.desc.src_type == DLK_DTYPE_U8 || args.desc.src_type == DLK_DTYPE_S8;
-  const ConvShape s(args);
-  const char *lowering = int8 ? "im2col_bands+" : is_pointwise(s) ? "gemm:" : "im2col_packed+";
+  const char *kernel =
+      int8 ? forward_int8(args, isa, threads) : conv2d_forward_float_gemm(args, isa, threads);
+  const char *lowering = is_pointwise(ConvShape(args)) ? "gemm:" : "im2col_packed+";
   return {std::string(lowering) + kernel, 0};
 }
 

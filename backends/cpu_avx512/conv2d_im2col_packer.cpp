@@ -26,81 +26,107 @@ int runs_of(const ConvShape &s, int64_t pixel, int64_t cols, Run *runs) {
   return count;
 }
 
-// How a forward panel holds element (p, t) (gemm_pack.hpp's PackedPanel): f32
-// rows for the f32 kernels (f32, f16, and bf16 on tiers without a bf16 kernel),
-// or bf16 k-pairs, the bits as src stores them, for the bf16 kernel.
+// How a forward panel holds its elements (gemm_pack.hpp's PackedPanel), and
+// what a padding tap holds: element (p, t) (tap p, pixel t) at index(p, t),
+// `group` consecutive taps of a pixel together. f32 rows for the f32 kernels
+// (f32, f16, and bf16 on tiers without a bf16 kernel); bf16 k-pairs, the bits
+// as src stores them, for the bf16 kernel; u8 k-quads for the int8 GEMM's A,
+// s8 shifted by 128 as that GEMM packs A, padding its zero point.
 template <class Storage>
-struct F32Rows {
+struct F32Layout {
+  using In = typename Storage::type;
   using Out = float;
-  static constexpr int64_t k_group = 1;
-  static Out convert(typename Storage::type v) { return Storage::load(v); }
-  static int64_t index(int64_t p, int64_t t, int width) { return p * width + t; }
-  static void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
-                         int64_t kc, int width, Out *out) {
+  static constexpr int64_t group = 1;
+  Out pad = 0.0f;
+  Out convert(In v) const { return Storage::load(v); }
+  void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
+                  int64_t kc, int width, Out *out) const {
     pack_f32_panels(k, src, count, kc, width, out);
   }
 };
-struct Bf16PairRows {
+struct Bf16PairLayout {
+  using In = uint16_t;
   using Out = uint16_t;
-  static constexpr int64_t k_group = 2;
-  static Out convert(uint16_t v) { return v; }
-  static int64_t index(int64_t p, int64_t t, int width) {
-    return (p / 2) * 2 * width + t * 2 + p % 2;
-  }
-  static void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
-                         int64_t kc, int width, Out *out) {
+  static constexpr int64_t group = 2;
+  Out pad = 0;
+  Out convert(In v) const { return v; }
+  void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
+                  int64_t kc, int width, Out *out) const {
     pack_bf16_pair_panels(k, src, count, kc, width, out);
   }
 };
+struct U8QuadLayout {
+  using In = uint8_t;  // s8 src read as its bytes
+  using Out = uint8_t;
+  static constexpr int64_t group = 4;
+  uint8_t flip;  // 0x80 for s8 src
+  Out pad;       // the zero point, flipped too
+  Out convert(In v) const { return static_cast<Out>(v ^ flip); }
+  void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
+                  int64_t kc, int width, Out *out) const {
+    pack_u8_quad_panels(k, src, count, kc, width, out);
+  }
+};
+
+template <class Layout>
+int64_t index(int64_t p, int64_t t, int width) {
+  constexpr int64_t g = Layout::group;
+  return (p / g) * g * width + t * g + p % g;
+}
 
 // NCHW: one tap's row of the panel (`width` values, zeros past `cols`), from
 // stretches of one input row per run.
-template <class Storage, class Rows>
-void nchw_row(const ConvShape &s, const typename Storage::type *src, int64_t tap, const Run *runs,
-              int nruns, int64_t cols, int width, typename Rows::Out *row) {
-  using Out = typename Rows::Out;
+template <class Layout>
+void nchw_row(const Layout &layout, const ConvShape &s, const typename Layout::In *src,
+              int64_t tap, const Run *runs, int nruns, int64_t cols, int width,
+              typename Layout::Out *row) {
+  using Out = typename Layout::Out;
   const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
-  const typename Storage::type *plane = src + ci * s.src_channel_stride();
+  const typename Layout::In *plane = src + ci * s.src_channel_stride();
   for (int i = 0; i < nruns; ++i) {
     const Run &run = runs[i];
     const int64_t n = run.t1 - run.t0, iy = run.iy0 + r * s.dilation_h;
     Out *o = row + run.t0;
     if (iy < 0 || iy >= s.h) {
-      std::fill(o, o + n, Out{0});
+      std::fill(o, o + n, layout.pad);
       continue;
     }
     const int64_t ix0 = run.ix0 + q * s.dilation_w;
     int64_t lo, hi;
     inside(ix0, n, s.stride_w, s.w, lo, hi);
-    const typename Storage::type *in = plane + iy * s.w + ix0;
-    std::fill(o, o + lo, Out{0});
+    const typename Layout::In *in = plane + iy * s.w + ix0;
+    std::fill(o, o + lo, layout.pad);
     if (s.stride_w == 1)
-      for (int64_t t = lo; t < hi; ++t) o[t] = Rows::convert(in[t]);
+      for (int64_t t = lo; t < hi; ++t) o[t] = layout.convert(in[t]);
     else
-      for (int64_t t = lo; t < hi; ++t) o[t] = Rows::convert(in[t * s.stride_w]);
-    std::fill(o + hi, o + n, Out{0});
+      for (int64_t t = lo; t < hi; ++t) o[t] = layout.convert(in[t * s.stride_w]);
+    std::fill(o + hi, o + n, layout.pad);
   }
   std::fill(row + cols, row + width, Out{0});
 }
 
 // NCHW: each tap row of the panel copies stretches of one input row. f32 rows
-// are written in place; bf16 k-pairs as two contiguous rows, then interleaved
-// (one pass of 32-bit stores rather than two of strided 16-bit ones).
-template <class Storage, class Rows>
-void pack_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0, int64_t kc,
-               const Run *runs, int nruns, int64_t cols, typename Rows::Out *out, int width) {
-  if constexpr (std::is_same_v<Rows, Bf16PairRows>) {
-    uint16_t pair[2][kMaxWidth];
-    for (int64_t p = 0; p < kc; p += 2) {
-      nchw_row<Storage, Rows>(s, src, p0 + p, runs, nruns, cols, width, pair[0]);
-      if (p + 1 < kc) nchw_row<Storage, Rows>(s, src, p0 + p + 1, runs, nruns, cols, width, pair[1]);
-      else std::fill(pair[1], pair[1] + width, uint16_t{0});  // k past the block's end
-      uint16_t *units = out + p * width;
-      for (int t = 0; t < width; ++t) units[2 * t] = pair[0][t], units[2 * t + 1] = pair[1][t];
-    }
-  } else {
+// are written in place; k-pairs and k-quads as contiguous rows first, then
+// interleaved (one pass of wide stores rather than strided narrow ones).
+template <class Layout>
+void pack_nchw(const Layout &layout, const ConvShape &s, const typename Layout::In *src,
+               int64_t p0, int64_t kc, const Run *runs, int nruns, int64_t cols,
+               typename Layout::Out *out, int width) {
+  using Out = typename Layout::Out;
+  constexpr int64_t g = Layout::group;
+  if constexpr (g == 1) {
     for (int64_t p = 0; p < kc; ++p)
-      nchw_row<Storage, Rows>(s, src, p0 + p, runs, nruns, cols, width, out + p * width);
+      nchw_row(layout, s, src, p0 + p, runs, nruns, cols, width, out + p * width);
+  } else {
+    Out rows[g][kMaxWidth];
+    for (int64_t p = 0; p < kc; p += g) {
+      for (int64_t e = 0; e < g; ++e)
+        if (p + e < kc) nchw_row(layout, s, src, p0 + p + e, runs, nruns, cols, width, rows[e]);
+        else std::fill(rows[e], rows[e] + width, Out{0});  // k past the block's end
+      Out *units = out + p * width;
+      for (int t = 0; t < width; ++t)
+        for (int64_t e = 0; e < g; ++e) units[t * g + e] = rows[e][t];
+    }
   }
 }
 
@@ -118,11 +144,11 @@ void pack_nchw(const ConvShape &s, const typename Storage::type *src, int64_t p0
 // kernel, made them slower.
 constexpr int64_t kKernelChannels = 16;
 
-template <class Storage, class Rows>
-void pack_nhwc(const ConvShape &s, const kernels::GemmPackKernels &kernels, dlk_dtype dtype,
-               const typename Storage::type *src, int64_t p0, int64_t kc, const Run *runs,
-               int nruns, int64_t cols, typename Rows::Out *out, int width) {
-  using Out = typename Rows::Out;
+template <class Layout>
+void pack_nhwc(const Layout &layout, const ConvShape &s, const kernels::GemmPackKernels &kernels,
+               dlk_dtype dtype, const typename Layout::In *src, int64_t p0, int64_t kc,
+               const Run *runs, int nruns, int64_t cols, typename Layout::Out *out, int width) {
+  using Out = typename Layout::Out;
   const int64_t pst = s.src_pixel_stride();
   int64_t ci = p0 % s.cg, q = p0 / s.cg % s.kw, r = p0 / (s.cg * s.kw);
   for (int64_t p = 0; p < kc;) {
@@ -130,39 +156,53 @@ void pack_nhwc(const ConvShape &s, const kernels::GemmPackKernels &kernels, dlk_
     const int64_t dy = r * s.dilation_h, dx = q * s.dilation_w;
     int64_t lo = 0, hi = 0;
     const int64_t iy = runs[0].iy0 + dy, ix0 = runs[0].ix0 + dx;
-    // A k-pair block must start on a pair; an odd n leaves its last pair's
-    // second half zero, for the next block (packed after it) to fill.
-    if (nruns == 1 && n >= kKernelChannels && iy >= 0 && iy < s.h && p % Rows::k_group == 0)
+    // A kernel's block starts on a k group; a block whose length is not a
+    // multiple of the group leaves its last group's rest zero, for the next
+    // block (packed after it) to fill.
+    if (nruns == 1 && n >= kKernelChannels && iy >= 0 && iy < s.h && p % Layout::group == 0)
       inside(ix0, cols, s.stride_w, s.w, lo, hi);
     if (lo == 0 && hi == cols && hi > 0) {
-      Rows::pack_block(kernels,
-                       // One column takes no stride (validation leaves it unbounded then).
-                       PanelSource{src + (iy * s.w + ix0) * pst + ci, dtype,
-                                   cols > 1 ? s.stride_w * pst : 0, 1},
-                       cols, n, width, out + Rows::index(p, 0, width));  // zeros past cols too
+      layout.pack_block(kernels,
+                        // One column takes no stride (validation leaves it unbounded then).
+                        PanelSource{src + (iy * s.w + ix0) * pst + ci, dtype,
+                                    cols > 1 ? s.stride_w * pst : 0, 1},
+                        cols, n, width, out + index<Layout>(p, 0, width));  // zeros past cols too
     } else {
       for (int i = 0; i < nruns; ++i) {
         const Run &run = runs[i];
         for (int64_t t = run.t0; t < run.t1; ++t) {
           const int64_t y = run.iy0 + dy, x = run.ix0 + (t - run.t0) * s.stride_w + dx;
           if (y < 0 || y >= s.h || x < 0 || x >= s.w) {
-            for (int64_t e = 0; e < n; ++e) out[Rows::index(p + e, t, width)] = Out{0};
+            for (int64_t e = 0; e < n; ++e) out[index<Layout>(p + e, t, width)] = layout.pad;
           } else {
-            const typename Storage::type *in = src + (y * s.w + x) * pst + ci;
+            const typename Layout::In *in = src + (y * s.w + x) * pst + ci;
             for (int64_t e = 0; e < n; ++e)
-              out[Rows::index(p + e, t, width)] = Rows::convert(in[e]);
+              out[index<Layout>(p + e, t, width)] = layout.convert(in[e]);
           }
         }
       }
       for (int64_t e = 0; e < n; ++e)
-        for (int64_t t = cols; t < width; ++t) out[Rows::index(p + e, t, width)] = Out{0};
+        for (int64_t t = cols; t < width; ++t) out[index<Layout>(p + e, t, width)] = Out{0};
     }
     p += n, ci = 0;
     if (++q == s.kw) q = 0, ++r;
   }
-  // k-pairs: the half past an odd kc.
-  if (kc % Rows::k_group != 0)
-    for (int64_t t = 0; t < width; ++t) out[Rows::index(kc, t, width)] = Out{0};
+  // The rest of the last k group past kc.
+  for (int64_t p = kc; p % Layout::group != 0; ++p)
+    for (int64_t t = 0; t < width; ++t) out[index<Layout>(p, t, width)] = Out{0};
+}
+
+// A panel of the forward B (or of the int8 A) in `layout`, from src of one
+// image and group: pixels [j0, j0 + cols), taps [p0, p0 + kc).
+template <class Layout>
+void pack_forward(const Layout &layout, const ConvShape &s,
+                  const kernels::GemmPackKernels &kernels, dlk_dtype dtype,
+                  const typename Layout::In *src, int64_t p0, int64_t kc, int64_t j0,
+                  int64_t cols, typename Layout::Out *out, int width) {
+  Run runs[kMaxWidth];
+  const int nruns = runs_of(s, j0, cols, runs);
+  if (s.nhwc) pack_nhwc(layout, s, kernels, dtype, src, p0, kc, runs, nruns, cols, out, width);
+  else pack_nchw(layout, s, src, p0, kc, runs, nruns, cols, out, width);
 }
 
 // How a backward-weights panel holds an element: f32 for the f32 kernels (f32,
@@ -286,24 +326,27 @@ void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int
 
 void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                              const PackedPanel &panel) const {
-  Run runs[kMaxWidth];
-  const int nruns = runs_of(s_, j0, cols, runs);
-  const auto run = [&](auto storage, auto rows, auto *out) {
-    using Storage = decltype(storage);
-    using Rows = decltype(rows);
-    const auto *src =
-        static_cast<const typename Storage::type *>(src_) + s_.src_offset(batch, group_);
-    if (s_.nhwc)
-      pack_nhwc<Storage, Rows>(s_, kernels_, dtype_, src, p0, kc, runs, nruns, cols, out,
-                               panel.width);
-    else
-      pack_nchw<Storage, Rows>(s_, src, p0, kc, runs, nruns, cols, out, panel.width);
+  const auto run = [&](const auto &layout, auto *out) {
+    using In = typename std::decay_t<decltype(layout)>::In;
+    const In *src = static_cast<const In *>(src_) + s_.src_offset(batch, group_);
+    pack_forward(layout, s_, kernels_, dtype_, src, p0, kc, j0, cols, out, panel.width);
   };
   if (panel.type == PackedType::bf16_pairs)  // the GEMM asks for it with bf16 src only
-    return run(FloatStorage<DLK_DTYPE_BF16>{}, Bf16PairRows{}, static_cast<uint16_t *>(panel.data));
+    return run(Bf16PairLayout{}, static_cast<uint16_t *>(panel.data));
   with_float_storage(dtype_, [&](auto storage) {
-    run(storage, F32Rows<decltype(storage)>{}, static_cast<float *>(panel.data));
+    run(F32Layout<decltype(storage)>{}, static_cast<float *>(panel.data));
   });
+}
+
+void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
+                              const PackedPanel &first) const {
+  const uint8_t flip = dtype_ == DLK_DTYPE_S8 ? 0x80 : 0;
+  const U8QuadLayout layout{flip, static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip)};
+  const uint8_t *src = static_cast<const uint8_t *>(src_) + s_.src_offset(batch, group_);
+  auto *out = static_cast<uint8_t *>(first.data);
+  for (int64_t r0 = 0; r0 < rows; r0 += first.width, out += quad_padded(kc) * first.width)
+    pack_forward(layout, s_, kernels_, dtype_, src, p0, kc, i0 + r0,
+                 std::min<int64_t>(first.width, rows - r0), out, first.width);
 }
 
 }  // namespace dlk::cpu

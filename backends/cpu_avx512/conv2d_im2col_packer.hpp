@@ -2,8 +2,10 @@
 // straight into the packed micro-panels the blocked GEMM asks for (gemm_pack.hpp's
 // BPanelPacker): no im2col matrix exists in memory, not even a band of it.
 // Element (tap, pixel) is the src element the tap reads for that output pixel, 0
-// where it falls in the padding.
+// where it falls in the padding (int8: the zero point). The int8 forward packs
+// it as the GEMM's A instead (APanelPacker), transposed.
 //   forward:          C (kg x pixels) = weights (kg x taps) * im2col (taps x pixels)
+//   forward, int8:    C (pixels x kg) = im2col^T (pixels x taps) * weights^T
 //   backward-weights: C (kg x taps)   = diff_dst (kg x pixels) * im2col^T (pixels x taps)
 #pragma once
 
@@ -29,6 +31,30 @@ class Im2colPanelPacker final : public BPanelPacker {
   const ConvShape &s_;
   const void *src_;
   dlk_dtype dtype_;
+  int64_t group_;
+  const kernels::GemmPackKernels &kernels_;
+};
+
+// A = im2col^T (pixels x taps) of one group for the int8 forward, whose GEMM
+// takes its zero point on A: dst (pixels x kg) = A * weights^T. GEMM batch
+// entry b is image b, row i output pixel i; padding taps hold `zero_point` (the
+// GEMM's zero point of A), so they add nothing. src u8 or s8 (`dtype`), packed
+// as the int8 GEMM packs A (u8 k-quads, s8 shifted by 128).
+class Im2colAPanelPacker final : public APanelPacker {
+ public:
+  Im2colAPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int32_t zero_point,
+                     int64_t group, const kernels::GemmPackKernels &kernels)
+      : s_(s), src_(src), dtype_(dtype), zero_point_(zero_point), group_(group),
+        kernels_(kernels) {}
+
+  void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
+            const PackedPanel &first) const override;
+
+ private:
+  const ConvShape &s_;
+  const void *src_;
+  dlk_dtype dtype_;
+  int32_t zero_point_;
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
 };

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
 namespace {
@@ -48,60 +47,6 @@ void *band_scratch(Scratch &scratch, const ConvShape &s, const Bands &bands, con
                          arg("c/groups", s.cg) + " x " + arg("kh", s.kh) + " x " + arg("kw", s.kw) +
                          " taps,");
 }
-
-template <class T>
-void im2col(const ConvShape &s, const T *src, T pad, int64_t oy0, int64_t oy1, T *col,
-            int threads) {
-  const int64_t rows = oy1 - oy0, pixels = rows * s.ow;
-  const int64_t cst = s.src_channel_stride(), pst = s.src_pixel_stride();
-  if (!s.nhwc) {
-    // One tap per task: its row of the matrix is contiguous.
-    parallel_for(s.taps(), threads, [&](int64_t q, int) {
-      const int64_t ci = q / (s.kh * s.kw), r = q / s.kw % s.kh, t = q % s.kw;
-      T *out = col + q * pixels;
-      for (int64_t oy = oy0; oy < oy1; ++oy, out += s.ow) {
-        const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
-        if (iy < 0 || iy >= s.h) {
-          std::fill(out, out + s.ow, pad);
-          continue;
-        }
-        const T *in = src + ci * cst + iy * s.w;
-        for (int64_t ox = 0; ox < s.ow; ++ox) {
-          const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
-          out[ox] = ix >= 0 && ix < s.w ? in[ix] : pad;
-        }
-      }
-    });
-    return;
-  }
-  // NHWC: one output row per task; each tap copies cg contiguous channels.
-  parallel_for(rows, threads, [&](int64_t row, int) {
-    const int64_t oy = oy0 + row;
-    for (int64_t ox = 0; ox < s.ow; ++ox) {
-      T *out = col + (row * s.ow + ox) * s.taps();
-      for (int64_t r = 0; r < s.kh; ++r) {
-        const int64_t iy = oy * s.stride_h - s.pad_h + r * s.dilation_h;
-        for (int64_t t = 0; t < s.kw; ++t, out += s.cg) {
-          const int64_t ix = ox * s.stride_w - s.pad_w + t * s.dilation_w;
-          if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) {
-            std::fill(out, out + s.cg, pad);
-            continue;
-          }
-          const T *in = src + (iy * s.w + ix) * pst;  // channels are contiguous
-          std::copy(in, in + s.cg, out);
-        }
-      }
-    }
-  });
-}
-
-template void im2col<float>(const ConvShape &, const float *, float, int64_t, int64_t, float *, int);
-template void im2col<uint16_t>(const ConvShape &, const uint16_t *, uint16_t, int64_t, int64_t,
-                               uint16_t *, int);
-template void im2col<int8_t>(const ConvShape &, const int8_t *, int8_t, int64_t, int64_t, int8_t *,
-                             int);
-template void im2col<uint8_t>(const ConvShape &, const uint8_t *, uint8_t, int64_t, int64_t,
-                              uint8_t *, int);
 
 void inside_clipped(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &lo,
                     int64_t &hi) {

@@ -1,7 +1,8 @@
-// Lowering a convolution to GEMM: the shape arithmetic and im2col (an image's
-// receptive fields as the columns of a matrix), on a band of output rows, so
-// the column matrix of a large image never has to exist whole. col2im, its
-// adjoint, is conv2d_col2im.hpp.
+// Lowering a convolution to GEMM: the shape arithmetic, and the bands of output
+// rows a banded lowering works on, so the column matrix of a large image never
+// has to exist whole. im2col (an image's receptive fields as the columns of a
+// matrix) is never stored: it is packed straight into the GEMM's panels
+// (conv2d_im2col_packer.hpp). col2im, its adjoint, is conv2d_col2im.hpp.
 #pragma once
 
 #include <cstdint>
@@ -80,14 +81,6 @@ struct ColLayout {
   int64_t tap_stride, pixel_stride;
 };
 ColLayout col_layout(const ConvShape &s, int64_t pixels);
-
-// Writes the im2col matrix of output rows [oy0, oy1) of one group of one image.
-// src points at channel 0 of the group (ConvShape::src_offset); taps that fall
-// in the padding get `pad`. T is the element's storage type (float, uint16_t for
-// f16/bf16, int8_t, uint8_t): im2col only moves elements.
-template <class T>
-void im2col(const ConvShape &s, const T *src, T pad, int64_t oy0, int64_t oy1, T *col,
-            int threads);
 
 // Of n columns t = 0 .. n - 1 reading input column ix0 + t * stride, those
 // inside [0, w) are [lo, hi). Validation bounds the padding only through the

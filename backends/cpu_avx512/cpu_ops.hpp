@@ -13,12 +13,11 @@ namespace dlk::cpu {
 // groups == c, any channel multiplier k / c, every dtype (f16/bf16/int8 staged
 // an image at a time in f32; int8 up to 514 taps, where f32 sums exactly), while
 // its scratch (conv2d_depthwise.cpp) fits the bound; every other forward
-// convolution lowers to the GEMM.
+// convolution lowers to the GEMM, im2col packed into its panels (no scratch).
 bool depthwise_direct_applies(const core::Conv2dArgs &args);
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch);
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
-                                     Scratch &scratch);
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads);
 // The f32/f16/bf16 forward GEMM lowering alone (also backward-data's transposed
 // lowering); returns the name of what ran.
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,

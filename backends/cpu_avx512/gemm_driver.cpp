@@ -51,6 +51,7 @@ struct FloatPath {
   using PackedB = float;
   using Acc = float;
   using Microkernel = kernels::GemmF32Microkernel;
+  static constexpr PackedType packed_a = PackedType::f32;
   static constexpr PackedType packed_b = PackedType::f32;
   static constexpr int64_t k_group = 1;  // k of a packed block is a multiple of this
   static constexpr bool col_sums = false;
@@ -83,6 +84,7 @@ struct Bf16Path : FloatPath {
   using PackedA = uint16_t;
   using PackedB = uint16_t;
   using Microkernel = kernels::GemmBf16Microkernel;
+  static constexpr PackedType packed_a = PackedType::bf16_pairs;
   static constexpr PackedType packed_b = PackedType::bf16_pairs;
   static constexpr int64_t k_group = 2;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.bf16_pairs; }
@@ -99,6 +101,7 @@ struct IntegerPath {
   using PackedB = int8_t;
   using Acc = int32_t;
   using Microkernel = kernels::GemmS32Microkernel;
+  static constexpr PackedType packed_a = PackedType::u8_quads;
   static constexpr PackedType packed_b = PackedType::s8_quads;
   static constexpr int64_t k_group = 4;
   static constexpr bool col_sums = true;
@@ -136,11 +139,12 @@ class BlockedGemm {
 
  public:
   BlockedGemm(const core::GemmArgs &g, const GemmKernelSet &set, const BPanelPacker &b_packer,
-              int groups, int threads)
+              const APanelPacker *a_packer, int groups, int threads)
       : g_(g),
         kernel_(Path::kernel(set)),
         pack_kernels_(set.pack),
         b_packer_(b_packer),
+        a_packer_(a_packer),
         in_place_(Path::in_place(g)) {
     const GemmBlocking &blk = kernel_.blocking;
     mr_ = blk.mr, nr_ = blk.nr;
@@ -224,7 +228,10 @@ class BlockedGemm {
         sync(members);
         for (int64_t i0 = row_begin; i0 < row_end && q0 < q1; i0 += mc_share) {
           const int64_t mc = std::min(mc_share, row_end - i0);
-          if (packs) Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
+          if (packs && a_packer_)
+            a_packer_->pack(batch, i0, mc, p0, kc, PackedPanel{a_pack, Path::packed_a, mr_});
+          else if (packs)
+            Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
           for (int64_t q = q0; q < q1; ++q) {
             const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
             for (int64_t ir = 0; ir < mc; ir += mr_) {
@@ -259,6 +266,7 @@ class BlockedGemm {
   const GemmKernel<typename Path::Microkernel> &kernel_;
   const kernels::GemmPackKernels &pack_kernels_;
   const BPanelPacker &b_packer_;
+  const APanelPacker *a_packer_;
   const bool in_place_;
   int mr_ = 0, nr_ = 0;
   int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0;
@@ -279,19 +287,19 @@ bool threads_over_batch(const core::GemmArgs &g, int threads) {
 
 template <class Path>
 const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int threads,
-                        const BPanelPacker &b_packer) {
+                        const BPanelPacker &b_packer, const APanelPacker *a_packer) {
   const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1) * g.batch;
   // team_size also gives 1 inside the caller's OpenMP region and in a fork() child.
   threads = team_size(std::max<int64_t>(1, macs / kGemmMinMacsPerThread), threads);
   if (threads_over_batch(g, threads)) {
     const int team = team_size(g.batch, threads);
-    BlockedGemm<Path> gemm(g, set, b_packer, team, team);
+    BlockedGemm<Path> gemm(g, set, b_packer, a_packer, team, team);
     parallel_for(g.batch, team, [&](int64_t batch, int thread) {
       gemm.run_entry(batch, thread, 0, 1, thread);
     });
     return gemm.kernel_name();
   }
-  BlockedGemm<Path> gemm(g, set, b_packer, 1, threads);
+  BlockedGemm<Path> gemm(g, set, b_packer, a_packer, 1, threads);
   if (threads == 1) {
     // No OpenMP region at all: even an inactive one (if (false)) cost a small
     // GEMM futex calls into the kernel, a tenth of a 64^3 int8 call.
@@ -322,9 +330,11 @@ core::GemmArgs transposed(const core::GemmArgs &g) {
 }  // namespace
 
 const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threads,
-                         const BPanelPacker *b_packer, core::CpuGemmPath path) {
+                         const BPanelPacker *b_packer, core::CpuGemmPath path,
+                         const APanelPacker *a_packer) {
   core::GemmArgs g = args;
-  if (!g.is_integer() && !b_packer && g.cs_c != 1 && g.rs_c == 1) g = transposed(g);
+  const bool packers = b_packer || a_packer;
+  if (!g.is_integer() && !packers && g.cs_c != 1 && g.rs_c == 1) g = transposed(g);
   if (g.k == 0) {
     // C = beta * C as in BLAS. The accumulator is zero; a zero multiplier keeps
     // an infinite alpha or scale from turning that zero into NaN.
@@ -332,7 +342,7 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
     g.multiplier = 0.0f;
     g.column_multipliers = nullptr;
   }
-  if (!b_packer) {
+  if (!packers) {
     if (const std::optional<UnpackedPlan> plan = plan_unpacked(g, path))
       return gemm_unpacked(g, *plan, isa, threads);
     if (const char *gemv = gemm_gemv(g, isa, threads, path)) return gemv;
@@ -340,10 +350,10 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
   const GemmKernelSet &set = gemm_kernel_set(isa);
   const StridedBPanelPacker strided(g, set.pack);
   const BPanelPacker &packer = b_packer ? *b_packer : strided;
-  if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, packer);
+  if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, packer, a_packer);
   if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
-    return run_blocked<Bf16Path>(g, set, threads, packer);
-  return run_blocked<FloatPath>(g, set, threads, packer);
+    return run_blocked<Bf16Path>(g, set, threads, packer, a_packer);
+  return run_blocked<FloatPath>(g, set, threads, packer, a_packer);
 }
 
 core::GemmArgs single_gemm(int64_t m, int64_t n, int64_t k, const core::MatrixView &a,

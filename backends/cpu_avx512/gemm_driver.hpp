@@ -12,12 +12,14 @@ namespace dlk::cpu {
 // to `threads` OpenMP threads (1: on the calling thread only, so a caller may run
 // it inside its own parallel region). args.c must have m, n and batch > 0; k may
 // be 0. B comes from `b_packer` when given (args.b is then not read), else from
-// args.b; an f32 GEMM with B from args.b runs without packing where `path`
+// args.b; A likewise from `a_packer` (args.a's dtype still says what A holds);
+// an f32 GEMM with both from args runs without packing where `path`
 // (gemm_unpacked.hpp's rule, or a forced path) says so. Returns the name of the
 // loops that ran.
 const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threads,
                          const BPanelPacker *b_packer = nullptr,
-                         core::CpuGemmPath path = core::CpuGemmPath::rule);
+                         core::CpuGemmPath path = core::CpuGemmPath::rule,
+                         const APanelPacker *a_packer = nullptr);
 
 // One product C (m x n) = A (m x k) * B (k x n) on strided views (batch 1,
 // alpha 1, beta 0, no scales); C has row stride rs_c and column stride cs_c.

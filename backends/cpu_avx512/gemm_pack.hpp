@@ -60,7 +60,9 @@ inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 // with k padded to a multiple of 2 or 4. Columns past the matrix's
 // edge and k past the block's end must be zero. (The int8 compensation sums of
 // B's columns are the framework's business: it computes them from the panel.)
-enum class PackedType { f32, bf16_pairs, s8_quads };
+// An A micro-panel (APanelPacker) is the same with rows for columns; the int8
+// GEMM's A is u8_quads, laid out as s8_quads, u8 values (s8 A shifted by 128).
+enum class PackedType { f32, bf16_pairs, s8_quads, u8_quads };
 struct PackedPanel {
   void *data;
   PackedType type;
@@ -87,6 +89,20 @@ class BPanelPacker {
   // may read each row once for all of them.
   virtual void pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                            const PackedPanel &first, int64_t count) const;
+};
+
+// The A operand from a packer of its own, as BPanelPacker for B: the blocked
+// GEMM calls it for each MC x KC block of A a thread packs (the thread's own
+// rows, so calls run concurrently, for different rows); it must not throw.
+// Convolution's int8 forward writes im2col^T (a row per output pixel) this way.
+class APanelPacker {
+ public:
+  virtual ~APanelPacker() = default;
+  // Writes A rows [i0, i0 + rows) x k [p0, p0 + kc) of batch entry `batch` as
+  // ceil(rows / first.width) micro-panels of first.type laid one after another
+  // from first.data, zeros in the rows past `rows` and the k past kc.
+  virtual void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
+                    const PackedPanel &first) const = 0;
 };
 
 // The packer of an ordinary strided B (args.b), converting to the panel's type.

@@ -35,6 +35,9 @@ const Shape kShapes[] = {
     {DLK_FORMAT_NCHW, 2, 6, 9, 40, 10, 3, 5, 1, 2, 1, 2},
     {DLK_FORMAT_NCHW, 1, 5, 13, 13, 7, 3, 3, 2, 1, 2, 1},
     {DLK_FORMAT_NCHW, 1, 3, 8, 70, 9, 1, 7, 1, 0, 1, 1},
+    // 1x1 stride 1: src itself is the GEMM's operand.
+    {DLK_FORMAT_NCHW, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
+    {DLK_FORMAT_NHWC, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
 };
 
 struct Problem {
@@ -136,11 +139,52 @@ TEST_CASE("conv2d forward bf16: packed panels give the exact sums, rounded once,
       Buffer<uint16_t> dst(ctx, std::vector<uint16_t>(d.n * d.k * p.oh * p.ow, 0xffff));
       REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(), nullptr,
                                  dst.data()) == DLK_STATUS_SUCCESS);
-      CHECK(implementation(ctx).find("im2col_packed+") == 0);
       std::vector<uint16_t> expected;
       for (int64_t v : exact(p, src, weights, 0)) expected.push_back(bf16_bits(float(v)));
       CHECK(dst.values() == expected);
     }
   }
 }
+
+TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every tier",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(8);
+  for (const std::string &tier : cpu_tiers()) {
+    const Context ctx(tier);
+    for (const dlk_dtype type : {DLK_DTYPE_U8, DLK_DTYPE_S8}) {
+      const bool u8 = type == DLK_DTYPE_U8;
+      for (const Shape &shape : kShapes) {
+        Problem p = problem(shape, type, DLK_DTYPE_S32);
+        dlk_conv2d_desc &d = p.desc;
+        // The extremes, and a zero point far from 0 whose padding taps must add nothing.
+        d.src_zero_point = u8 ? 201 : -77;
+        INFO(tier << " " << dlk_dtype_name(type) << " c " << d.c << " k " << d.k << " groups "
+                  << d.groups << (d.format == DLK_FORMAT_NHWC ? " nhwc" : " nchw"));
+        const std::vector<int> src =
+            random_ints(d.n * d.c * d.h * d.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
+        const std::vector<int> weights =
+            random_ints(d.k * d.c / d.groups * d.kh * d.kw, -128, 127, rng);
+        Buffer<int8_t> weights_buf(ctx, cast<int8_t>(weights));
+        Buffer<int32_t> dst(ctx, std::vector<int32_t>(d.n * d.k * p.oh * p.ow, -1));
+        dlk_status status;
+        if (u8) {
+          Buffer<uint8_t> src_buf(ctx, cast<uint8_t>(src));
+          status = dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(), nullptr,
+                                      dst.data());
+        } else {
+          Buffer<int8_t> src_buf(ctx, cast<int8_t>(src));
+          status = dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(), nullptr,
+                                      dst.data());
+        }
+        REQUIRE(status == DLK_STATUS_SUCCESS);
+        const std::string lowering = shape.kh * shape.kw == 1 && shape.stride == 1 && shape.pad == 0
+                                         ? "gemm:"
+                                         : "im2col_packed+";
+        CHECK(implementation(ctx).find(lowering) == 0);
+        CHECK(dst.values() == cast<int32_t>(exact(p, src, weights, d.src_zero_point)));
+      }
+    }
+  }
+}
+
 }  // namespace dlk::cpu_test
