@@ -1,14 +1,14 @@
-// `dlk-perf conv`: dlk's f32 NCHW convolution (forward, backward data, backward
-// weights) against oneDNN's on the same data and thread count, interleaved:
-// oneDNN with plain nchw / oihw memory, and (forward) in the blocked layouts it
-// picks itself (`any`), whose reorders of src in and dst out, which a framework
-// keeping NCHW tensors pays per call, are timed as a candidate of their own.
-// Each point has the ratio to every peer and the % of the FP32 peak measured in
-// the same run. The JSON schema is documented in perf/README.md ("dlk-perf/conv/1").
+// `dlk-perf conv`: dlk's NCHW convolution (f32: forward, backward data, backward
+// weights; bf16 and u8 x s8 -> s32: forward) against oneDNN's in the same dtypes
+// on the same data and thread count, interleaved: oneDNN with plain nchw / oihw
+// memory, and (forward) in the blocked layouts it picks itself (`any`), whose
+// reorders of src in and dst out, which a framework keeping NCHW tensors pays
+// per call, are timed as a candidate of their own. Each point has the ratio to
+// every peer and the % of its dtype's peak measured in the same run. The JSON
+// schema is documented in perf/README.md ("dlk-perf/conv/2").
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -19,7 +19,7 @@
 #include "perf/context_options.hpp"
 #include "perf/conv_layers.hpp"
 #include "perf/conv_point.hpp"
-#include "perf/fma_peak.hpp"
+#include "perf/dtype_peaks.hpp"
 #include "perf/machine_header.hpp"
 #include "perf/onednn_conv_peer.hpp"
 #include "perf/output_options.hpp"
@@ -34,6 +34,7 @@ namespace {
 
 struct ConvOptions {
   ContextOptions context;
+  std::vector<std::string> dtypes{"f32"};
   std::vector<std::string> sets{"resnet50_3x3", "lenet5"};
   std::vector<std::int64_t> batches{1};
   std::vector<std::string> passes{"fwd", "bwd_data", "bwd_weights"};
@@ -42,7 +43,8 @@ struct ConvOptions {
 };
 
 ReportTable points_table() {
-  return ReportTable({{"set", "set", 1, 0},
+  return ReportTable({{"dtype", "dtype", 1, 0},
+                      {"set", "set", 1, 0},
                       {"layer", "layer", 1, 0},
                       {"batch", "n", 1, 0},
                       {"pass", "pass", 1, 0},
@@ -69,20 +71,29 @@ ConvPass pass_from_name(const std::string &name) {
   return ConvPass::forward;
 }
 
+// The dtypes of `--dtypes`: int8 is u8 x s8 -> s32 (zero points 0, no scales).
+void set_dtype(dlk_conv2d_desc &d, const std::string &dtype) {
+  if (dtype == "bf16") d.src_type = d.weights_type = d.dst_type = DLK_DTYPE_BF16;
+  if (dtype == "int8")
+    d.src_type = DLK_DTYPE_U8, d.weights_type = DLK_DTYPE_S8, d.dst_type = DLK_DTYPE_S32;
+}
+
 struct Report {
   dlk_context_info info{};
-  double peak = 0;
-  std::string peak_method;
+  PeakRow peak{};
   ReportTable points = points_table();
   double wall_seconds = 0;
 };
 
 // One layer at one batch and pass: dlk and the oneDNN forms on copies of the same data.
-void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const ConvLayer &layer,
-               std::int64_t batch, ConvPass pass, int threads, const TimingOptions &timing) {
-  const dlk_conv2d_desc d = conv_desc(layer, batch);
+void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const std::string &dtype,
+               const ConvLayer &layer, std::int64_t batch, ConvPass pass, int threads,
+               const TimingOptions &timing) {
+  dlk_conv2d_desc d = conv_desc(layer, batch);
+  set_dtype(d, dtype);
   const ConvPointTiming p = time_conv_point(context, d, pass, threads, timing);
-  chart.add(fmt::format("{} {} n{}", layer.name, conv_pass_name(pass), d.n), context, p.record, p.dlk_seconds,
+  const double peak = dtype == "bf16" ? report.peak.bf16 : dtype == "int8" ? report.peak.int8 : report.peak.fp32;
+  chart.add(fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n), context, p.record, p.dlk_seconds,
             {{"onednn nchw", p.onednn_nchw_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
   Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl;
   if (p.onednn_any_seconds) {
@@ -92,9 +103,9 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
     any_impl = p.onednn_any_implementation;
   }
   report.points.add_row(
-      {layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
+      {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
        fmt::format("{}>{} {}x{} {}x{}/{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h), p.flops,
-       std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / report.peak,
+       std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak,
        p.flops / p.onednn_nchw_seconds, p.onednn_nchw_seconds / p.dlk_seconds, any_rate, any_ratio,
        reorder_s, any_reorder_ratio, p.dlk_seconds, std::string(p.record.implementation),
        p.onednn_nchw_implementation, any_impl});
@@ -113,34 +124,43 @@ int run_conv(const ConvOptions &o) {
   const int threads = report.info.num_threads;
   const MachineHeader header = context_machine_header(report.info);
   RooflineSvg chart(o.output.svg, report.info, o.output.progress());
-  PeakOptions peak_options;
-  peak_options.runs = 9;
-  const PeakMeasurement peak = measure_fp32_peak(simd_isa_from_name(report.info.isa), threads, peak_options);
-  report.peak = peak.ops_per_second.max, report.peak_method = peak.method;
-  std::vector<std::pair<ConvLayer, std::int64_t>> points;  // layer, batch
-  for (const std::string &set : o.sets)
-    for (const ConvLayer &layer : conv_layers(set))
-      for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
-        points.emplace_back(layer, batch);
+  report.peak = measure_dtype_peaks(report.info, threads);
+  struct Point {
+    std::string dtype;
+    ConvLayer layer;
+    std::int64_t batch;
+    std::string pass;
+  };
+  std::vector<Point> points;
+  for (const std::string &dtype : o.dtypes)
+    for (const std::string &set : o.sets)
+      for (const ConvLayer &layer : conv_layers(set))
+        for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
+          for (const std::string &pass : o.passes)
+            if (dtype == "f32" || pass == "fwd") points.push_back({dtype, layer, batch, pass});
   Progress progress(o.output.progress());
-  const double total = static_cast<double>(points.size() * o.passes.size());
+  const double total = static_cast<double>(points.size());
   int done = 0;
-  for (const auto &[layer, batch] : points)
-    for (const std::string &pass : o.passes) {
-      progress.update(fmt::format("conv {} {} n{}", layer.name, pass, batch), done++ / total);
-      add_point(report, chart, context, layer, batch, pass_from_name(pass), threads, o.timing);
-    }
+  for (const Point &p : points) {
+    progress.update(fmt::format("conv {} {} {} n{}", p.dtype, p.layer.name, p.pass, p.batch), done++ / total);
+    add_point(report, chart, context, p.dtype, p.layer, p.batch, pass_from_name(p.pass), threads, o.timing);
+  }
   progress.finish();
-  chart.write(fmt::format("dlk-perf conv: f32 NCHW, backend {}, {} threads", report.info.backend, threads));
+  chart.write(fmt::format("dlk-perf conv: NCHW, backend {}, {} threads", report.info.backend, threads));
   report.wall_seconds = now_seconds() - start;
   if (o.output.json) {
     nlohmann::ordered_json doc;
-    doc["schema"] = "dlk-perf/conv/1";
+    doc["schema"] = "dlk-perf/conv/2";
     doc["dlk"] = {{"version", dlk_version_text()}, {"backend", report.info.backend},
                   {"device", report.info.device}, {"isa", report.info.isa}};
     doc["threads"] = threads;
     doc["machine"] = header.json();
-    doc["peak"] = {{"fp32_flops_per_second", report.peak}, {"method", report.peak_method}};
+    doc["peak"] = {{"fp32_flops_per_second", report.peak.fp32},
+                   {"bf16_flops_per_second", report.peak.bf16},
+                   {"int8_ops_per_second", report.peak.int8},
+                   {"method", report.peak.method},
+                   {"bf16_method", report.peak.bf16_method},
+                   {"int8_method", report.peak.int8_method}};
     doc["points"] = report.points.json();
     doc["wall_seconds"] = report.wall_seconds;
     fmt::print("{}\n", doc.dump(2));
@@ -149,8 +169,11 @@ int run_conv(const ConvOptions &o) {
   fmt::print("dlk-perf conv: dlk {}, backend {}, isa {}, device \"{}\", {} threads\n",
              dlk_version_text(), report.info.backend, report.info.isa, report.info.device, threads);
   fmt::print("\n{}\n", header.text());
-  fmt::print("peak FP32 {:.1f} GFLOP/s measured ({})\n", report.peak * 1e-9, report.peak_method);
-  fmt::print("\nf32 NCHW; G/s = 10^9 FLOP per second, median per call over interleaved bursts; "
+  fmt::print("peak FP32 {:.1f} GFLOP/s ({}); BF16 {:.1f} GFLOP/s ({}); INT8 {:.1f} GOP/s ({})\n",
+             report.peak.fp32 * 1e-9, report.peak.method, report.peak.bf16 * 1e-9,
+             report.peak.bf16_method, report.peak.int8 * 1e-9, report.peak.int8_method);
+  fmt::print("\nNCHW, int8 = u8 x s8 -> s32; G/s = 10^9 FLOP (int8: OP) per second, median per call "
+             "over interleaved bursts; %peak of the dtype's peak; "
              "x peer = peer time / dlk time (> 1: dlk faster); dnnl nchw = oneDNN on plain "
              "nchw/oihw memory; dnnl any = oneDNN in its own blocked layouts (weights reordered "
              "untimed), reorder = its src-in + dst-out reorders per call, any+ro = with them\n{}",
@@ -162,6 +185,11 @@ int run_conv(const ConvOptions &o) {
 RunFn setup_conv(CLI::App &command) {
   auto o = std::make_shared<ConvOptions>();
   o->context.add_to(command);
+  command.add_option("--dtypes", o->dtypes,
+                     "f32 (every pass), bf16 and int8 (u8 x s8 -> s32; forward only)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f32", "bf16", "int8"}))
+      ->capture_default_str();
   command.add_option("--sets", o->sets, "layer sets: resnet50, resnet50_3x3, vgg16, lenet5 (batch 64)")
       ->delimiter(',')
       ->check(CLI::IsMember(conv_layer_sets()))
@@ -174,7 +202,7 @@ RunFn setup_conv(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember({"fwd", "bwd_data", "bwd_weights"}))
       ->capture_default_str();
-  o->output.add_to(command, "dlk-perf/conv/1", "the points on the roofline of the backend's ceilings");
+  o->output.add_to(command, "dlk-perf/conv/2", "the points on the roofline of the backend's ceilings");
   command.add_option("--min-seconds", o->timing.min_seconds,
                      "time each point at least this long (all implementations together)")
       ->check(CLI::NonNegativeNumber)
@@ -186,7 +214,7 @@ RunFn setup_conv(CLI::App &command) {
 }
 
 const RegisterSubcommand kConv{
-    {"conv", "dlk's f32 NCHW convolution (fwd, bwd data, bwd weights) against oneDNN, interleaved",
+    {"conv", "dlk's NCHW convolution (f32 fwd, bwd data, bwd weights; bf16, int8 fwd) against oneDNN, interleaved",
      setup_conv}};
 
 }  // namespace

@@ -2,32 +2,25 @@
 
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "perf/random_elements.hpp"
 
 namespace dlk::perf {
-namespace {
-
-std::vector<float> random_floats(std::int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(count));
-  for (float &x : v) x = u(rng);
-  return v;
-}
-
-}  // namespace
 
 ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d, ConvPass pass,
                                 int threads, const TimingOptions &timing) {
   const auto [oh, ow] = dlk::output_shape(d);
-  const std::int64_t src_n = d.n * d.c * d.h * d.w, dst_n = d.n * d.k * oh * ow,
-                     wei_n = d.k * d.c * d.kh * d.kw;
-  std::vector<float> src = random_floats(src_n, 1), wei = random_floats(wei_n, 2),
-                     dst = random_floats(dst_n, 3);
-  dlk::Buffer<float> src_dev(context, src.size()), wei_dev(context, wei.size()),
+  const size_t src_n = static_cast<size_t>(d.n * d.c * d.h * d.w),
+               wei_n = static_cast<size_t>(d.k * (d.c / d.groups) * d.kh * d.kw),
+               dst_n = static_cast<size_t>(d.n * d.k * oh * ow);
+  // dst is an input of the backward passes (diff_dst), only written by forward.
+  std::vector<unsigned char> src = random_elements(d.src_type, src_n, 1),
+                             wei = random_elements(d.weights_type, wei_n, 2),
+                             dst = pass == ConvPass::forward
+                                       ? std::vector<unsigned char>(dst_n * dlk_dtype_size(d.dst_type))
+                                       : random_elements(d.dst_type, dst_n, 3);
+  dlk::Buffer<unsigned char> src_dev(context, src.size()), wei_dev(context, wei.size()),
       dst_dev(context, dst.size());
   src_dev.upload(src.data()), wei_dev.upload(wei.data()), dst_dev.upload(dst.data());
 
@@ -57,7 +50,7 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
   const std::vector<Timing> t = time_interleaved(candidates, timing);
   ConvPointTiming p;
   p.record = context.last_op();
-  p.flops = 2.0 * dst_n * (d.c / d.groups) * d.kh * d.kw;
+  p.flops = 2.0 * static_cast<double>(dst_n) * static_cast<double>(d.c / d.groups) * d.kh * d.kw;
   p.dlk_seconds = t[0].summary().median;
   p.onednn_nchw_seconds = t[1].summary().median;
   p.onednn_nchw_implementation = plain.implementation();

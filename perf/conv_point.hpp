@@ -1,8 +1,7 @@
 // One convolution point as `dlk-perf conv` and `dlk-perf report` time it: dlk's
-// f32 NCHW call and oneDNN's forms (plain nchw; for forward also its own blocked
+// NCHW call and oneDNN's forms (plain nchw; for forward also its own blocked
 // layouts and their per-call reorders) on copies of the same random data, on
-// the same thread count, interleaved; or dlk's forward alone in a dtype the
-// oneDNN peer here does not take (bf16, int8).
+// the same thread count, interleaved; or dlk's forward alone.
 #pragma once
 
 #include <optional>
@@ -25,7 +24,7 @@ struct ConvPointTiming {
   std::string onednn_any_implementation;
 };
 
-// f32 (the desc's types).
+// In the desc's types: f32 for every pass; bf16 and u8 x s8 -> s32 forward.
 ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &desc, ConvPass pass,
                                 int threads, const TimingOptions &timing);
 

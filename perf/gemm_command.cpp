@@ -17,7 +17,7 @@
 
 #include "dlk/dlk.hpp"
 #include "perf/context_options.hpp"
-#include "perf/fma_peak.hpp"
+#include "perf/dtype_peaks.hpp"
 #include "perf/gemm_problem.hpp"
 #include "perf/gemm_shapes.hpp"
 #include "perf/machine_header.hpp"
@@ -68,12 +68,6 @@ ReportTable points_table() {
                       {"dlk_kernel", "dlk kernel", 1, 0},
                       {"onednn_implementation", "onednn impl", 1, 0, Show::json}});
 }
-
-struct PeakRow {
-  int threads;
-  double fp32, bf16, int8;  // ops/s
-  std::string method, bf16_method, int8_method;  // the loop measured, or how derived
-};
 
 struct GemmReport {
   dlk_context_info info{};
@@ -129,36 +123,6 @@ void add_point(GemmReport &report, dlk::Context &context, const OpenBlasPeer &op
                                           gemm_dtype_name(dtype), shape.m, shape.n, shape.k, threads, difference));
 }
 
-// The peaks at `threads`, measured in this run: the FP32 loop of the context's
-// tier, and the vdpbf16ps and vpdpbusd loops where the context runs avx512 and
-// the CPU has them (perf/fma_peak.hpp). Without them dlk's bf16 runs the f32
-// kernel and int8 the generic one, so their roof is the FP32 peak scaled by
-// the context's theoretical ratios.
-PeakRow measure_peak(const dlk_context_info &info, int threads) {
-  PeakOptions options;
-  options.runs = 9;
-  const SimdIsa isa = simd_isa_from_name(info.isa);
-  const PeakMeasurement m = measure_fp32_peak(isa, threads, options);
-  const double f32 = info.peak_f32_flops;
-  const std::string derived = "derived from FP32 by the context's theoretical ratio";
-  PeakRow row{threads,
-              m.ops_per_second.max,
-              f32 > 0 ? m.ops_per_second.max * info.peak_bf16_flops / f32 : m.ops_per_second.max,
-              f32 > 0 ? m.ops_per_second.max * info.peak_int8_ops / f32 : m.ops_per_second.max,
-              m.method,
-              derived,
-              derived};
-  if (isa != SimdIsa::avx512) return row;
-  for (const PeakLoop &loop : peak_loops(cpu_identity())) {
-    if (loop.isa != SimdIsa::avx512 || (loop.dtype != "bf16" && loop.dtype != "int8")) continue;
-    const PeakMeasurement p = measure_peak(loop, threads, options);
-    const bool bf16 = loop.dtype == "bf16";
-    (bf16 ? row.bf16 : row.int8) = p.ops_per_second.max;
-    (bf16 ? row.bf16_method : row.int8_method) = p.method;
-  }
-  return row;
-}
-
 std::vector<int> thread_counts(const GemmOptions &o) {
   if (o.context.threads > 0) return {o.context.threads};
   if (!o.thread_counts.empty()) return o.thread_counts;
@@ -200,7 +164,7 @@ GemmReport measure(const GemmOptions &o) {
     report.info = context.info();
     openblas.set_threads(threads);
     report.openblas = openblas.describe();
-    report.peaks.push_back(measure_peak(report.info, threads));
+    report.peaks.push_back(measure_dtype_peaks(report.info, threads));
     for (GemmDtype dtype : dtypes)
       for (const GemmShape &shape : shapes) {
         progress.update(fmt::format("gemm {} {}x{}x{}, {} threads", gemm_dtype_name(dtype), shape.m, shape.n,

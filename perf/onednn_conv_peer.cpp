@@ -14,7 +14,20 @@ using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 using dims = dnnl::memory::dims;
 
-dnnl::memory::desc md(const dims &shape, tag layout) { return {shape, dt::f32, layout}; }
+dnnl::memory::desc md(const dims &shape, tag layout, dt type = dt::f32) {
+  return {shape, type, layout};
+}
+
+dt data_type(dlk_dtype type) {
+  switch (type) {
+    case DLK_DTYPE_BF16: return dt::bf16;
+    case DLK_DTYPE_F16: return dt::f16;
+    case DLK_DTYPE_U8: return dt::u8;
+    case DLK_DTYPE_S8: return dt::s8;
+    case DLK_DTYPE_S32: return dt::s32;
+    default: return dt::f32;
+  }
+}
 
 [[noreturn]] void rethrow(const dnnl::error &e) {
   throw std::runtime_error(std::string("oneDNN peer: ") + e.what());
@@ -58,12 +71,16 @@ OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, co
   const tag data = blocked ? tag::any : tag::nchw, weights = blocked ? tag::any : wei_tag;
   const auto algo = dnnl::algorithm::convolution_direct;
   try {
+    const dt src_type = data_type(d.src_type), wei_type = data_type(d.weights_type),
+             dst_type = data_type(d.dst_type);
     const auto fwd_desc = [&](dnnl::prop_kind kind) {
-      return dnnl::convolution_forward::desc(kind, algo, md(src_dims, data), md(wei_dims, weights),
-                                             md(dst_dims, data), strides, dilates, pad_l, pad_r);
+      return dnnl::convolution_forward::desc(
+          kind, algo, md(src_dims, data, src_type), md(wei_dims, weights, wei_type),
+          md(dst_dims, data, dst_type), strides, dilates, pad_l, pad_r);
     };
-    const dnnl::memory::desc src_plain = md(src_dims, tag::nchw), dst_plain = md(dst_dims, tag::nchw),
-                             wei_plain = md(wei_dims, wei_tag);
+    const dnnl::memory::desc src_plain = md(src_dims, tag::nchw, src_type),
+                             dst_plain = md(dst_dims, tag::nchw, dst_type),
+                             wei_plain = md(wei_dims, wei_tag, wei_type);
     if (pass == ConvPass::forward) {
       const dnnl::convolution_forward::primitive_desc pd(
           fwd_desc(dnnl::prop_kind::forward_inference), s.engine);

@@ -1,5 +1,6 @@
-// oneDNN's convolution and pooling as the CPU peers of dlk's, f32, NCHW, on the
-// caller's host arrays (which must outlive the objects). A convolution runs in
+// oneDNN's convolution and pooling as the CPU peers of dlk's, NCHW, on the
+// caller's host arrays (which must outlive the objects): pooling f32,
+// convolution in the desc's dtypes (f32; forward also bf16 and u8 x s8 -> s32). A convolution runs in
 // one of two forms: plain, with nchw / oihw memory as a framework that keeps
 // NCHW tensors hands it; or `any`, in the blocked layouts oneDNN picks for
 // itself, where the reorders of src into that layout and of dst back out of it
@@ -21,7 +22,7 @@ const char *conv_pass_name(ConvPass pass);
 // dst (as diff_dst) and weights, writes src (as diff_src); backward weights reads
 // src and dst (as diff_dst), writes weights (as diff_weights).
 struct ConvTensors {
-  float *src, *weights, *dst;
+  void *src, *weights, *dst;
 };
 
 class OneDnnConv {

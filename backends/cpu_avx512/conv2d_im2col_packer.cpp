@@ -1,6 +1,7 @@
 #include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 #include "backends/cpu_avx512/float_storage.hpp"
@@ -39,6 +40,7 @@ struct F32Layout {
   static constexpr int64_t group = 1;
   Out pad = 0.0f;
   Out convert(In v) const { return Storage::load(v); }
+  void copy_unit(const In *in, Out *out) const { *out = convert(*in); }
   void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
                   int64_t kc, int width, Out *out) const {
     pack_f32_panels(k, src, count, kc, width, out);
@@ -50,6 +52,7 @@ struct Bf16PairLayout {
   static constexpr int64_t group = 2;
   Out pad = 0;
   Out convert(In v) const { return v; }
+  void copy_unit(const In *in, Out *out) const { std::memcpy(out, in, 4); }
   void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
                   int64_t kc, int width, Out *out) const {
     pack_bf16_pair_panels(k, src, count, kc, width, out);
@@ -62,6 +65,12 @@ struct U8QuadLayout {
   uint8_t flip;  // 0x80 for s8 src
   Out pad;       // the zero point, flipped too
   Out convert(In v) const { return static_cast<Out>(v ^ flip); }
+  void copy_unit(const In *in, Out *out) const {
+    uint32_t v;
+    std::memcpy(&v, in, 4);
+    v ^= flip * 0x01010101u;
+    std::memcpy(out, &v, 4);
+  }
   void pack_block(const kernels::GemmPackKernels &k, const PanelSource &src, int64_t count,
                   int64_t kc, int width, Out *out) const {
     pack_u8_quad_panels(k, src, count, kc, width, out);
@@ -172,13 +181,20 @@ void pack_nhwc(const Layout &layout, const ConvShape &s, const kernels::GemmPack
         const Run &run = runs[i];
         for (int64_t t = run.t0; t < run.t1; ++t) {
           const int64_t y = run.iy0 + dy, x = run.ix0 + (t - run.t0) * s.stride_w + dx;
-          if (y < 0 || y >= s.h || x < 0 || x >= s.w) {
-            for (int64_t e = 0; e < n; ++e) out[index<Layout>(p + e, t, width)] = layout.pad;
-          } else {
-            const typename Layout::In *in = src + (y * s.w + x) * pst + ci;
-            for (int64_t e = 0; e < n; ++e)
-              out[index<Layout>(p + e, t, width)] = layout.convert(in[e]);
-          }
+          const bool outside = y < 0 || y >= s.h || x < 0 || x >= s.w;
+          const typename Layout::In *in = outside ? nullptr : src + (y * s.w + x) * pst + ci;
+          int64_t e = 0;
+          // Whole k groups from their start: a group's elements lie together in
+          // the panel, one 32-bit unit (the int8 NHWC forward ran 1.5x slower
+          // when it stored them byte by byte).
+          if (p % Layout::group == 0)
+            for (; e + Layout::group <= n; e += Layout::group) {
+              typename Layout::Out *o = out + index<Layout>(p + e, t, width);
+              if (outside) std::fill(o, o + Layout::group, layout.pad);
+              else layout.copy_unit(in + e, o);
+            }
+          for (; e < n; ++e)
+            out[index<Layout>(p + e, t, width)] = outside ? layout.pad : layout.convert(in[e]);
         }
       }
       for (int64_t e = 0; e < n; ++e)
