@@ -321,15 +321,20 @@ TEST_CASE("each compute subcommand draws its points on the roofline and follows 
     CHECK(p.at("openblas_ops_per_second").is_number() == (p.at("dtype") == "f32"));
   }
 
-  doc = run_with_chart(box, "conv", "--sets lenet5 --passes fwd --min-seconds 0.01 --min-samples 1", "dlk-perf/conv/1",
-                       {"dlk-perf conv", "arithmetic intensity", "peer: onednn nchw", "conv2 fwd n64"});
-  check_number(doc.at("peak"), "fp32_flops_per_second");
-  REQUIRE_FALSE(doc.at("points").empty());
+  doc = run_with_chart(box, "conv",
+                       "--sets lenet5 --dtypes f32,int8 --passes fwd,bwd_data --min-seconds 0.01 --min-samples 1",
+                       "dlk-perf/conv/2",
+                       {"dlk-perf conv", "arithmetic intensity", "peer: onednn nchw", "conv2 f32 fwd n64",
+                        "conv2 int8 fwd n64"});
+  for (const char *key : {"fp32_flops_per_second", "bf16_flops_per_second", "int8_ops_per_second"})
+    check_number(doc.at("peak"), key);
+  // f32 every pass asked for, int8 forward only: lenet5's two layers.
+  REQUIRE(doc.at("points").size() == 6);
   for (const auto &p : doc.at("points")) {
     for (const char *key : {"batch", "flops", "dlk_flops_per_second", "onednn_nchw_flops_per_second",
                             "ratio_to_onednn_nchw", "percent_of_peak"})
       check_number(p, key);
-    CHECK(p.at("pass") == "fwd");
+    CHECK((p.at("dtype") == "f32" || p.at("pass") == "fwd"));
   }
 
   doc = run_with_chart(box, "pool", "--batches 1 --passes fwd --min-seconds 0.01", "dlk-perf/pool/1",
