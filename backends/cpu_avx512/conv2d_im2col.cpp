@@ -4,8 +4,7 @@
 // one GEMM per group over all images (its batch), with B written straight into
 // the GEMM's packed panels by Im2colPanelPacker; a 1x1, stride-1, unpadded
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
-// view). C is dst
-// itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
+// view). C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
 // of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
 // kernel (vdpbf16ps) where it has one, the packer writing bf16 k-pairs; f16,
 // and bf16 elsewhere, are converted to f32 as they are packed.
@@ -25,6 +24,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
 namespace {
@@ -35,14 +35,35 @@ bool is_pointwise(const ConvShape &s) {
          s.pad_w == 0;
 }
 
+// Runs gemm(g, threads) for every group, which returns the name of its kernel.
+// Groups run side by side, one thread each, where each group's GEMM is too
+// small to give every thread its share (kGemmMinMacsPerThread: the GEMM would
+// leave threads idle) or the groups divide evenly among the threads: no
+// barriers inside the GEMMs then. (ResNeXt-style 32 groups ran one thread at a
+// time before.)
+template <class Gemm>
+const char *for_each_group(const ConvShape &s, int threads, Gemm &&gemm) {
+  const int64_t macs = s.n * s.kg * s.pixels() * s.taps();
+  const int team = team_size(s.groups, threads);
+  const char *kernel = "";
+  if (team > 1 && (s.groups % team == 0 || macs < team * kGemmMinMacsPerThread)) {
+    parallel_for(s.groups, team, [&](int64_t g, int thread) {
+      const char *name = gemm(g, 1);
+      if (thread == 0) kernel = name;
+    });
+    return kernel;
+  }
+  for (int64_t g = 0; g < s.groups; ++g) kernel = gemm(g, threads);
+  return kernel;
+}
+
 template <class Storage>
 const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
   const size_t elem = dlk_dtype_size(dtype);
-  const char *kernel = "";
-  for (int64_t g = 0; g < s.groups; ++g) {
+  return for_each_group(s, threads, [&](int64_t g, int team) {
     const auto *weights =
         static_cast<const unsigned char *>(a.weights) + g * s.kg * s.taps() * elem;
     // B's dtype picks the GEMM's kernel (bf16 x bf16 runs the bf16 kernel where the
@@ -60,21 +81,16 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
     gemm.batch_stride_c = s.k * s.pixels();
     gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
     gemm.relu = a.desc.relu != 0;
-    if (is_pointwise(s)) {
-      kernel = gemm_strided(gemm, isa, threads);
-    } else {
-      const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack);
-      kernel = gemm_strided(gemm, isa, threads, &packer);
-    }
-  }
-  return kernel;
+    if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
+    const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack);
+    return gemm_strided(gemm, isa, team, &packer);
+  });
 }
 
 const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const ConvShape s(a);
   const size_t dst_elem = dlk_dtype_size(a.desc.dst_type);
-  const char *kernel = "";
-  for (int64_t g = 0; g < s.groups; ++g) {
+  return for_each_group(s, threads, [&](int64_t g, int team) {
     // C is dst (pixels x kg) of all images; the GEMM's store requantizes it with
     // the scales, bias and ReLU of its output channels (columns).
     // A is src itself where it is pixel-aligned with dst (its dtype tells the
@@ -98,15 +114,11 @@ const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int thread
     gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
     gemm.bias_per_row = false;
     gemm.relu = a.desc.relu != 0;
-    if (is_pointwise(s)) {
-      kernel = gemm_strided(gemm, isa, threads);
-    } else {
-      const Im2colAPanelPacker packer(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
-                                      gemm_kernel_set(isa).pack);
-      kernel = gemm_strided(gemm, isa, threads, nullptr, core::CpuGemmPath::rule, &packer);
-    }
-  }
-  return kernel;
+    if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
+    const Im2colAPanelPacker packer(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
+                                    gemm_kernel_set(isa).pack);
+    return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &packer);
+  });
 }
 
 }  // namespace
