@@ -58,7 +58,8 @@ std::vector<uint32_t> bits(const std::vector<float> &v) {
 
 // The f32 NCHW forward kernels of the vector tiers (16 outputs of a row per
 // register, stride-2 windows from permuted loads, clipped windows as lane masks,
-// 1 x 1 outputs with planes in the lanes) against the scalar tier, bit for bit:
+// 1 x 1 outputs with planes in the lanes, narrow outputs with rows in the
+// lanes) against the scalar tier, bit for bit:
 // values drawn from a few numbers, signed zeros, -inf and NaN, so windows tie,
 // hold NaN after and before numbers, or hold nothing but -inf; rows long enough
 // for full registers and tails, short rows, padding on every side.
@@ -72,6 +73,9 @@ TEST_CASE("max and average pooling forward: every tier bit-identical to the scal
       {1, 3, 7, 7, 2, 2, 2, 2, 0, 0},    {2, 19, 7, 7, 7, 7, 1, 1, 0, 0},  {1, 3, 12, 50, 5, 4, 3, 3, 2, 2},
       {1, 2, 8, 33, 1, 3, 1, 2, 0, 1},   {1, 17, 5, 6, 5, 6, 2, 2, 2, 3},  {1, 2, 6, 70, 2, 5, 1, 2, 1, 2},
       {1, 1, 4, 200, 3, 3, 2, 2, 1, 1},
+      // Output rows of at most 8: 16 outputs across rows in a register (VGG-16's pool5 shape first).
+      {1, 4, 14, 14, 2, 2, 2, 2, 0, 0},  {1, 3, 15, 13, 3, 3, 2, 2, 1, 1}, {1, 2, 40, 7, 3, 2, 1, 1, 1, 1},
+      {2, 3, 9, 5, 3, 3, 3, 2, 1, 1},
   };
   const float palette[] = {1.0f, 2.0f, -1.0f, 0.0f, -0.0f, -INFINITY, NAN, -NAN, 2.0f, 1.0f};
   const std::vector<std::string> tiers = cpu_tiers();

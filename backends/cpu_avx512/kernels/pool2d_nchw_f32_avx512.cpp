@@ -344,6 +344,70 @@ void planes_global(const Plane &p, const float *src, int64_t count, float *dst, 
   if (max && argmax) _mm512_mask_storeu_epi32(argmax, lanes, max_acc.at);
 }
 
+// Output rows of at most half a register (VGG-16's pool5: 7 wide) would leave
+// most lanes idle: two output rows share a register instead, row oy in lanes
+// 0 .. ow and row oy + 1 in lanes 8 .. 8 + ow. A tap is one load from each of
+// the two input rows, its columns picked by one vpermt2ps, so a tap costs what
+// it costs for one row; the two rows are put side by side again by a
+// permutation before the store.
+bool paired_rows_apply(const Plane &p) { return p.ow <= 8 && p.d.stride_w * (p.ow - 1) < kLanes; }
+
+void paired_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
+  const dlk_pool2d_desc &d = p.d;
+  const int64_t sw = d.stride_w, ow = p.ow;
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);  // ox
+  const __mmask16 high = 0xff00;
+  // Lane 8 + ox's element of the second load is 16 + sw * ox.
+  const __m512i pick = _mm512_add_epi32(_mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(sw))),
+                                        _mm512_maskz_set1_epi32(high, kLanes));
+  // Output i of the two rows comes from lane i (row oy) or 8 + i - ow (row oy + 1).
+  alignas(64) int32_t gather_out[kLanes];
+  for (int64_t i = 0; i < kLanes; ++i) gather_out[i] = static_cast<int32_t>(i < ow ? i : 8 + i - ow);
+  const __m512i unpair = _mm512_load_si512(gather_out);
+  const __mmask16 ox_lanes = static_cast<__mmask16>(lane_range(0, ow) | (lane_range(0, ow) << 8));
+  const __m512i ox_x = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(sw)));
+  const bool max = d.kind == DLK_POOL_MAX;
+  for (int64_t oy = 0; oy < p.oh; oy += 2) {
+    const bool second = oy + 1 < p.oh;
+    const __mmask16 rows_lanes = second ? ox_lanes : static_cast<__mmask16>(ox_lanes & 0xff);
+    // Each lane's window: rows [y0, y0 + kh) of the image, columns [x0, x0 + kw).
+    const int64_t ya = oy * d.stride_h - d.pad_h, yb = ya + d.stride_h;
+    const __m512i x0 = _mm512_sub_epi32(ox_x, _mm512_set1_epi32(static_cast<int32_t>(d.pad_w)));
+    const __m512i first_y = _mm512_mask_blend_epi32(high, _mm512_set1_epi32(static_cast<int32_t>(std::max<int64_t>(ya, 0))),
+                                                    _mm512_set1_epi32(static_cast<int32_t>(std::max<int64_t>(yb, 0))));
+    const __m512i first = _mm512_add_epi32(_mm512_mullo_epi32(first_y, _mm512_set1_epi32(static_cast<int32_t>(d.w))),
+                                           _mm512_max_epi32(x0, _mm512_setzero_si512()));
+    MaxLanes m(first);
+    SumLanes sum;
+    for (int64_t ky = 0; ky < d.kh; ++ky) {
+      const int64_t y_a = ya + ky, y_b = yb + ky;
+      const bool in_a = y_a >= 0 && y_a < d.h, in_b = second && y_b >= 0 && y_b < d.h;
+      const __m512i row_index = _mm512_mask_blend_epi32(high, _mm512_set1_epi32(static_cast<int32_t>(y_a * d.w)),
+                                                        _mm512_set1_epi32(static_cast<int32_t>(y_b * d.w)));
+      const __mmask16 rows_in = static_cast<__mmask16>((in_a ? 0x00ff : 0) | (in_b ? 0xff00 : 0));
+      for (int64_t kx = 0; kx < d.kw; ++kx) {
+        const int64_t xs = kx - d.pad_w;  // column of lane ox = 0's tap
+        const __mmask16 load = lane_range(-xs, d.w - xs);
+        const __m512 a = in_a ? _mm512_maskz_loadu_ps(load, src + y_a * d.w + xs) : _mm512_setzero_ps();
+        const __m512 b = in_b ? _mm512_maskz_loadu_ps(load, src + y_b * d.w + xs) : _mm512_setzero_ps();
+        const __m512 v = _mm512_permutex2var_ps(a, pick, b);
+        // Lanes whose tap column xs + sw * ox lies in the image.
+        const __m512i x = _mm512_add_epi32(ox_x, _mm512_set1_epi32(static_cast<int32_t>(xs)));
+        const __mmask16 valid = _mm512_mask_cmplt_epi32_mask(
+            _mm512_mask_cmpge_epi32_mask(static_cast<__mmask16>(rows_in & rows_lanes), x, _mm512_setzero_si512()), x,
+            _mm512_set1_epi32(static_cast<int32_t>(d.w)));
+        if (max) m.take(valid, v, _mm512_add_epi32(row_index, x));
+        else sum.add(valid, v);
+      }
+    }
+    const int64_t outputs = second ? 2 * ow : ow;
+    const __mmask16 store = lane_range(0, outputs);
+    const __m512 result = max ? m.m : sum.mean(d);
+    _mm512_mask_storeu_ps(dst + oy * ow, store, _mm512_permutexvar_ps(unpair, result));
+    if (max && argmax) _mm512_mask_storeu_epi32(argmax + oy * ow, store, _mm512_permutexvar_epi32(unpair, m.at));
+  }
+}
+
 }  // namespace
 
 void pool2d_forward_nchw_f32_avx512(const core::Pool2dArgs &a, int threads) {
@@ -357,6 +421,12 @@ void pool2d_forward_nchw_f32_avx512(const core::Pool2dArgs &a, int threads) {
       const int64_t p0 = block * kLanes;
       planes_global(p, src + p0 * plane, std::min(kLanes, planes - p0), dst + p0,
                     a.argmax ? a.argmax + p0 : nullptr);
+    });
+    return;
+  }
+  if (paired_rows_apply(p)) {
+    parallel_for(planes, threads, [&](int64_t i, int) {
+      paired_rows(p, src + i * plane, dst + i * out_plane, a.argmax ? a.argmax + i * out_plane : nullptr);
     });
     return;
   }
