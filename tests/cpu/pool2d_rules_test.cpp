@@ -36,13 +36,15 @@ struct Pooled {
   std::vector<int32_t> argmax;
 };
 
-Pooled pool_nchw(const Context &ctx, const dlk_pool2d_desc &d, const std::vector<float> &src) {
+// with_argmax false: max pooling without argmax (inference), which has kernels of its own.
+Pooled pool_nchw(const Context &ctx, const dlk_pool2d_desc &d, const std::vector<float> &src,
+                 bool with_argmax = true) {
   int64_t oh = 0, ow = 0;
   REQUIRE(dlk_pool2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
   const size_t outputs = static_cast<size_t>(d.n * d.c * oh * ow);
   Buffer<float> in(ctx, src), dst(ctx, std::vector<float>(outputs, 0.0f));
   Buffer<int32_t> argmax(ctx, std::vector<int32_t>(outputs, -1));
-  const bool max = d.kind == DLK_POOL_MAX;
+  const bool max = d.kind == DLK_POOL_MAX && with_argmax;
   REQUIRE(dlk_pool2d_forward(ctx.get(), &d, in.data(), dst.data(), max ? argmax.data() : nullptr) ==
           DLK_STATUS_SUCCESS);
   return {dst.values(), max ? argmax.values() : std::vector<int32_t>()};
@@ -100,6 +102,7 @@ TEST_CASE("max and average pooling forward: every tier bit-identical to the scal
         const Pooled got = pool_nchw(ctx, d, src);
         CHECK(bits(got.dst) == bits(want.dst));
         CHECK(got.argmax == want.argmax);
+        if (kind == DLK_POOL_MAX) CHECK(bits(pool_nchw(ctx, d, src, false).dst) == bits(want.dst));
       }
     }
 }

@@ -15,6 +15,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/cpu_avx512/kernels/pool2d_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
@@ -61,6 +62,7 @@ struct MaxLanes {
     at = _mm512_mask_mov_epi32(at, t, index);
     nan = _kor_mask16(nan, _mm512_mask_cmp_ps_mask(t, v, v, _CMP_UNORD_Q));
   }
+  __m512 value() const { return m; }
   // A later row's maximum (all of its indices after this one's).
   void take(const MaxLanes &later) {
     const __mmask16 t = _kandn_mask16(nan, _mm512_cmp_ps_mask(later.m, m, _CMP_NLE_UQ));
@@ -68,6 +70,34 @@ struct MaxLanes {
     at = _mm512_mask_mov_epi32(at, t, later.at);
     nan = _kor_mask16(nan, _kand_mask16(t, later.nan));
   }
+};
+
+// The running maximum alone, when no argmax is asked for (inference): vmaxps
+// keeps m unless v is larger, which is the first maximum when neither is a NaN
+// (of +0 and -0, the first); a NaN is kept apart, the first one in each lane
+// (the NaN mask's chain is a mask operation, not a compare of v with m), and is
+// the maximum of the lanes that saw one. The same values as MaxLanes's, with
+// shorter chains from tap to tap.
+struct MaxValueLanes {
+  explicit MaxValueLanes(__m512i) {}
+  __m512 m = _mm512_set1_ps(-INFINITY);
+  __m512 first_nan = _mm512_setzero_ps();
+  __mmask16 nan = 0;
+
+  void start(__mmask16 valid, __m512 v) { take(valid, v, _mm512_setzero_si512()); }
+  void take(__mmask16 valid, __m512 v, __m512i) {
+    m = _mm512_mask_max_ps(m, valid, v, m);
+    const __mmask16 fresh = _kandn_mask16(nan, _mm512_mask_cmp_ps_mask(valid, v, v, _CMP_UNORD_Q));
+    first_nan = _mm512_mask_mov_ps(first_nan, fresh, v);
+    nan = _kor_mask16(nan, fresh);
+  }
+  void take(const MaxValueLanes &later) {
+    m = _mm512_max_ps(later.m, m);
+    const __mmask16 fresh = _kandn_mask16(nan, later.nan);
+    first_nan = _mm512_mask_mov_ps(first_nan, fresh, later.first_nan);
+    nan = _kor_mask16(nan, fresh);
+  }
+  __m512 value() const { return _mm512_mask_mov_ps(m, nan, first_nan); }
 };
 
 // Sums in row-major tap order, and the taps each lane summed.
@@ -188,21 +218,23 @@ void row_taps(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64_
 // the rows' chains overlap.
 // The maximum of one window row of a chunk, kept for the next output row when
 // their windows share that row (kh = stride_h + 1: 3x3/2).
+template <class Lanes>
 struct RowMax {
   int64_t y = -1;
-  MaxLanes max{_mm512_setzero_si512()};
+  Lanes max{_mm512_setzero_si512()};
 };
 
-template <int Stride, int KW, bool Argmax>
+// Lanes: MaxLanes with an argmax, MaxValueLanes without.
+template <int Stride, int KW, class Lanes>
 void max_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64_t y1, float *dst,
-               int32_t *argmax, RowMax &kept) {
+               int32_t *argmax, RowMax<Lanes> &kept) {
   const int64_t w = c.d->w;
   const auto first = [&](int64_t y) {
     return _mm512_add_epi32(c.first_x, _mm512_set1_epi32(static_cast<int32_t>(y * w)));
   };
   const bool reuse = kept.y == y0;
   const int64_t from = reuse ? y0 + 1 : y0;
-  MaxLanes window = reuse ? kept.max : MaxLanes(first(y0)), row(first(from));
+  Lanes window = reuse ? kept.max : Lanes(first(y0)), row(first(from));
   bool row_empty = true;
   row_taps(
       c, src, from, y1,
@@ -211,7 +243,7 @@ void max_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64
           if (y > y0 + 1) window.take(row);
           else window = row;
         }
-        row = MaxLanes(first(y));
+        row = Lanes(first(y));
         row_empty = true;
       },
       [&](__mmask16 valid, __m512 v, __m512i index) {
@@ -224,8 +256,9 @@ void max_chunk(const Columns<Stride, KW> &c, const float *src, int64_t y0, int64
     else window = row;
     kept.y = y1 - 1, kept.max = row;
   }
-  _mm512_mask_storeu_ps(dst, c.all, window.m);
-  if (Argmax) _mm512_mask_storeu_epi32(argmax, c.all, window.at);
+  _mm512_mask_storeu_ps(dst, c.all, window.value());
+  if constexpr (std::is_same<Lanes, MaxLanes>::value) _mm512_mask_storeu_epi32(argmax, c.all, window.at);
+  else (void)argmax;
 }
 
 template <int Stride, int KW>
@@ -246,7 +279,8 @@ void plane_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
   Columns<Stride, KW> group[kGroup];
   for (int64_t g0 = 0; g0 < p.ow; g0 += kGroup * kLanes) {
     int64_t chunks = 0;
-    RowMax kept[kGroup];
+    RowMax<MaxLanes> kept[kGroup];
+    RowMax<MaxValueLanes> kept_values[kGroup];
     for (int64_t ox0 = g0; ox0 < std::min(p.ow, g0 + kGroup * kLanes); ox0 += kLanes)
       group[chunks++].init(d, ox0, std::min(kLanes, p.ow - ox0));
     for (int64_t oy = 0; oy < p.oh; ++oy) {
@@ -256,8 +290,8 @@ void plane_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
         const Columns<Stride, KW> &c = group[i];
         const int64_t o = oy * p.ow + g0 + i * kLanes;
         if (d.kind != DLK_POOL_MAX) avg_chunk(c, src, y0, y1, dst + o);
-        else if (argmax) max_chunk<Stride, KW, true>(c, src, y0, y1, dst + o, argmax + o, kept[i]);
-        else max_chunk<Stride, KW, false>(c, src, y0, y1, dst + o, nullptr, kept[i]);
+        else if (argmax) max_chunk(c, src, y0, y1, dst + o, argmax + o, kept[i]);
+        else max_chunk(c, src, y0, y1, dst + o, nullptr, kept_values[i]);
       }
     }
   }
@@ -352,6 +386,7 @@ void planes_global(const Plane &p, const float *src, int64_t count, float *dst, 
 // permutation before the store.
 bool paired_rows_apply(const Plane &p) { return p.ow <= 8 && p.d.stride_w * (p.ow - 1) < kLanes; }
 
+template <class Lanes>
 void paired_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
   const dlk_pool2d_desc &d = p.d;
   const int64_t sw = d.stride_w, ow = p.ow;
@@ -377,7 +412,7 @@ void paired_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) 
                                                     _mm512_set1_epi32(static_cast<int32_t>(std::max<int64_t>(yb, 0))));
     const __m512i first = _mm512_add_epi32(_mm512_mullo_epi32(first_y, _mm512_set1_epi32(static_cast<int32_t>(d.w))),
                                            _mm512_max_epi32(x0, _mm512_setzero_si512()));
-    MaxLanes m(first);
+    Lanes m(first);
     SumLanes sum;
     for (int64_t ky = 0; ky < d.kh; ++ky) {
       const int64_t y_a = ya + ky, y_b = yb + ky;
@@ -402,9 +437,10 @@ void paired_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) 
     }
     const int64_t outputs = second ? 2 * ow : ow;
     const __mmask16 store = lane_range(0, outputs);
-    const __m512 result = max ? m.m : sum.mean(d);
+    const __m512 result = max ? m.value() : sum.mean(d);
     _mm512_mask_storeu_ps(dst + oy * ow, store, _mm512_permutexvar_ps(unpair, result));
-    if (max && argmax) _mm512_mask_storeu_epi32(argmax + oy * ow, store, _mm512_permutexvar_epi32(unpair, m.at));
+    if constexpr (std::is_same<Lanes, MaxLanes>::value)
+      if (max) _mm512_mask_storeu_epi32(argmax + oy * ow, store, _mm512_permutexvar_epi32(unpair, m.at));
   }
 }
 
@@ -426,7 +462,8 @@ void pool2d_forward_nchw_f32_avx512(const core::Pool2dArgs &a, int threads) {
   }
   if (paired_rows_apply(p)) {
     parallel_for(planes, threads, [&](int64_t i, int) {
-      paired_rows(p, src + i * plane, dst + i * out_plane, a.argmax ? a.argmax + i * out_plane : nullptr);
+      if (a.argmax) paired_rows<MaxLanes>(p, src + i * plane, dst + i * out_plane, a.argmax + i * out_plane);
+      else paired_rows<MaxValueLanes>(p, src + i * plane, dst + i * out_plane, nullptr);
     });
     return;
   }
