@@ -6,8 +6,8 @@ namespace dlk::cpu::kernels {
 
 void pool2d_forward_avx2(const core::Pool2dArgs &a, int threads) {
   switch (a.desc.dtype) {
-    case DLK_DTYPE_S8: return forward_int8_max<int8_t>(a, threads);
-    case DLK_DTYPE_U8: return forward_int8_max<uint8_t>(a, threads);
+    case DLK_DTYPE_S8: return forward_int8<int8_t>(a, threads);
+    case DLK_DTYPE_U8: return forward_int8<uint8_t>(a, threads);
     default: return forward_float<FloatStorage<DLK_DTYPE_F32>>(a, threads);
   }
 }

@@ -6,7 +6,7 @@ namespace dlk::cpu::kernels {
 bool pool2d_tier_covers(const core::Pool2dArgs &a, bool backward) {
   if (a.desc.dtype == DLK_DTYPE_F32) return true;
   const bool int8 = a.desc.dtype == DLK_DTYPE_S8 || a.desc.dtype == DLK_DTYPE_U8;
-  return !backward && int8 && a.desc.kind == DLK_POOL_MAX;
+  return !backward && int8;
 }
 
 void pool2d_forward_generic(const core::Pool2dArgs &a, int threads) {

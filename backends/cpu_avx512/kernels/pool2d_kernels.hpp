@@ -1,7 +1,7 @@
 // Pooling kernels of each CPU tier. The generic tier, built for the x86-64
 // baseline, covers every dtype; the AVX2 and AVX-512 tiers are the same loops
 // built for their ISA, for the dtypes that matter for speed (f32 forward and
-// backward, s8/u8 max forward): pool2d_tier_covers says which.
+// backward, s8/u8 forward): pool2d_tier_covers says which.
 //
 // Rules every tier keeps (dlk.h): windows are clipped to the image, so padding
 // never takes part in a max; the max is the first maximum in row-major window
