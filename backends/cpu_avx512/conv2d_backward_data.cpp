@@ -1,21 +1,24 @@
-// Convolution backward-data (float types): GEMM then col2im, on bands of
-// output rows. col (pixels x taps) = diff_dst^T * weights, pixel-major: the
-// GEMM's rows are the band's pixels and its B the weights as they are stored,
-// packed in one sweep along each row. col2im (conv2d_col2im.hpp) then adds each
-// band into the image of the group: diff_src itself for f32 (zeroed first),
-// else an f32 image rounded once into diff_src. Bands and images live in the
-// context's scratch.
+// Convolution backward-data (float types): GEMM then col2im, per image and
+// group, on chunks of channels (DataPlan) and bands of output rows. col (pixels
+// x the chunk's taps) = diff_dst^T * the chunk's columns of the weights,
+// pixel-major: the GEMM's rows are the band's pixels and its B the weights as
+// they are stored, packed in one sweep along each row. col2im
+// (conv2d_col2im.hpp) then adds the band into the chunk's channels of the
+// image: diff_src itself for f32 (zeroed first), else an f32 image rounded
+// once into diff_src. Cols and images live in the context's scratch.
 //
-// Before, col was tap-major (taps x pixels = weights^T * diff_dst): the
-// weights were packed as A, 14 taps read from each of k rows far apart (35 %
-// of res5b's time, 1 thread), and the 49 pixels of res5a/res5b filled 2 panels
-// of 32 columns where they fill 4 micro-rows of 14 now; col2im ran scalar
-// loops, with a pass more for f32. Pixel-major, NCHW col2im transposes blocks
-// of 32 pixels in registers to add along image rows (kernels/col2im_tier.inc).
-// With few output channels per group the GEMM is short (k = kg) and that
-// transpose would weigh more than the GEMM gains: NCHW below kTapMajorBelowK
-// keeps col tap-major (LeNet-5 conv1, k = 6: 2.4x the CPU time pixel-major,
-// 1 thread, Zen 4).
+// Before, col was tap-major over all taps (weights^T * diff_dst), the GEMM's
+// threads meeting at its barriers: the weights were packed as A, 14 taps read
+// from each of k rows far apart (35 % of res5b's time, 1 thread), and the 49
+// pixels of res5a/res5b filled 2 panels of 32 columns where they fill 4
+// micro-rows of 14 now; col2im ran scalar loops, with a pass more for f32.
+// Against that, on Zen 4, 1 thread, CPU time of interleaved calls: res5b
+// 1.26x, res5a 1.20x, res4b 1.24x, res4a 1.17x, res2a 1.10x as fast. Pixel-
+// major, NCHW col2im transposes blocks of 32 pixels in registers to add along
+// image rows (kernels/col2im_tier.inc). With few output channels per group the
+// GEMM is short (k = kg) and that transpose would weigh more than the GEMM
+// gains: NCHW below kTapMajorBelowK keeps col tap-major (LeNet-5 conv1, k = 6:
+// 2.4x the CPU time pixel-major).
 //
 // The transposed lowering (the forward pass of the convolution with the weights
 // turned around, over diff_dst, im2col packed into the GEMM's panels, C
@@ -28,6 +31,7 @@
 // it is, except where a single output row's band would not fit the scratch
 // bound (backward_data_transposed).
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <type_traits>
 
@@ -45,75 +49,118 @@ namespace {
 // (see the top of the file).
 constexpr int64_t kTapMajorBelowK = 32;
 
-// f32 sums straight into diff_src; f16/bf16 into an f32 image of the group.
-template <class T>
-constexpr bool kSumsInPlace = std::is_same_v<T, float>;
+// A chunk of a group's channels has about this many taps: its B (k/groups x
+// taps of the weights) and col band stay in L2 between the GEMM that writes
+// the band and col2im that reads it.
+constexpr int64_t kChunkTaps = 256;
+constexpr int64_t kColBytes = int64_t{512} << 10;
 
-// A band keeps its f32 col, and the f32 image of the group it adds into unless
-// that is diff_src.
-Bands data_bands(const ConvShape &s, bool in_place, int threads) {
-  return plan_bands(s, s.taps() * sizeof(float),
-                    in_place ? 0 : s.cg * s.h * s.w * sizeof(float), s.n * s.groups, threads);
+// How the work is split: `outer` threads take items (an image and group)
+// whole, or `inner` threads take the channel chunks of one item; every worker
+// runs its GEMMs on one thread, so no GEMM waits at a barrier, and col2im adds
+// the chunk's band into the chunk's own channels right after its GEMM.
+struct DataPlan {
+  int outer = 1, inner = 1;
+  int64_t chunks = 1, chunk_taps = 0, rows = 1;
+  size_t col_bytes = 0, image_bytes = 0;  // per worker; per outer thread (f16/bf16)
+  int workers() const { return std::max(outer, inner); }
+  size_t bytes() const { return col_bytes * workers() + image_bytes * outer + 64; }
+};
+
+DataPlan plan_data(const ConvShape &s, bool in_place, int threads) {
+  DataPlan p;
+  const int64_t items = s.n * s.groups, khw = s.kh * s.kw;
+  if (items >= threads) p.outer = team_size(items, threads);
+  else p.inner = team_size(s.cg, threads);
+  // Chunks of equal channel counts, a multiple of the inner threads, whose
+  // taps fill whole panels of 32 columns where the channels allow (32
+  // channels of a 3x3 kernel: a chunk of 26 filled 7.3 panels). NHWC taps run
+  // channels innermost, so a chunk of channels is no range of them: one
+  // chunk, its GEMM and col2im shared by the inner threads.
+  const int64_t unit = 32 / std::gcd<int64_t>(khw, 32);
+  const int64_t per_chunk = std::max<int64_t>(1, kChunkTaps / (unit * khw)) * unit;
+  p.chunks = s.nhwc ? 1 : (s.cg + per_chunk - 1) / per_chunk;
+  if (!s.nhwc) p.chunks = std::min(s.cg, (p.chunks + p.inner - 1) / p.inner * p.inner);
+  p.chunk_taps = (s.cg + p.chunks - 1) / p.chunks * khw;
+  const int64_t row_bytes = s.ow * p.chunk_taps * int64_t{sizeof(float)};
+  p.rows = std::clamp<int64_t>(kColBytes / std::max<int64_t>(row_bytes, 1), 1, s.oh);
+  p.image_bytes = in_place ? 0 : ScratchCarver::aligned(s.cg * s.h * s.w * sizeof(float));
+  p.col_bytes = ScratchCarver::aligned(static_cast<size_t>(p.rows * row_bytes));
+  // Within the bound: fewer workers side by side, then a chunk per channel.
+  while (p.bytes() > kScratchBound && p.workers() > 1) {
+    if (p.outer > 1) --p.outer;
+    else --p.inner;
+  }
+  if (p.bytes() > kScratchBound && p.chunk_taps > khw && !s.nhwc) {
+    p.chunks = s.cg, p.chunk_taps = khw;
+    p.col_bytes = ScratchCarver::aligned(static_cast<size_t>(s.ow * khw) * sizeof(float));
+  }
+  return p;
 }
 
 template <class Storage>
 const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
                           Scratch &scratch) {
   using T = typename Storage::type;
-  constexpr bool in_place = kSumsInPlace<T>;
+  constexpr bool in_place = std::is_same_v<T, float>;  // f32 sums in diff_src itself
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
-  const Bands bands = data_bands(s, in_place, threads);
-  auto *base =
-      static_cast<unsigned char *>(band_scratch(scratch, s, bands, "dlk_conv2d_backward_data"));
-  const int64_t rows = bands.rows, taps = s.taps();
-  const ThreadSplit split = bands.split;
-  const char *kernel = "";
+  const DataPlan plan = plan_data(s, in_place, threads);
+  auto *base = static_cast<unsigned char *>(band_scratch(
+      scratch, s, Bands{plan.rows, {1, 1}, plan.bytes()}, "dlk_conv2d_backward_data"));
+  const int64_t taps = s.taps(), khw = s.kh * s.kw;
   const bool tap_major = !s.nhwc && s.kg < kTapMajorBelowK;
+  const char *kernel = "";
 
-  parallel_for(s.n * s.groups, split.outer, [&](int64_t item, int thread) {
+  parallel_for(s.n * s.groups, plan.outer, [&](int64_t item, int outer_thread) {
     const int64_t image = item / s.groups, g = item % s.groups;
-    ScratchCarver carve(base + bands.bytes_per_band * thread);
-    float *col = carve.carve<float>(rows * s.ow * taps);
     T *diff_src = static_cast<T *>(a.diff_src) + s.src_offset(image, g);
     const int64_t cst = s.src_channel_stride(), pst = s.src_pixel_stride();
-    kernels::Col2imImage sum;
-    if constexpr (in_place)
-      sum = {diff_src, cst, pst};
-    else
-      sum = {carve.carve<float>(s.cg * s.h * s.w), s.group_channel_stride(),
-             s.group_pixel_stride()};
-    parallel_for(s.cg, split.inner, [&](int64_t ci, int) {
-      for (int64_t pixel = 0; pixel < s.h * s.w; ++pixel)
-        sum.data[ci * sum.channel_stride + pixel * sum.pixel_stride] = 0.0f;
-    });
+    kernels::Col2imImage sum{reinterpret_cast<float *>(diff_src), cst, pst};
+    if constexpr (!in_place)
+      sum = {reinterpret_cast<float *>(base + plan.col_bytes * plan.workers() +
+                                       plan.image_bytes * outer_thread),
+             s.group_channel_stride(), s.group_pixel_stride()};
     const T *weights = static_cast<const T *>(a.weights) + g * s.kg * taps;
     const T *diff_dst = static_cast<const T *>(a.diff_dst) + s.dst_offset(image, g);
-    for (int64_t oy0 = 0; oy0 < s.oh; oy0 += rows) {
-      const int64_t oy1 = std::min(s.oh, oy0 + rows), pixels = (oy1 - oy0) * s.ow;
-      const T *band = diff_dst + oy0 * s.ow * s.dst_pixel_stride();
-      const int64_t cst_d = s.dst_channel_stride(), pst_d = s.dst_pixel_stride();
-      // C (pixels x taps) = diff_dst^T (pixels x kg) * weights (kg x taps), or
-      // tap-major C (taps x pixels) = weights^T * diff_dst.
-      const char *name =
-          tap_major ? gemm_strided(single_gemm(taps, pixels, s.kg, {weights, dtype, 1, taps, 0},
-                                               {band, dtype, cst_d, pst_d, 0}, col, DLK_DTYPE_F32,
-                                               pixels, 1),
-                                   isa, split.inner)
-                    : gemm_strided(single_gemm(pixels, taps, s.kg, {band, dtype, pst_d, cst_d, 0},
-                                               {weights, dtype, taps, 1, 0}, col, DLK_DTYPE_F32,
-                                               taps, 1),
-                                   isa, split.inner);
-      if (thread == 0) kernel = name;
-      col2im_add(s, col, tap_major, oy0, oy1, sum, isa, split.inner);
-    }
-    if constexpr (!in_place) {
-      parallel_for(s.cg, split.inner, [&](int64_t ci, int) {
+    const int64_t cst_d = s.dst_channel_stride(), pst_d = s.dst_pixel_stride();
+    parallel_for(plan.chunks, plan.inner, [&](int64_t chunk, int inner_thread) {
+      float *col = reinterpret_cast<float *>(base + plan.col_bytes * (outer_thread + inner_thread));
+      const int64_t c0 = s.cg * chunk / plan.chunks, c1 = s.cg * (chunk + 1) / plan.chunks;
+      const int64_t t0 = c0 * khw, ct = (c1 - c0) * khw;
+      const int shared = s.nhwc ? team_size(s.cg, plan.inner) : 1;
+      for (int64_t ci = c0; ci < c1; ++ci)
         for (int64_t pixel = 0; pixel < s.h * s.w; ++pixel)
-          diff_src[ci * cst + pixel * pst] =
-              Storage::store(sum.data[ci * sum.channel_stride + pixel * sum.pixel_stride]);
-      });
-    }
+          sum.data[ci * sum.channel_stride + pixel * sum.pixel_stride] = 0.0f;
+      for (int64_t oy0 = 0; oy0 < s.oh; oy0 += plan.rows) {
+        const int64_t oy1 = std::min(s.oh, oy0 + plan.rows), pixels = (oy1 - oy0) * s.ow;
+        const T *band = diff_dst + oy0 * s.ow * pst_d;
+        // C (pixels x ct) = diff_dst^T (pixels x kg) * the chunk's columns of
+        // the weights (kg x ct), or tap-major C^T = weights^T * diff_dst.
+        const int64_t ld = tap_major ? pixels : ct;
+        const char *name =
+            tap_major
+                ? gemm_strided(single_gemm(ct, pixels, s.kg, {weights + t0, dtype, 1, taps, 0},
+                                           {band, dtype, cst_d, pst_d, 0}, col, DLK_DTYPE_F32,
+                                           ld, 1),
+                               isa, 1)
+                : gemm_strided(single_gemm(pixels, ct, s.kg, {band, dtype, pst_d, cst_d, 0},
+                                           {weights + t0, dtype, taps, 1, 0}, col, DLK_DTYPE_F32,
+                                           ld, 1),
+                               isa, shared);
+        if (outer_thread + inner_thread == 0) kernel = name;
+        // Parts of the channels for the threads sharing an NHWC chunk.
+        parallel_for(shared, shared, [&](int64_t part, int) {
+          col2im_add(s, col, ld, tap_major, oy0, oy1, c0 + (c1 - c0) * part / shared,
+                     c0 + (c1 - c0) * (part + 1) / shared, sum, isa);
+        });
+      }
+      if constexpr (!in_place)
+        for (int64_t ci = c0; ci < c1; ++ci)
+          for (int64_t pixel = 0; pixel < s.h * s.w; ++pixel)
+            diff_src[ci * cst + pixel * pst] =
+                Storage::store(sum.data[ci * sum.channel_stride + pixel * sum.pixel_stride]);
+    });
   });
   return kernel;
 }
@@ -162,9 +209,8 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                     Scratch &scratch) {
   const ConvShape s(args);
-  const bool in_place = args.desc.src_type == DLK_DTYPE_F32;
   if (s.stride_h == 1 && s.stride_w == 1 &&
-      data_bands(s, in_place, threads).bytes_per_band > kScratchBound) {
+      plan_data(s, args.desc.src_type == DLK_DTYPE_F32, threads).bytes() > kScratchBound) {
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
       return backward_data_transposed<decltype(storage)>(args, isa, threads, scratch);
     });

@@ -7,11 +7,12 @@
 
 namespace dlk::cpu {
 
-// Adds the f32 column matrix `col` of output rows [oy0, oy1) of one group
-// (pixel-major, or tap-major for NCHW: kernels::Col2imAdd) into `image`, with
-// the kernels of `isa`, on up to `threads` threads, each owning whole
-// channels. Padding taps are dropped.
-void col2im_add(const ConvShape &s, const float *col, bool tap_major, int64_t oy0, int64_t oy1,
-                const kernels::Col2imImage &image, core::CpuIsa isa, int threads);
+// Adds the f32 column matrix `col` of channels [c0, c1) of output rows
+// [oy0, oy1) of one group into `image`, with the kernels of `isa`
+// (kernels::Col2imAdd: pixel-major rows of ld, or tap-major for NCHW).
+// Padding taps are dropped.
+void col2im_add(const ConvShape &s, const float *col, int64_t ld, bool tap_major, int64_t oy0,
+                int64_t oy1, int64_t c0, int64_t c1, const kernels::Col2imImage &image,
+                core::CpuIsa isa);
 
 }  // namespace dlk::cpu

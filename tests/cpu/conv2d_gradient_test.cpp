@@ -35,7 +35,8 @@ struct ConvCase {
 // Odd sizes, stride past the kernel, padding, dilation, groups and depthwise;
 // at least 32 output channels per group (backward data's pixel-major column
 // matrix) with rows of more than 32 pixels and more than 128 taps (col2im's
-// blocks), strides 1 to 3.
+// blocks), strides 1 to 3, channels in several chunks of 32 (backward data
+// splits them).
 constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NCHW, 2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 4, 9, 8, 6, 3, 2, 3, 2, 1, 2},
@@ -48,6 +49,7 @@ constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NCHW, 1, 16, 6, 70, 34, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 4, 7, 36, 64, 2, 3, 3, 2, 2, 2},
     {DLK_FORMAT_NHWC, 1, 16, 6, 35, 33, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 70, 4, 34, 32, 3, 3, 1, 1, 1, 1},
 };
 
 struct Conv {

@@ -45,9 +45,9 @@ struct Avx512Steps {
 
 }  // namespace
 
-void col2im_add_avx512(const ConvShape &s, const float *col, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
+void col2im_add_avx512(const ConvShape &s, const float *col, int64_t ld, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
                        int64_t c1, const Col2imImage &image) {
-  add<Avx512Steps>(s, col, tap_major, oy0, oy1, c0, c1, image);
+  add<Avx512Steps>(s, col, ld, tap_major, oy0, oy1, c0, c1, image);
 }
 
 }  // namespace dlk::cpu::kernels

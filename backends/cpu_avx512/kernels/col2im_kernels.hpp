@@ -21,17 +21,20 @@ struct Col2imImage {
 };
 
 // Adds channels [c0, c1) of the column matrix of output rows [oy0, oy1) of
-// one group into `image`: element (pixel, tap) at col[pixel * taps + tap]
-// (pixel-major), or with tap_major (NCHW only) at col[tap * pixels + pixel];
-// pixels counted from (oy0, 0), taps in the weights' order. Taps that fall in
-// the padding are dropped.
-using Col2imAdd = void (*)(const ConvShape &s, const float *col, bool tap_major, int64_t oy0,
-                           int64_t oy1, int64_t c0, int64_t c1, const Col2imImage &image);
-void col2im_add_generic(const ConvShape &s, const float *col, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
+// one group into `image`, pixels counted from (oy0, 0), taps in the weights'
+// order. NCHW: col holds the taps of those channels (c0 * kh * kw on), element
+// (pixel, tap) at col[pixel * ld + tap - c0 * kh * kw] (pixel-major), or with
+// tap_major at col[(tap - c0 * kh * kw) * ld + pixel]. NHWC: col holds every
+// tap, pixel-major, element (pixel, tap) at col[pixel * ld + tap]. Taps that
+// fall in the padding are dropped.
+using Col2imAdd = void (*)(const ConvShape &s, const float *col, int64_t ld, bool tap_major,
+                           int64_t oy0, int64_t oy1, int64_t c0, int64_t c1,
+                           const Col2imImage &image);
+void col2im_add_generic(const ConvShape &s, const float *col, int64_t ld, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
                         int64_t c1, const Col2imImage &image);
-void col2im_add_avx2(const ConvShape &s, const float *col, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
+void col2im_add_avx2(const ConvShape &s, const float *col, int64_t ld, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
                      int64_t c1, const Col2imImage &image);
-void col2im_add_avx512(const ConvShape &s, const float *col, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
+void col2im_add_avx512(const ConvShape &s, const float *col, int64_t ld, bool tap_major, int64_t oy0, int64_t oy1, int64_t c0,
                        int64_t c1, const Col2imImage &image);
 
 }  // namespace dlk::cpu::kernels
