@@ -106,8 +106,8 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
   const DataPlan plan = plan_data(s, in_place, threads);
-  auto *base = static_cast<unsigned char *>(band_scratch(
-      scratch, s, Bands{plan.rows, {1, 1}, plan.bytes()}, "dlk_conv2d_backward_data"));
+  auto *base = static_cast<unsigned char *>(
+      band_scratch(scratch, s, plan.bytes(), "dlk_conv2d_backward_data"));
   const int64_t taps = s.taps(), khw = s.kh * s.kw;
   const bool tap_major = !s.nhwc && s.kg < kTapMajorBelowK;
   const char *kernel = "";

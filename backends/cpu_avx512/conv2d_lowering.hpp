@@ -47,40 +47,10 @@ struct ConvShape {
   int64_t group_pixel_stride() const { return nhwc ? cg : 1; }
 };
 
-// How a convolution spreads its independent items (an image and group, or a
-// group) over threads: whole items per thread when there are enough of them,
-// else one item after another with all threads inside each step of it.
-struct ThreadSplit {
-  int outer, inner;
-};
-
-// The bands of output rows a banded lowering works on, and the scratch they
-// take: `outer` threads each own `bytes_per_band` of it. Bands stay near a few
-// MiB, and outer * bytes_per_band within the context's scratch bound
-// (scratch.hpp): fewer threads work side by side when bands are large.
-struct Bands {
-  int64_t rows;
-  ThreadSplit split;
-  size_t bytes_per_band;
-};
-
-// bytes_per_pixel: what a band keeps per output pixel (its im2col column and
-// accumulator); fixed_bytes: what a thread keeps whatever the band's size.
-Bands plan_bands(const ConvShape &s, int64_t bytes_per_pixel, int64_t fixed_bytes, int64_t items,
-                 int threads);
-
-// The scratch of `bands`: outer * bytes_per_band bytes. Throws DLK_STATUS_UNSUPPORTED
-// naming the arguments when a single output row's band does not fit the bound.
-void *band_scratch(Scratch &scratch, const ConvShape &s, const Bands &bands, const char *call);
-
-// The im2col matrix of a band of `pixels` output pixels: element (tap, pixel) is
-// at tap * tap_stride + pixel * pixel_stride. Tap-major for NCHW (each row a
-// contiguous run of pixels), pixel-major for NHWC (each pixel's taps contiguous,
-// channels innermost, as the image stores them).
-struct ColLayout {
-  int64_t tap_stride, pixel_stride;
-};
-ColLayout col_layout(const ConvShape &s, int64_t pixels);
+// `bytes` of the context's scratch for backward data's column bands and
+// images. Throws DLK_STATUS_UNSUPPORTED naming the arguments (ow, c/groups, kh,
+// kw) where they pass the bound.
+void *band_scratch(Scratch &scratch, const ConvShape &s, size_t bytes, const char *call);
 
 // Of n columns t = 0 .. n - 1 reading input column ix0 + t * stride, those
 // inside [0, w) are [lo, hi). Validation bounds the padding only through the
