@@ -25,8 +25,8 @@ namespace dlk::cpu {
 namespace {
 
 // Below this many multiply-adds an image's GEMM is too small to share among
-// threads (the team's start and barriers cost more than they save): threads
-// take whole images instead, each summing into an accumulator of its own.
+// threads (the team's start costs more than it saves): threads take whole
+// images instead, each summing into an accumulator of its own.
 constexpr int64_t kSharedGemmMacs = int64_t{1} << 22;
 
 template <class Storage>
@@ -41,20 +41,21 @@ class WeightsGradient {
   // Whether C can be diff_weights itself.
   bool in_place() const { return std::is_same_v<T, float> && !a_.diff_bias; }
 
-  // C (+)= diff_dst * im2col^T of `image`, group g; C has row stride ldc.
+  // Columns [j0, j1) of C (+)= diff_dst * im2col^T of `image`, group g; C has
+  // row stride ldc.
   const char *add_image(int64_t g, int64_t image, float *c, int64_t ldc, bool first,
-                        core::CpuIsa isa, int threads) const {
+                        core::CpuIsa isa, int threads, int64_t j0, int64_t j1) const {
     const size_t elem = sizeof(T);
     const void *src = static_cast<const unsigned char *>(a_.src) + s_.src_offset(image, 0) * elem;
     const Im2colTransposePanelPacker packer(s_, src, a_.desc.src_type, g, a_.diff_bias != nullptr,
-                                            gemm_kernel_set(isa).pack);
+                                            gemm_kernel_set(isa).pack, j0);
     const T *diff_dst = static_cast<const T *>(a_.diff_dst) + s_.dst_offset(image, g);
     // B's dtype (the packer's source) lets bf16 run the bf16 kernel where the
     // tier has one: the packer then writes k-pairs.
     core::GemmArgs gemm = single_gemm(
-        s_.kg, cols_, s_.pixels(),
+        s_.kg, j1 - j0, s_.pixels(),
         {diff_dst, a_.desc.src_type, s_.dst_channel_stride(), s_.dst_pixel_stride(), 0},
-        {nullptr, a_.desc.src_type, 0, 0, 0}, c, DLK_DTYPE_F32, ldc, 1);
+        {nullptr, a_.desc.src_type, 0, 0, 0}, c + j0, DLK_DTYPE_F32, ldc, 1);
     gemm.beta = first ? 0.0f : 1.0f;
     return gemm_strided(gemm, isa, threads, &packer);
   }
@@ -111,13 +112,21 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
   const char *kernel = "";
 
   if (!over_images) {
+    // The threads sharing a group take runs of its columns (of 32, whole
+    // panels), each its own GEMMs on one thread: no barriers, and each thread
+    // packs only its own columns of B.
+    const int64_t columns = direct ? s.taps() : grad.columns();
+    const int parts = team_size((columns + 31) / 32, inner);
     parallel_for(s.groups, outer, [&](int64_t g, int thread) {
       float *c = direct ? grad.weights_of(g) : acc_of(thread);
-      const int64_t ldc = direct ? s.taps() : grad.columns();
-      for (int64_t image = 0; image < s.n; ++image) {
-        const char *name = grad.add_image(g, image, c, ldc, image == 0, isa, inner);
-        if (thread == 0) kernel = name;
-      }
+      parallel_for(parts, parts, [&](int64_t part, int) {
+        const int64_t j0 = (columns + 31) / 32 * part / parts * 32;
+        const int64_t j1 = std::min(columns, (columns + 31) / 32 * (part + 1) / parts * 32);
+        for (int64_t image = 0; image < s.n; ++image) {
+          const char *name = grad.add_image(g, image, c, columns, image == 0, isa, 1, j0, j1);
+          if (thread == 0 && part == 0) kernel = name;
+        }
+      });
       if (!direct) grad.store(g, c);
     });
     return kernel;
@@ -129,7 +138,8 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
       const int64_t i0 = s.n * part / outer, i1 = s.n * (part + 1) / outer;
       float *c = acc_of(static_cast<int>(part));
       for (int64_t image = i0; image < i1; ++image) {
-        const char *name = grad.add_image(g, image, c, grad.columns(), image == i0, isa, 1);
+        const char *name =
+            grad.add_image(g, image, c, grad.columns(), image == i0, isa, 1, 0, grad.columns());
         if (part == 0) kernel = name;
       }
     });

@@ -320,8 +320,9 @@ void pack_transposed_nhwc(const ConvShape &s, const typename Storage::type *src,
 
 }  // namespace
 
-void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0,
+void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j,
                                       int64_t cols, const PackedPanel &panel) const {
+  const int64_t j0 = first_column_ + j;
   with_float_storage(dtype_, [&](auto storage) {
     using Storage = decltype(storage);
     const auto *src =

@@ -64,13 +64,15 @@ class Im2colAPanelPacker final : public APanelPacker {
 // more column (index taps) of ones, so that C's last column is the sum of
 // diff_dst over the pixels: diff_bias comes out of the same GEMM. Writes f32
 // panels, or bf16 k-pairs (bf16 src) where the GEMM asks for them; `kernels`
-// are the tier's packing kernels (NCHW transposes through them).
+// are the tier's packing kernels (NCHW transposes through them). The GEMM's
+// column j is B's column first_column + j (a thread's share of the columns).
 class Im2colTransposePanelPacker final : public BPanelPacker {
  public:
   Im2colTransposePanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
-                             bool ones_column, const kernels::GemmPackKernels &kernels)
+                             bool ones_column, const kernels::GemmPackKernels &kernels,
+                             int64_t first_column = 0)
       : s_(s), src_(src), dtype_(dtype), group_(group), ones_column_(ones_column),
-        kernels_(kernels) {}
+        kernels_(kernels), first_column_(first_column) {}
 
   int64_t columns() const { return s_.taps() + (ones_column_ ? 1 : 0); }
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
@@ -83,6 +85,7 @@ class Im2colTransposePanelPacker final : public BPanelPacker {
   int64_t group_;
   bool ones_column_;
   const kernels::GemmPackKernels &kernels_;
+  int64_t first_column_;
 };
 
 }  // namespace dlk::cpu
