@@ -116,11 +116,13 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
     const int64_t image = item / s.groups, g = item % s.groups;
     T *diff_src = static_cast<T *>(a.diff_src) + s.src_offset(image, g);
     const int64_t cst = s.src_channel_stride(), pst = s.src_pixel_stride();
-    kernels::Col2imImage sum{reinterpret_cast<float *>(diff_src), cst, pst};
-    if constexpr (!in_place)
-      sum = {reinterpret_cast<float *>(base + plan.col_bytes * plan.workers() +
-                                       plan.image_bytes * outer_thread),
-             s.group_channel_stride(), s.group_pixel_stride()};
+    const kernels::Col2imImage sum = [&]() -> kernels::Col2imImage {
+      if constexpr (in_place) return {diff_src, cst, pst};
+      else
+        return {reinterpret_cast<float *>(base + plan.col_bytes * plan.workers() +
+                                          plan.image_bytes * outer_thread),
+                s.group_channel_stride(), s.group_pixel_stride()};
+    }();
     const T *weights = static_cast<const T *>(a.weights) + g * s.kg * taps;
     const T *diff_dst = static_cast<const T *>(a.diff_dst) + s.dst_offset(image, g);
     const int64_t cst_d = s.dst_channel_stride(), pst_d = s.dst_pixel_stride();
