@@ -45,8 +45,8 @@
 namespace dlk::cpu {
 namespace {
 
-// NCHW with fewer output channels per group than this writes col tap-major
-// (see the top of the file).
+// NCHW with fewer output channels per group than this (or fewer taps than a
+// panel's 32 columns) writes col tap-major (see the top of the file).
 constexpr int64_t kTapMajorBelowK = 32;
 
 // A chunk of a group's channels has about this many taps: its B (k/groups x
@@ -109,7 +109,10 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   auto *base = static_cast<unsigned char *>(
       band_scratch(scratch, s, plan.bytes(), "dlk_conv2d_backward_data"));
   const int64_t taps = s.taps(), khw = s.kh * s.kw;
-  const bool tap_major = !s.nhwc && s.kg < kTapMajorBelowK;
+  // Fewer than 32 taps fill one 32-column panel of the pixel-major GEMM
+  // poorly (VGG-16 conv1_1, 27 taps in chunks of 9 and 18: 0.60x oneDNN);
+  // tap-major they are rows of the 14-row tiles.
+  const bool tap_major = !s.nhwc && (s.kg < kTapMajorBelowK || s.taps() < 32);
   const char *kernel = "";
 
   parallel_for(s.n * s.groups, plan.outer, [&](int64_t item, int outer_thread) {
