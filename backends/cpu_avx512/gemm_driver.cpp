@@ -54,6 +54,7 @@ struct FloatPath {
   static constexpr PackedType packed_a = PackedType::f32;
   static constexpr PackedType packed_b = PackedType::f32;
   static constexpr int64_t k_group = 1;  // k of a packed block is a multiple of this
+  static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_F32;  // an A the kernel may read in place
   static constexpr bool col_sums = false;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.f32; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
@@ -71,7 +72,7 @@ struct FloatPath {
     const float *bias = epilogue ? g.bias : nullptr;
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), alpha, beta,
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
-            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu};
+            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0};
   }
   static void store(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld) {
     store_f32_tile(g, s, acc, ld);
@@ -87,6 +88,7 @@ struct Bf16Path : FloatPath {
   static constexpr PackedType packed_a = PackedType::bf16_pairs;
   static constexpr PackedType packed_b = PackedType::bf16_pairs;
   static constexpr int64_t k_group = 2;
+  static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_BF16;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.bf16_pairs; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
                      int64_t kc, int width, uint16_t *out) {
@@ -104,6 +106,7 @@ struct IntegerPath {
   static constexpr PackedType packed_a = PackedType::u8_quads;
   static constexpr PackedType packed_b = PackedType::s8_quads;
   static constexpr int64_t k_group = 4;
+  static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_U8;  // s8 A is shifted while packing
   static constexpr bool col_sums = true;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s32; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
@@ -121,7 +124,7 @@ struct IntegerPath {
     // The zero point of A as packed: s8 values are shifted by 128 in packing.
     const int32_t a_zero = g.a_zero_point + (g.a.dtype == DLK_DTYPE_S8 ? 128 : 0);
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate, sums,
-            a_zero};
+            a_zero, 0};
   }
   static void store(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld) {
     store_s32_tile(g, s, acc, ld);
@@ -169,6 +172,7 @@ class BlockedGemm {
     a_size_ = round_up(mc_ * kc_padded, kLine);
     sums_size_ = Path::col_sums ? round_up(nc_, kLine) : 0;
     ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
+    a_in_place_ = reads_a_in_place(g, a_packer);
     const int64_t b_bytes = b_size_ * groups * int64_t{sizeof(PackedB)};
     const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
     const int64_t sums_bytes = sums_size_ * groups * int64_t{sizeof(int32_t)};
@@ -181,6 +185,22 @@ class BlockedGemm {
   }
 
   const char *kernel_name() const { return kernel_.name; }
+
+ private:
+  // Whether the kernel reads A where it lies instead of packing it: an A already
+  // in the packed type with k contiguous, so small that its rows stay in L1
+  // and L2 between the micro-panels of B (packing A was a tenth of a 64^3 bf16
+  // or int8 call), with an even row count (kernels run even row counts, and
+  // must not read a row past the matrix) and k a whole number of k-groups.
+  bool reads_a_in_place(const core::GemmArgs &g, const APanelPacker *a_packer) const {
+    constexpr int64_t kMaxBytes = int64_t{64} << 10;
+    const int64_t elem = int64_t{sizeof(PackedA)};
+    return kernel_.reads_a_in_place && !a_packer && g.a.dtype == Path::packed_a_dtype &&
+           g.a.cs == 1 && g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 &&
+           g.a.rs > 0 && g.a.rs <= kMaxBytes / elem / g.m;
+  }
+
+ public:
 
   // Batch entry `batch` by the `members` threads of group `group`, of which the
   // caller is `member`; `thread` indexes the caller's own scratch.
@@ -230,7 +250,7 @@ class BlockedGemm {
           const int64_t mc = std::min(mc_share, row_end - i0);
           if (packs && a_packer_)
             a_packer_->pack(batch, i0, mc, p0, kc, PackedPanel{a_pack, Path::packed_a, mr_});
-          else if (packs)
+          else if (packs && !a_in_place_)
             Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
           for (int64_t q = q0; q < q1; ++q) {
             const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
@@ -240,8 +260,14 @@ class BlockedGemm {
               const int64_t ldc = in_place_ ? g_.rs_c : nc_;
               const TileSpot spot{batch, i0 + ir, j0 + jr, std::min<int64_t>(mr_, mc - ir),
                                   cols};
-              kernel_.run(kcp, a_pack + ir * kcp, b_pack + q * kcp * nr_,
-                          Path::tile(g_, in_place_, first, last, spot, tile_c, ldc, sums + q * nr_));
+              auto tile = Path::tile(g_, in_place_, first, last, spot, tile_c, ldc, sums + q * nr_);
+              const PackedA *a = a_pack + ir * kcp;
+              if (a_in_place_) {
+                a = static_cast<const PackedA *>(g_.a.ptr) + batch * g_.a.batch_stride +
+                    (i0 + ir) * g_.a.rs + p0;
+                tile.a_rs = g_.a.rs;
+              }
+              kernel_.run(kcp, a, b_pack + q * kcp * nr_, tile);
             }
           }
           if (!in_place_ && last) {
@@ -268,6 +294,7 @@ class BlockedGemm {
   const BPanelPacker &b_packer_;
   const APanelPacker *a_packer_;
   const bool in_place_;
+  bool a_in_place_ = false;
   int mr_ = 0, nr_ = 0;
   int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0;
   int64_t a_size_ = 0, b_size_ = 0, sums_size_ = 0, ws_size_ = 0;

@@ -24,6 +24,7 @@ struct GemmKernel {
   Kernel run;
   const char *name;  // "<isa>:<kernel>", for the verbose line
   GemmBlocking blocking;
+  bool reads_a_in_place;  // honours F32Tile / S32Tile::a_rs
 };
 
 struct GemmKernelSet {

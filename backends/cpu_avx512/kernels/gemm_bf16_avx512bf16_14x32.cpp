@@ -11,8 +11,9 @@ namespace {
 
 constexpr int MR = 14, NR = 32;
 
-// R rows and V vectors of the packed MR x NR k-pair panels.
-template <int R, int V>
+// R rows and V vectors of the MR x NR k-pair panels; A packed, or read in
+// place where tile.a_rs says (AInPlace).
+template <int R, int V, bool AInPlace>
 void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restrict b,
               const F32Tile &tile) {
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
@@ -27,11 +28,11 @@ void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restri
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
       int32_t pair;
-      std::memcpy(&pair, a + 2 * i, sizeof pair);
+      std::memcpy(&pair, AInPlace ? a + i * tile.a_rs : a + 2 * i, sizeof pair);
       const __m512bh ai = (__m512bh)_mm512_set1_epi32(pair);
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], ai, bv[v]);
     }
-    a += MR * 2;
+    a += AInPlace ? 2 : MR * 2;
     b += NR * 2;
   }
   store_tile_avx512<R, V>(acc, tile);
@@ -42,7 +43,10 @@ void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restri
 void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *__restrict a,
                                 const uint16_t *__restrict b, const F32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
-    run_tile<decltype(r)::value, decltype(v)::value>(kc, a, b, tile);
+    if (tile.a_rs)
+      run_tile<decltype(r)::value, decltype(v)::value, true>(kc, a, b, tile);
+    else
+      run_tile<decltype(r)::value, decltype(v)::value, false>(kc, a, b, tile);
   });
 }
 

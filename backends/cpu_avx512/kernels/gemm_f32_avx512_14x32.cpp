@@ -8,8 +8,9 @@ namespace {
 
 constexpr int MR = 14, NR = 32;
 
-// R rows and V vectors of the packed MR x NR panels.
-template <int R, int V>
+// R rows and V vectors of the MR x NR panels; A packed, or read in place
+// where tile.a_rs says (AInPlace).
+template <int R, int V, bool AInPlace>
 void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
               const F32Tile &tile) {
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
@@ -24,10 +25,10 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
     _mm_prefetch(reinterpret_cast<const char *>(b + 8 * NR), _MM_HINT_T0);
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
-      const __m512 ai = _mm512_set1_ps(a[i]);
+      const __m512 ai = _mm512_set1_ps(AInPlace ? a[i * tile.a_rs] : a[i]);
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
-    a += MR;
+    a += AInPlace ? 1 : MR;
     b += NR;
   }
   store_tile_avx512<R, V>(acc, tile);
@@ -38,7 +39,10 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
 void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *__restrict b,
                            const F32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
-    run_tile<decltype(r)::value, decltype(v)::value>(kc, a, b, tile);
+    if (tile.a_rs)
+      run_tile<decltype(r)::value, decltype(v)::value, true>(kc, a, b, tile);
+    else
+      run_tile<decltype(r)::value, decltype(v)::value, false>(kc, a, b, tile);
   });
 }
 

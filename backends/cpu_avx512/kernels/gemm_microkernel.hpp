@@ -30,6 +30,11 @@ struct F32Tile {
   const float *row_bias;  // rows values, or null
   const float *col_bias;  // cols values, or null
   bool relu;
+  // 0: `a` is the packed micro-panel. Otherwise the kernel reads A where it
+  // lies, row i's k-group u (one f32, a bf16 k-pair) at a + i * a_rs + u * group,
+  // rows 0 .. rows - 1 only (rows even); only kernels whose GemmKernel says
+  // reads_a_in_place are given this.
+  int64_t a_rs;
 };
 
 // Where an s32 tile goes: c = v, or c + v when accumulate, for
@@ -43,6 +48,7 @@ struct S32Tile {
   bool accumulate;
   const int32_t *col_sums;  // NR values
   int32_t a_zero;
+  int64_t a_rs;  // as F32Tile's: u8 A read in place, row i's k-quad u at a + i * a_rs + 4 u
 };
 
 // f32 accumulation, for f32, f16 and bf16 operands (packed as f32).

@@ -11,8 +11,9 @@ namespace {
 
 constexpr int MR = 14, NR = 32;
 
-// R rows and V vectors of the packed MR x NR k-quad panels.
-template <int R, int V>
+// R rows and V vectors of the MR x NR k-quad panels; A packed, or read in
+// place where tile.a_rs says (AInPlace).
+template <int R, int V, bool AInPlace>
 void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict b,
               const S32Tile &tile) {
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
@@ -27,11 +28,11 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
       int32_t quad;
-      std::memcpy(&quad, a + 4 * i, sizeof quad);
+      std::memcpy(&quad, AInPlace ? a + i * tile.a_rs : a + 4 * i, sizeof quad);
       const __m512i ai = _mm512_set1_epi32(quad);
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], ai, bv[v]);
     }
-    a += MR * 4;
+    a += AInPlace ? 4 : MR * 4;
     b += NR * 4;
   }
   __mmask16 mask[V];
@@ -58,7 +59,10 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
 void gemm_s32_avx512vnni_14x32(int64_t kc, const uint8_t *__restrict a,
                                const int8_t *__restrict b, const S32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
-    run_tile<decltype(r)::value, decltype(v)::value>(kc, a, b, tile);
+    if (tile.a_rs)
+      run_tile<decltype(r)::value, decltype(v)::value, true>(kc, a, b, tile);
+    else
+      run_tile<decltype(r)::value, decltype(v)::value, false>(kc, a, b, tile);
   });
 }
 
