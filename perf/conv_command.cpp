@@ -104,7 +104,9 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
   }
   report.points.add_row(
       {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
-       fmt::format("{}>{} {}x{} {}x{}/{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h), p.flops,
+       fmt::format("{}>{} {}x{} {}x{}/{}{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h,
+                   d.groups > 1 ? fmt::format(" g{}", d.groups) : ""),
+       p.flops,
        std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak,
        p.flops / p.onednn_nchw_seconds, p.onednn_nchw_seconds / p.dlk_seconds, any_rate, any_ratio,
        reorder_s, any_reorder_ratio, p.dlk_seconds, std::string(p.record.implementation),
@@ -190,7 +192,8 @@ RunFn setup_conv(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember({"f32", "bf16", "int8"}))
       ->capture_default_str();
-  command.add_option("--sets", o->sets, "layer sets: resnet50, resnet50_3x3, vgg16, lenet5 (batch 64)")
+  command.add_option("--sets", o->sets,
+                     "layer sets: resnet50, resnet50_3x3, resnext50_3x3 (32 groups), vgg16, lenet5 (batch 64)")
       ->delimiter(',')
       ->check(CLI::IsMember(conv_layer_sets()))
       ->capture_default_str();

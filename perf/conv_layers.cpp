@@ -22,12 +22,23 @@ constexpr Row kVgg16[] = {
     {"conv5_x", 512, 14, 512, 3, 1, 1},
 };
 
+// ResNeXt-50 (32x4d, stride in the 3x3 as ResNet-50 v1.5): its distinct grouped
+// 3x3 convolutions, 32 groups each.
+constexpr Row kResNeXt50[] = {
+    {"conv2_3x3", 128, 56, 128, 3, 1, 1},   {"conv3_1_3x3", 256, 56, 256, 3, 2, 1},
+    {"conv3_3x3", 256, 28, 256, 3, 1, 1},   {"conv4_1_3x3", 512, 28, 512, 3, 2, 1},
+    {"conv4_3x3", 512, 14, 512, 3, 1, 1},   {"conv5_1_3x3", 1024, 14, 1024, 3, 2, 1},
+    {"conv5_3x3", 1024, 7, 1024, 3, 1, 1},
+};
+constexpr std::int64_t kResNeXtGroups = 32;
+
 constexpr Row kLeNet5[] = {{"conv1", 1, 32, 6, 5, 1, 0}, {"conv2", 6, 14, 16, 5, 1, 0}};
 
 template <size_t N>
-void append(std::vector<ConvLayer> &out, const char *set, const Row (&rows)[N], std::int64_t batch) {
+void append(std::vector<ConvLayer> &out, const char *set, const Row (&rows)[N], std::int64_t batch,
+            std::int64_t groups = 1) {
   for (const Row &r : rows)
-    out.push_back({set, r.name, r.c, r.hw, r.hw, r.k, r.kernel, r.kernel, r.stride, r.pad, batch});
+    out.push_back({set, r.name, r.c, r.hw, r.hw, r.k, r.kernel, r.kernel, r.stride, r.pad, batch, groups});
 }
 
 // ResNet-50's distinct convolutions (resnet50_layers.cpp has all 53), the first
@@ -47,7 +58,8 @@ void append_resnet50(std::vector<ConvLayer> &out, bool only_3x3) {
 }  // namespace
 
 const std::vector<std::string> &conv_layer_sets() {
-  static const std::vector<std::string> sets{"resnet50", "resnet50_3x3", "vgg16", "lenet5"};
+  static const std::vector<std::string> sets{"resnet50", "resnet50_3x3", "resnext50_3x3", "vgg16",
+                                             "lenet5"};
   return sets;
 }
 
@@ -55,6 +67,7 @@ std::vector<ConvLayer> conv_layers(const std::string &set) {
   std::vector<ConvLayer> out;
   if (set == "resnet50") append_resnet50(out, false);
   else if (set == "resnet50_3x3") append_resnet50(out, true);
+  else if (set == "resnext50_3x3") append(out, "resnext50", kResNeXt50, 0, kResNeXtGroups);
   else if (set == "vgg16") append(out, "vgg16", kVgg16, 0);
   else if (set == "lenet5") append(out, "lenet5", kLeNet5, 64);
   else throw std::invalid_argument("unknown layer set '" + set + "'");
@@ -66,6 +79,7 @@ dlk_conv2d_desc conv_desc(const ConvLayer &l, std::int64_t batch) {
   dlk_conv2d_desc_init(&d, DLK_DTYPE_F32, l.batch ? l.batch : batch, l.c, l.h, l.w, l.k, l.kh, l.kw);
   d.stride_h = d.stride_w = l.stride;
   d.pad_h = d.pad_w = l.pad;
+  d.groups = l.groups;
   return d;
 }
 

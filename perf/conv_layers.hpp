@@ -1,7 +1,7 @@
 // The convolution and pooling layers `dlk-perf conv` and `dlk-perf pool` time:
 // every distinct convolution of ResNet-50 (from resnet50_layers.hpp: v1.5, stride
-// in the 3x3), VGG-16's and LeNet-5's, and the pooling layers of ResNet-50 and
-// VGG-16. NCHW.
+// in the 3x3), ResNeXt-50 32x4d's grouped 3x3 convolutions, VGG-16's and
+// LeNet-5's, and the pooling layers of ResNet-50 and VGG-16. NCHW.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +16,11 @@ struct ConvLayer {
   std::string set, name;
   std::int64_t c, h, w, k, kh, kw, stride, pad;
   std::int64_t batch;  // 0: the batch the command asks for
+  std::int64_t groups = 1;
 };
 
-// Sets: resnet50, resnet50_3x3 (its 3x3 layers alone), vgg16, lenet5 (batch 64).
+// Sets: resnet50, resnet50_3x3 (its 3x3 layers alone), resnext50_3x3 (32 groups),
+// vgg16, lenet5 (batch 64).
 // Throws std::invalid_argument for an unknown set.
 std::vector<ConvLayer> conv_layers(const std::string &set);
 const std::vector<std::string> &conv_layer_sets();
