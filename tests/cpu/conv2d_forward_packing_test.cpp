@@ -28,6 +28,9 @@ const Shape kShapes[] = {
     {DLK_FORMAT_NHWC, 2, 34, 5, 70, 20, 3, 3, 1, 1, 1, 2},
     {DLK_FORMAT_NHWC, 1, 33, 6, 75, 16, 3, 2, 2, 2, 1, 1},
     {DLK_FORMAT_NHWC, 1, 48, 5, 40, 30, 3, 3, 1, 2, 2, 1},
+    // Rows of whole 32-pixel panels: edge panels through the kernels' path,
+    // the first image's first row refused it (nothing before it to read).
+    {DLK_FORMAT_NHWC, 2, 24, 4, 64, 8, 3, 3, 1, 1, 1, 1},
     // k past one k block of every kernel (bf16 1024, int8 2048): 250 x 3 x 3.
     {DLK_FORMAT_NHWC, 1, 250, 3, 36, 17, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 250, 5, 6, 17, 3, 3, 1, 1, 1, 1},
