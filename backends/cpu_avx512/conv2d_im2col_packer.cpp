@@ -83,15 +83,28 @@ int64_t index(int64_t p, int64_t t, int width) {
   return (p / g) * g * width + t * g + p % g;
 }
 
+// Tap (ci, r, q) in NCHW's order (input channel, kernel row, kernel column),
+// stepped along k without three divisions per panel row.
+struct NchwTap {
+  int64_t ci, r, q;
+  NchwTap(const ConvShape &s, int64_t tap)
+      : ci(tap / (s.kh * s.kw)), r(tap / s.kw % s.kh), q(tap % s.kw) {}
+  void next(const ConvShape &s) {
+    if (++q < s.kw) return;
+    q = 0;
+    if (++r == s.kh) r = 0, ++ci;
+  }
+};
+
 // NCHW: one tap's row of the panel (`width` values, zeros past `cols`), from
 // stretches of one input row per run.
 template <class Layout>
 void nchw_row(const Layout &layout, const ConvShape &s, const typename Layout::In *src,
-              int64_t tap, const Run *runs, int nruns, int64_t cols, int width,
+              const NchwTap &tap, const Run *runs, int nruns, int64_t cols, int width,
               typename Layout::Out *row) {
   using Out = typename Layout::Out;
-  const int64_t ci = tap / (s.kh * s.kw), r = tap / s.kw % s.kh, q = tap % s.kw;
-  const typename Layout::In *plane = src + ci * s.src_channel_stride();
+  const int64_t r = tap.r, q = tap.q;
+  const typename Layout::In *plane = src + tap.ci * s.src_channel_stride();
   for (int i = 0; i < nruns; ++i) {
     const Run &run = runs[i];
     const int64_t n = run.t1 - run.t0, iy = run.iy0 + r * s.dilation_h;
@@ -123,14 +136,15 @@ void pack_nchw(const Layout &layout, const ConvShape &s, const typename Layout::
                typename Layout::Out *out, int width) {
   using Out = typename Layout::Out;
   constexpr int64_t g = Layout::group;
+  NchwTap tap(s, p0);
   if constexpr (g == 1) {
-    for (int64_t p = 0; p < kc; ++p)
-      nchw_row(layout, s, src, p0 + p, runs, nruns, cols, width, out + p * width);
+    for (int64_t p = 0; p < kc; ++p, tap.next(s))
+      nchw_row(layout, s, src, tap, runs, nruns, cols, width, out + p * width);
   } else {
     Out rows[g][kMaxWidth];
     for (int64_t p = 0; p < kc; p += g) {
-      for (int64_t e = 0; e < g; ++e)
-        if (p + e < kc) nchw_row(layout, s, src, p0 + p + e, runs, nruns, cols, width, rows[e]);
+      for (int64_t e = 0; e < g; ++e, tap.next(s))
+        if (p + e < kc) nchw_row(layout, s, src, tap, runs, nruns, cols, width, rows[e]);
         else std::fill(rows[e], rows[e] + width, Out{0});  // k past the block's end
       Out *units = out + p * width;
       for (int t = 0; t < width; ++t)
