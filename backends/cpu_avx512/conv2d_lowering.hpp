@@ -1,7 +1,7 @@
-// Lowering a convolution to GEMM: the shape arithmetic, and the bands of output
-// rows a banded lowering works on, so the column matrix of a large image never
-// has to exist whole. im2col (an image's receptive fields as the columns of a
-// matrix) is never stored: it is packed straight into the GEMM's panels
+// Lowering a convolution to GEMM: the shape arithmetic, the scratch of backward
+// data's column bands, and which columns of a run of output pixels read inside
+// the image. im2col (an image's receptive fields as the columns of a matrix) is
+// never stored: it is packed straight into the GEMM's panels
 // (conv2d_im2col_packer.hpp). col2im, its adjoint, is conv2d_col2im.hpp.
 #pragma once
 
