@@ -24,13 +24,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-constexpr int64_t kLanes = 16;
-
-__mmask16 lane_range(int64_t lo, int64_t hi) {
-  lo = std::clamp<int64_t>(lo, 0, kLanes);
-  hi = std::clamp<int64_t>(hi, lo, kLanes);
-  return static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-}
+#include "backends/cpu_avx512/kernels/pool2d_lanes_avx512.inc"
 
 // Candidate t of each lane j of a chunk: output column lo(x0 + j) + t, element
 // idx[j] of the 32 outputs from the chunk's base, in `valid` lanes.

@@ -24,14 +24,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-constexpr int64_t kLanes = 16;
-
-// Lanes [lo, hi) as a mask, both clamped to [0, 16].
-__mmask16 lane_range(int64_t lo, int64_t hi) {
-  lo = std::clamp<int64_t>(lo, 0, kLanes);
-  hi = std::clamp<int64_t>(hi, lo, kLanes);
-  return static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-}
+#include "backends/cpu_avx512/kernels/pool2d_lanes_avx512.inc"
 
 // ceil(a / b) for b > 0 and any sign of a.
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
