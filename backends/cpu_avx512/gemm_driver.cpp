@@ -44,6 +44,9 @@ constexpr int64_t kMinMicroRowsPerThread = 4;
 // NC shrinks to fit it.
 constexpr int64_t kWorkspaceBytes = int64_t{8} << 20;
 constexpr int64_t kLine = 64;
+// B is read in place (reads_b_in_place) only under an A block (m x KC f32) of
+// at most this many elements, 256 KiB.
+constexpr int64_t kMaxABlockForBInPlace = int64_t{64} << 10;
 
 // Everything that differs between floating-point and integer GEMM.
 struct FloatPath {
@@ -72,7 +75,7 @@ struct FloatPath {
     const float *bias = epilogue ? g.bias : nullptr;
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), alpha, beta,
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
-            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0};
+            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0};
   }
   static void store(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld) {
     store_f32_tile(g, s, acc, ld);
@@ -141,12 +144,14 @@ class BlockedGemm {
   using Acc = typename Path::Acc;
 
  public:
-  BlockedGemm(const core::GemmArgs &g, const GemmKernelSet &set, const BPanelPacker &b_packer,
+  // B from `b_packer`, or from g.b where that is null (packed, or read in place).
+  BlockedGemm(const core::GemmArgs &g, const GemmKernelSet &set, const BPanelPacker *b_packer,
               const APanelPacker *a_packer, int groups, int threads)
       : g_(g),
         kernel_(Path::kernel(set)),
         pack_kernels_(set.pack),
-        b_packer_(b_packer),
+        strided_(g, set.pack),
+        b_packer_(b_packer ? *b_packer : strided_),
         a_packer_(a_packer),
         in_place_(Path::in_place(g)) {
     const GemmBlocking &blk = kernel_.blocking;
@@ -168,7 +173,8 @@ class BlockedGemm {
     k_blocks_ = std::max<int64_t>(1, ceil_div(g.k, kc_));
     // Every block starts on a cache line; k is padded to the kernel's groups.
     const int64_t kc_padded = round_up(kc_, Path::k_group);
-    b_size_ = round_up(kc_padded * nc_, kLine);
+    b_in_place_ = !b_packer && reads_b_in_place(g);
+    b_size_ = b_in_place_ ? 0 : round_up(kc_padded * nc_, kLine);
     a_size_ = round_up(mc_ * kc_padded, kLine);
     sums_size_ = Path::col_sums ? round_up(nc_, kLine) : 0;
     ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
@@ -198,6 +204,22 @@ class BlockedGemm {
     return kernel_.reads_a_in_place && !a_packer && g.a.dtype == Path::packed_a_dtype &&
            g.a.cs == 1 && g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 &&
            g.a.rs > 0 && g.a.rs <= kMaxBytes / elem / g.m;
+  }
+
+  // Whether the kernel reads B's rows where they lie instead of packing them:
+  // an f32 B with contiguous columns, for a C of so few rows that one pass
+  // over B to pack it weighs (a 1x1 convolution, 64 output channels over 3136
+  // pixels, spent a tenth of its time packing B); the threads then share no B
+  // block and pass no barriers. A KC x NR micro-panel in place spans up to KC
+  // pages, which each micro-row walks again: with many rows and a long KC that
+  // cost more than packing. Measured on Zen 4 (dlk_gemm f32, 1 and 2 threads,
+  // in place / packed): 64 x 3136 x 64 1.08x / 1.09x, 64 x 3136 x 256 1.08x /
+  // 1.12x, 256 x 196 x 1024 1.00x / 1.32x, but 256 x 3136 x 576 0.79x / 0.91x
+  // and 1024 x 784 x 1024 0.85x / 0.95x: hence a bound on m x KC.
+  bool reads_b_in_place(const core::GemmArgs &g) const {
+    return kernel_.reads_b_in_place && Path::packed_b == PackedType::f32 &&
+           g.b.dtype == DLK_DTYPE_F32 && g.b.cs == 1 && g.k > 0 &&
+           g.m * kc_ <= kMaxABlockForBInPlace;
   }
 
  public:
@@ -239,13 +261,13 @@ class BlockedGemm {
         const bool packs = kc > 0;
         // The shared B block: each thread packs a share of its micro-panels.
         const int64_t qa = panels * member / members, qb = panels * (member + 1) / members;
-        if (packs && qa < qb)
+        if (packs && qa < qb && !b_in_place_)
           b_packer_.pack_panels(batch, p0, kc, j0 + qa * nr_, std::min(nc, qb * nr_) - qa * nr_,
                                 PackedPanel{b_pack + qa * kcp * nr_, Path::packed_b, nr_}, qb - qa);
         if constexpr (Path::col_sums)
           for (int64_t q = qa; q < qb; ++q)
             pack_kernels_.column_sums(b_pack + q * kcp * nr_, kcp / 4, nr_, sums + q * nr_);
-        sync(members);
+        if (!b_in_place_) sync(members);
         for (int64_t i0 = row_begin; i0 < row_end && q0 < q1; i0 += mc_share) {
           const int64_t mc = std::min(mc_share, row_end - i0);
           if (packs && a_packer_)
@@ -267,7 +289,15 @@ class BlockedGemm {
                     (i0 + ir) * g_.a.rs + p0;
                 tile.a_rs = g_.a.rs;
               }
-              kernel_.run(kcp, a, b_pack + q * kcp * nr_, tile);
+              const PackedB *b = b_pack + q * kcp * nr_;
+              if constexpr (Path::packed_b == PackedType::f32) {
+                if (b_in_place_) {
+                  b = static_cast<const PackedB *>(g_.b.ptr) + batch * g_.b.batch_stride +
+                      p0 * g_.b.rs + j0 + jr;
+                  tile.b_rs = g_.b.rs;
+                }
+              }
+              kernel_.run(kcp, a, b, tile);
             }
           }
           if (!in_place_ && last) {
@@ -276,7 +306,7 @@ class BlockedGemm {
                         workspace + i0 * nc_ + q0 * nr_, nc_);
           }
         }
-        sync(members);  // the B block is overwritten next
+        if (!b_in_place_) sync(members);  // the B block is overwritten next
       }
     }
   }
@@ -291,10 +321,11 @@ class BlockedGemm {
   const core::GemmArgs &g_;
   const GemmKernel<typename Path::Microkernel> &kernel_;
   const kernels::GemmPackKernels &pack_kernels_;
+  const StridedBPanelPacker strided_;
   const BPanelPacker &b_packer_;
   const APanelPacker *a_packer_;
   const bool in_place_;
-  bool a_in_place_ = false;
+  bool a_in_place_ = false, b_in_place_ = false;
   int mr_ = 0, nr_ = 0;
   int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0;
   int64_t a_size_ = 0, b_size_ = 0, sums_size_ = 0, ws_size_ = 0;
@@ -314,7 +345,7 @@ bool threads_over_batch(const core::GemmArgs &g, int threads) {
 
 template <class Path>
 const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int threads,
-                        const BPanelPacker &b_packer, const APanelPacker *a_packer) {
+                        const BPanelPacker *b_packer, const APanelPacker *a_packer) {
   const int64_t macs = g.m * g.n * std::max<int64_t>(g.k, 1) * g.batch;
   // team_size also gives 1 inside the caller's OpenMP region and in a fork() child.
   threads = team_size(std::max<int64_t>(1, macs / kGemmMinMacsPerThread), threads);
@@ -375,12 +406,10 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
     if (const char *gemv = gemm_gemv(g, isa, threads, path)) return gemv;
   }
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  const StridedBPanelPacker strided(g, set.pack);
-  const BPanelPacker &packer = b_packer ? *b_packer : strided;
-  if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, packer, a_packer);
+  if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, b_packer, a_packer);
   if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
-    return run_blocked<Bf16Path>(g, set, threads, packer, a_packer);
-  return run_blocked<FloatPath>(g, set, threads, packer, a_packer);
+    return run_blocked<Bf16Path>(g, set, threads, b_packer, a_packer);
+  return run_blocked<FloatPath>(g, set, threads, b_packer, a_packer);
 }
 
 core::GemmArgs single_gemm(int64_t m, int64_t n, int64_t k, const core::MatrixView &a,

@@ -25,6 +25,7 @@ struct GemmKernel {
   const char *name;  // "<isa>:<kernel>", for the verbose line
   GemmBlocking blocking;
   bool reads_a_in_place;  // honours F32Tile / S32Tile::a_rs
+  bool reads_b_in_place;  // honours F32Tile::b_rs
 };
 
 struct GemmKernelSet {

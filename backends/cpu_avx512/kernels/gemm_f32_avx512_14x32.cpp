@@ -9,29 +9,45 @@ namespace {
 constexpr int MR = 14, NR = 32;
 
 // R rows and V vectors of the MR x NR panels; A packed, or read in place
-// where tile.a_rs says (AInPlace).
-template <int R, int V, bool AInPlace>
+// where tile.a_rs says (AInPlace); B likewise with tile.b_rs (BInPlace), its
+// last vector masked to the tile's columns.
+template <int R, int V, bool AInPlace, bool BInPlace>
 void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
               const F32Tile &tile) {
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
+  const int64_t b_step = BInPlace ? tile.b_rs : NR;
+  const __mmask16 b_last = BInPlace ? column_mask(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
   __m512 acc[R][V];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i)
     for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
     __m512 bv[V];
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
-    // The B micro-panel streams from L2: fetch the line eight k steps ahead.
-    _mm_prefetch(reinterpret_cast<const char *>(b + 8 * NR), _MM_HINT_T0);
+    for (int v = 0; v < V; ++v)
+      bv[v] = BInPlace && v == V - 1 ? _mm512_maskz_loadu_ps(b_last, b + 16 * v)
+                                     : _mm512_loadu_ps(b + 16 * v);
+    // B streams from L2: fetch eight k steps ahead (a packed row is one line
+    // ahead of the next; a row in place may span two lines of its own).
+    _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step), _MM_HINT_T0);
+    if (BInPlace)
+      _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step + NR - 1), _MM_HINT_T0);
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
       const __m512 ai = _mm512_set1_ps(AInPlace ? a[i * tile.a_rs] : a[i]);
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
     a += AInPlace ? 1 : MR;
-    b += NR;
+    b += b_step;
   }
   store_tile_avx512<R, V>(acc, tile);
+}
+
+template <int R, int V, bool AInPlace>
+void run_tile_b(int64_t kc, const float *a, const float *b, const F32Tile &tile) {
+  if (tile.b_rs)
+    run_tile<R, V, AInPlace, true>(kc, a, b, tile);
+  else
+    run_tile<R, V, AInPlace, false>(kc, a, b, tile);
 }
 
 }  // namespace
@@ -40,9 +56,9 @@ void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *_
                            const F32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
     if (tile.a_rs)
-      run_tile<decltype(r)::value, decltype(v)::value, true>(kc, a, b, tile);
+      run_tile_b<decltype(r)::value, decltype(v)::value, true>(kc, a, b, tile);
     else
-      run_tile<decltype(r)::value, decltype(v)::value, false>(kc, a, b, tile);
+      run_tile_b<decltype(r)::value, decltype(v)::value, false>(kc, a, b, tile);
   });
 }
 
