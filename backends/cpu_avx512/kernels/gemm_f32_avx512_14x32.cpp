@@ -42,23 +42,17 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
   store_tile_avx512<R, V>(acc, tile);
 }
 
-template <int R, int V, bool AInPlace>
-void run_tile_b(int64_t kc, const float *a, const float *b, const F32Tile &tile) {
-  if (tile.b_rs)
-    run_tile<R, V, AInPlace, true>(kc, a, b, tile);
-  else
-    run_tile<R, V, AInPlace, false>(kc, a, b, tile);
-}
-
 }  // namespace
 
 void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *__restrict b,
                            const F32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
-    if (tile.a_rs)
-      run_tile_b<decltype(r)::value, decltype(v)::value, true>(kc, a, b, tile);
-    else
-      run_tile_b<decltype(r)::value, decltype(v)::value, false>(kc, a, b, tile);
+    with_flag(tile.a_rs != 0, [&](auto a_in_place) {
+      with_flag(tile.b_rs != 0, [&](auto b_in_place) {
+        run_tile<decltype(r)::value, decltype(v)::value, decltype(a_in_place)::value,
+                 decltype(b_in_place)::value>(kc, a, b, tile);
+      });
+    });
   });
 }
 

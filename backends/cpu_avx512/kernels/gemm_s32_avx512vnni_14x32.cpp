@@ -59,10 +59,9 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
 void gemm_s32_avx512vnni_14x32(int64_t kc, const uint8_t *__restrict a,
                                const int8_t *__restrict b, const S32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
-    if (tile.a_rs)
-      run_tile<decltype(r)::value, decltype(v)::value, true>(kc, a, b, tile);
-    else
-      run_tile<decltype(r)::value, decltype(v)::value, false>(kc, a, b, tile);
+    with_flag(tile.a_rs != 0, [&](auto a_in_place) {
+      run_tile<decltype(r)::value, decltype(v)::value, decltype(a_in_place)::value>(kc, a, b, tile);
+    });
   });
 }
 

@@ -26,4 +26,15 @@ __attribute__((always_inline)) inline void with_tile_shape(int rows, int cols, i
     body(std::integral_constant<int, MR>{}, std::integral_constant<int, 2>{});
 }
 
+// Calls body(std::true_type) when `flag`, else body(std::false_type): a choice
+// made once per tile (A or B read in place or packed) as a template argument,
+// so that the k loop holds no branch on it.
+template <class Body>
+__attribute__((always_inline)) inline void with_flag(bool flag, Body &&body) {
+  if (flag)
+    body(std::true_type{});
+  else
+    body(std::false_type{});
+}
+
 }  // namespace dlk::cpu::kernels
