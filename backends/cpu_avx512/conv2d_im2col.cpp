@@ -29,34 +29,6 @@
 namespace dlk::cpu {
 namespace {
 
-// Whether B is src itself: every tap is pixel-aligned with its output.
-bool is_pointwise(const ConvShape &s) {
-  return s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 &&
-         s.pad_w == 0;
-}
-
-// Runs gemm(g, threads) for every group, which returns the name of its kernel.
-// Groups run side by side, one thread each, where each group's GEMM is too
-// small to give every thread its share (kGemmMinMacsPerThread: the GEMM would
-// leave threads idle) or the groups divide evenly among the threads: no
-// barriers inside the GEMMs then. (ResNeXt-style 32 groups ran one thread at a
-// time before.)
-template <class Gemm>
-const char *for_each_group(const ConvShape &s, int threads, Gemm &&gemm) {
-  const int64_t macs = s.n * s.kg * s.pixels() * s.taps();
-  const int team = team_size(s.groups, threads);
-  const char *kernel = "";
-  if (team > 1 && (s.groups % team == 0 || macs < team * kGemmMinMacsPerThread)) {
-    parallel_for(s.groups, team, [&](int64_t g, int thread) {
-      const char *name = gemm(g, 1);
-      if (thread == 0) kernel = name;
-    });
-    return kernel;
-  }
-  for (int64_t g = 0; g < s.groups; ++g) kernel = gemm(g, threads);
-  return kernel;
-}
-
 template <class Storage>
 const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   using T = typename Storage::type;

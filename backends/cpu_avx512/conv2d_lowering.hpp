@@ -1,5 +1,6 @@
-// Lowering a convolution to GEMM: the shape arithmetic, the scratch of backward
-// data's column bands, and which columns of a run of output pixels read inside
+// Lowering a convolution to GEMM: the shape arithmetic, which convolutions
+// need no im2col, how groups share the threads, the scratch of backward data's
+// column bands, and which columns of a run of output pixels read inside
 // the image. im2col (an image's receptive fields as the columns of a matrix) is
 // never stored: it is packed straight into the GEMM's panels
 // (conv2d_im2col_packer.hpp). col2im, its adjoint, is conv2d_col2im.hpp.
@@ -7,6 +8,8 @@
 
 #include <cstdint>
 
+#include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
 #include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
@@ -46,6 +49,35 @@ struct ConvShape {
   int64_t group_channel_stride() const { return nhwc ? 1 : h * w; }
   int64_t group_pixel_stride() const { return nhwc ? cg : 1; }
 };
+
+// Whether src (or diff_src) is a GEMM operand itself, a strided view: a 1x1
+// kernel, stride 1, no padding, so every tap is pixel-aligned with its output.
+inline bool is_pointwise(const ConvShape &s) {
+  return s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 &&
+         s.pad_w == 0;
+}
+
+// Runs gemm(g, threads) for every group, which returns the name of its kernel.
+// Groups run side by side, one thread each, where each group's GEMM is too
+// small to give every thread its share (kGemmMinMacsPerThread: the GEMM would
+// leave threads idle) or the groups divide evenly among the threads: no
+// barriers inside the GEMMs then. (ResNeXt-style 32 groups ran one thread at a
+// time before.)
+template <class Gemm>
+const char *for_each_group(const ConvShape &s, int threads, Gemm &&gemm) {
+  const int64_t macs = s.n * s.kg * s.pixels() * s.taps();
+  const int team = team_size(s.groups, threads);
+  const char *kernel = "";
+  if (team > 1 && (s.groups % team == 0 || macs < team * kGemmMinMacsPerThread)) {
+    parallel_for(s.groups, team, [&](int64_t g, int thread) {
+      const char *name = gemm(g, 1);
+      if (thread == 0) kernel = name;
+    });
+    return kernel;
+  }
+  for (int64_t g = 0; g < s.groups; ++g) kernel = gemm(g, threads);
+  return kernel;
+}
 
 // `bytes` of the context's scratch for backward data's column bands and
 // images. Throws DLK_STATUS_UNSUPPORTED naming the arguments (ow, c/groups, kh,

@@ -52,6 +52,16 @@ constexpr Geometry kDeepGeometries[] = {
     {2, 520, 3, 3, 17, 1, 1, 1, 1, 0, 0, 1, 1, 1},
 };
 
+// 1x1 without padding, which the backward passes run straight on the GEMM
+// (NCHW backward data only from 512 output pixels: the last two): stride 1
+// and (ResNet-50's projections) 2 and 2:3 with dilation (no effect on a 1x1
+// kernel), groups, several images, channels past a panel of 32.
+constexpr Geometry kPointwiseGeometries[] = {
+    {3, 12, 7, 9, 40, 1, 1, 1, 1, 0, 0, 1, 1, 2},  {2, 33, 9, 11, 20, 1, 1, 2, 3, 0, 0, 2, 1, 1},
+    {2, 24, 10, 7, 36, 1, 1, 2, 2, 0, 0, 1, 1, 3}, {1, 70, 6, 6, 96, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+    {2, 10, 24, 25, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2}, {1, 7, 47, 50, 9, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+};
+
 ConvProblem make(dlk_op op, const ConvTypes &t, dlk_format format, const Geometry &g) {
   ConvProblem p;
   p.op = op;
@@ -173,6 +183,7 @@ std::vector<ConvProblem> conv2d_problems(dlk_op op, const std::vector<ConvTypes>
   };
   add_all(kWideDepthwiseGeometries, false);
   add_all(kDeepGeometries, true);
+  add_all(kPointwiseGeometries, true);
   for (int r = 0; r < random_count; ++r)
     list.push_back(random_problem(op, types[rng.uniform(0, static_cast<int64_t>(types.size()) - 1)], rng));
   return list;

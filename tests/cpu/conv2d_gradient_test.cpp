@@ -50,6 +50,12 @@ constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NCHW, 1, 4, 7, 36, 64, 2, 3, 3, 2, 2, 2},
     {DLK_FORMAT_NHWC, 1, 16, 6, 35, 33, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 70, 4, 34, 32, 3, 3, 1, 1, 1, 1},
+    // 1x1 without padding, straight on the GEMM: NHWC, and NCHW with enough
+    // pixels; stride 1 and 2, groups.
+    {DLK_FORMAT_NHWC, 2, 6, 5, 7, 4, 1, 1, 1, 0, 1, 2},
+    {DLK_FORMAT_NHWC, 1, 5, 9, 8, 6, 1, 1, 2, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 4, 24, 24, 6, 1, 1, 1, 0, 1, 2},
+    {DLK_FORMAT_NCHW, 1, 3, 45, 46, 5, 1, 1, 2, 0, 1, 1},
 };
 
 struct Conv {
