@@ -54,7 +54,9 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
     gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
     gemm.relu = a.desc.relu != 0;
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
-    const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack);
+    const Im2colPanelPacker packer(
+        s, a.src, dtype, g, gemm_kernel_set(isa).pack,
+        isa == core::CpuIsa::avx512 ? kernels::im2col_nchw_f32_avx512 : nullptr);
     return gemm_strided(gemm, isa, team, &packer);
   });
 }

@@ -380,6 +380,10 @@ void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, 
   };
   if (panel.type == PackedType::bf16_pairs)  // the GEMM asks for it with bf16 src only
     return run(Bf16PairLayout{}, static_cast<uint16_t *>(panel.data));
+  if (nchw_f32_ && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
+      nchw_f32_(s_, static_cast<const float *>(src_) + s_.src_offset(batch, group_), p0, kc, j0,
+                cols, panel.width, static_cast<float *>(panel.data)))
+    return;
   with_float_storage(dtype_, [&](auto storage) {
     run(F32Layout<decltype(storage)>{}, static_cast<float *>(panel.data));
   });

@@ -11,6 +11,7 @@
 
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/gemm_pack.hpp"
+#include "backends/cpu_avx512/kernels/im2col_kernels.hpp"
 
 namespace dlk::cpu {
 
@@ -18,11 +19,13 @@ class Im2colPanelPacker final : public BPanelPacker {
  public:
   // B of group `group`; GEMM batch entry b is image b, and column j is output
   // pixel j. src is the whole tensor (f32, f16 or bf16); `kernels` the tier's
-  // packing kernels (NHWC packs through them). Panels are f32, or bf16 k-pairs
-  // when the GEMM runs the bf16 kernel (bf16 src only).
+  // packing kernels (NHWC packs through them), `nchw_f32` the tier's f32 NCHW
+  // panel kernel where it has one (else null: element loops). Panels are f32,
+  // or bf16 k-pairs when the GEMM runs the bf16 kernel (bf16 src only).
   Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
-                    const kernels::GemmPackKernels &kernels)
-      : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels) {}
+                    const kernels::GemmPackKernels &kernels,
+                    kernels::Im2colNchwF32 nchw_f32 = nullptr)
+      : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels), nchw_f32_(nchw_f32) {}
 
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
             const PackedPanel &panel) const override;
@@ -33,6 +36,7 @@ class Im2colPanelPacker final : public BPanelPacker {
   dlk_dtype dtype_;
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
+  kernels::Im2colNchwF32 nchw_f32_;
 };
 
 // A = im2col^T (pixels x taps) of one group for the int8 forward, whose GEMM

@@ -38,6 +38,21 @@ const Shape kShapes[] = {
     {DLK_FORMAT_NCHW, 2, 6, 9, 40, 10, 3, 5, 1, 2, 1, 2},
     {DLK_FORMAT_NCHW, 1, 5, 13, 13, 7, 3, 3, 2, 1, 2, 1},
     {DLK_FORMAT_NCHW, 1, 3, 8, 70, 9, 1, 7, 1, 0, 1, 1},
+    // NCHW pieces of output rows (the AVX-512 f32 panel kernel): stride 2 on
+    // odd and even widths, rows narrower than a panel and a vector (ow 1, 3,
+    // 7), padding past the kernel, dilation with stride, 5x5, 7x7/2, 11x11,
+    // stride 3, and k blocks that start inside a channel's taps (61 x 9).
+    {DLK_FORMAT_NCHW, 1, 61, 9, 11, 5, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 4, 28, 28, 6, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 14, 13, 5, 3, 3, 2, 3, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 2, 2, 1, 4, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 4, 7, 7, 3, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 17, 37, 4, 3, 3, 2, 2, 2, 1},
+    {DLK_FORMAT_NCHW, 2, 6, 14, 14, 16, 5, 5, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 23, 23, 8, 7, 7, 2, 3, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 2, 15, 15, 3, 11, 11, 1, 5, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 16, 17, 5, 3, 3, 3, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 6, 6, 6, 1, 1, 2, 0, 1, 1},
     // 1x1 stride 1: src itself is the GEMM's operand.
     {DLK_FORMAT_NCHW, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
     {DLK_FORMAT_NHWC, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
@@ -56,7 +71,7 @@ Problem problem(const Shape &s, dlk_dtype src, dlk_dtype dst) {
   p.desc.pad_h = p.desc.pad_w = s.pad;
   p.desc.dilation_h = p.desc.dilation_w = s.dilation;
   p.desc.groups = s.groups;
-  p.desc.weights_type = src == DLK_DTYPE_BF16 ? src : DLK_DTYPE_S8;
+  p.desc.weights_type = src == DLK_DTYPE_U8 || src == DLK_DTYPE_S8 ? DLK_DTYPE_S8 : src;
   p.desc.dst_type = dst;
   REQUIRE(dlk_conv2d_output_shape(&p.desc, &p.oh, &p.ow) == DLK_STATUS_SUCCESS);
   return p;
@@ -124,6 +139,29 @@ std::string implementation(const Context &ctx) {
 }
 
 }  // namespace
+
+TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(8);
+  for (const std::string &tier : cpu_tiers()) {
+    const Context ctx(tier);
+    for (const Shape &shape : kShapes) {
+      const Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
+      const dlk_conv2d_desc &d = p.desc;
+      INFO(tier << " c " << d.c << " h " << d.h << " w " << d.w << " k " << d.k << " kh "
+                << d.kh << " stride " << d.stride_h << " pad " << d.pad_h << " groups "
+                << d.groups << (d.format == DLK_FORMAT_NHWC ? " nhwc" : " nchw"));
+      const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
+      const std::vector<int> weights =
+          random_ints(d.k * d.c / d.groups * d.kh * d.kw, -3, 3, rng);
+      Buffer<float> src_buf(ctx, cast<float>(src)), weights_buf(ctx, cast<float>(weights));
+      Buffer<float> dst(ctx, std::vector<float>(d.n * d.k * p.oh * p.ow, -1.0f));
+      REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(), nullptr,
+                                 dst.data()) == DLK_STATUS_SUCCESS);
+      CHECK(dst.values() == cast<float>(exact(p, src, weights, 0)));
+    }
+  }
+}
 
 TEST_CASE("conv2d forward bf16: packed panels give the exact sums, rounded once, on every tier",
           "[cpu][conv2d]") {
