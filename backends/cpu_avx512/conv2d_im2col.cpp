@@ -2,7 +2,10 @@
 //
 // Float types: dst (kg x pixels) = weights (kg x taps) * im2col (taps x pixels),
 // one GEMM per group over all images (its batch), with B written straight into
-// the GEMM's packed panels by Im2colPanelPacker; a 1x1, stride-1, unpadded
+// the GEMM's packed panels by Im2colPanelPacker, or, where the output channels
+// fill the micro-kernel's tiles better than the pixels (NCHW, few pixels),
+// dst^T (pixels x kg) = im2col^T * weights^T with A written by
+// Im2colAPanelPacker (pixels_as_rows); a 1x1, stride-1, unpadded
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
 // view). C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
 // of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
@@ -16,6 +19,7 @@
 // nothing; the GEMM's store requantizes with the per-column scale, bias and
 // ReLU. (Weights as A would need the zero point on B: a row-sum correction the
 // GEMM does not have.)
+#include <algorithm>
 #include <string>
 
 #include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
@@ -29,15 +33,58 @@
 namespace dlk::cpu {
 namespace {
 
+// Micro-kernel steps per k over the tiles of an m x n C, for a kernel of mr x
+// nr tiles held as two vectors of nr / 2 columns: an edge tile of R rows and V
+// vectors runs R x V multiply-adds per k, or R + V loads where they weigh more.
+int64_t tile_steps(int64_t m, int64_t n, int64_t mr, int64_t nr) {
+  const auto tile = [](int64_t rows, int64_t vectors) {
+    return rows && vectors ? std::max(rows * vectors, rows + vectors) : 0;
+  };
+  const int64_t rows = m % mr, vectors = (n % nr + nr / 2 - 1) / (nr / 2);
+  return m / mr * (n / nr * tile(mr, 2) + tile(mr, vectors)) + n / nr * tile(rows, 2) +
+         tile(rows, vectors);
+}
+
+// Whether the float forward takes output pixels as the GEMM's rows (dst^T =
+// im2col^T x weights^T, im2col^T packed as A) rather than its columns: where
+// the output channels fill the kernel's tiles better than the pixels, by a
+// tenth or more. NCHW only (dst^T is then column-major: the GEMM stores it
+// from its workspace). ResNet-50's res5 layers (49 pixels: 2 panels of 32
+// columns hold them at 77 %, 4 micro-rows of 14 at 88 %): see
+// docs/cpu_conv_pool.md.
+bool pixels_as_rows(const ConvShape &s, core::CpuIsa isa) {
+  if (s.nhwc) return false;
+  const GemmBlocking &b = gemm_kernel_set(isa).f32.blocking;
+  return tile_steps(s.pixels(), s.kg, b.mr, b.nr) * 10 < tile_steps(s.kg, s.pixels(), b.mr, b.nr) * 9;
+}
+
 template <class Storage>
 const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
   const size_t elem = dlk_dtype_size(dtype);
+  const bool turned = !is_pointwise(s) && pixels_as_rows(s, isa);
   return for_each_group(s, threads, [&](int64_t g, int team) {
     const auto *weights =
         static_cast<const unsigned char *>(a.weights) + g * s.kg * s.taps() * elem;
+    const kernels::Im2colNchwF32 nchw_f32 =
+        isa == core::CpuIsa::avx512 ? kernels::im2col_nchw_f32_avx512 : nullptr;
+    if (turned) {
+      // C is dst^T (pixels x kg) of all images, bias per column; B the
+      // weights^T, read down their rows.
+      core::GemmArgs gemm = single_gemm(
+          s.pixels(), s.kg, s.taps(), {nullptr, dtype, 0, 0, 0}, {weights, dtype, 1, s.taps(), 0},
+          static_cast<T *>(a.dst) + s.dst_offset(0, g), dtype, s.dst_pixel_stride(),
+          s.dst_channel_stride());
+      gemm.batch = s.n;
+      gemm.batch_stride_c = s.k * s.pixels();
+      gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
+      gemm.bias_per_row = false;
+      gemm.relu = a.desc.relu != 0;
+      const Im2colAPanelPacker packer(s, a.src, dtype, 0, g, gemm_kernel_set(isa).pack, nchw_f32);
+      return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &packer);
+    }
     // B's dtype picks the GEMM's kernel (bf16 x bf16 runs the bf16 kernel where the
     // tier has one); through the packer its pointer and strides are not read.
     core::MatrixView b{nullptr, dtype, 0, 0, 0};
@@ -54,9 +101,7 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
     gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
     gemm.relu = a.desc.relu != 0;
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
-    const Im2colPanelPacker packer(
-        s, a.src, dtype, g, gemm_kernel_set(isa).pack,
-        isa == core::CpuIsa::avx512 ? kernels::im2col_nchw_f32_avx512 : nullptr);
+    const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack, nchw_f32);
     return gemm_strided(gemm, isa, team, &packer);
   });
 }
@@ -109,7 +154,11 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
   const bool int8 = args.desc.src_type == DLK_DTYPE_U8 || args.desc.src_type == DLK_DTYPE_S8;
   const char *kernel =
       int8 ? forward_int8(args, isa, threads) : conv2d_forward_float_gemm(args, isa, threads);
-  const char *lowering = is_pointwise(ConvShape(args)) ? "gemm:" : "im2col_packed+";
+  const ConvShape s(args);
+  // "_a": im2col^T packed as the GEMM's A, pixels its rows.
+  const char *lowering = is_pointwise(s)                   ? "gemm:"
+                         : int8 || pixels_as_rows(s, isa) ? "im2col_packed_a+"
+                                                          : "im2col_packed+";
   return {std::string(lowering) + kernel, 0};
 }
 

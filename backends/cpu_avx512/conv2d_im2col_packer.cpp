@@ -391,14 +391,40 @@ void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, 
 
 void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
                               const PackedPanel &first) const {
-  const uint8_t flip = dtype_ == DLK_DTYPE_S8 ? 0x80 : 0;
-  const U8QuadLayout layout{flip, static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip)};
   const int64_t offset = s_.src_offset(batch, group_);
-  const uint8_t *src = static_cast<const uint8_t *>(src_) + offset;
-  auto *out = static_cast<uint8_t *>(first.data);
-  for (int64_t r0 = 0; r0 < rows; r0 += first.width, out += quad_padded(kc) * first.width)
-    pack_forward(layout, s_, kernels_, dtype_, src, offset, p0, kc, i0 + r0,
-                 std::min<int64_t>(first.width, rows - r0), out, first.width);
+  const int width = first.width;
+  // One MR-row micro-panel after another, each kc (padded to the layout's k
+  // group) x width.
+  const auto panels = [&](const auto &layout, auto *out) {
+    using Layout = std::decay_t<decltype(layout)>;
+    const auto *src = static_cast<const typename Layout::In *>(src_) + offset;
+    const int64_t size = (kc + Layout::group - 1) / Layout::group * Layout::group * width;
+    for (int64_t r0 = 0; r0 < rows; r0 += width, out += size)
+      pack_forward(layout, s_, kernels_, dtype_, src, offset, p0, kc, i0 + r0,
+                   std::min<int64_t>(width, rows - r0), out, width);
+  };
+  switch (first.type) {
+    case PackedType::u8_quads: {
+      const uint8_t flip = dtype_ == DLK_DTYPE_S8 ? 0x80 : 0;
+      return panels(
+          U8QuadLayout{flip, static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip)},
+          static_cast<uint8_t *>(first.data));
+    }
+    case PackedType::bf16_pairs:  // the GEMM asks for it with bf16 src only
+      return panels(Bf16PairLayout{}, static_cast<uint16_t *>(first.data));
+    default: break;
+  }
+  auto *out = static_cast<float *>(first.data);
+  if (nchw_f32_ && !s_.nhwc && dtype_ == DLK_DTYPE_F32) {
+    const float *src = static_cast<const float *>(src_) + offset;
+    int64_t r0 = 0;
+    for (; r0 < rows; r0 += width)
+      if (!nchw_f32_(s_, src, p0, kc, i0 + r0, std::min<int64_t>(width, rows - r0), width,
+                     out + r0 * kc))
+        break;
+    if (r0 >= rows) return;
+  }
+  with_float_storage(dtype_, [&](auto storage) { panels(F32Layout<decltype(storage)>{}, out); });
 }
 
 }  // namespace dlk::cpu

@@ -2,10 +2,12 @@
 // straight into the packed micro-panels the blocked GEMM asks for (gemm_pack.hpp's
 // BPanelPacker): no im2col matrix exists in memory, not even a band of it.
 // Element (tap, pixel) is the src element the tap reads for that output pixel, 0
-// where it falls in the padding (int8: the zero point). The int8 forward packs
-// it as the GEMM's A instead (APanelPacker), transposed.
+// where it falls in the padding (int8: the zero point). The int8 forward, and
+// the float forward with pixels as rows, pack it as the GEMM's A instead
+// (APanelPacker), transposed.
 //   forward:          C (kg x pixels) = weights (kg x taps) * im2col (taps x pixels)
-//   forward, int8:    C (pixels x kg) = im2col^T (pixels x taps) * weights^T
+//   forward, int8 or pixels as rows:
+//                     C (pixels x kg) = im2col^T (pixels x taps) * weights^T
 //   backward-weights: C (kg x taps)   = diff_dst (kg x pixels) * im2col^T (pixels x taps)
 #pragma once
 
@@ -39,17 +41,20 @@ class Im2colPanelPacker final : public BPanelPacker {
   kernels::Im2colNchwF32 nchw_f32_;
 };
 
-// A = im2col^T (pixels x taps) of one group for the int8 forward, whose GEMM
-// takes its zero point on A: dst (pixels x kg) = A * weights^T. GEMM batch
-// entry b is image b, row i output pixel i; padding taps hold `zero_point` (the
-// GEMM's zero point of A), so they add nothing. src u8 or s8 (`dtype`), packed
-// as the int8 GEMM packs A (u8 k-quads, s8 shifted by 128).
+// A = im2col^T (pixels x taps) of one group, for the forward passes that take
+// pixels as the GEMM's rows: dst (pixels x kg) = A * weights^T. GEMM batch
+// entry b is image b, row i output pixel i. Writes the panels the GEMM asks
+// for: int8's u8 k-quads (src u8 or s8, s8 shifted by 128 as the GEMM packs
+// A, padding taps holding `zero_point`, the GEMM's zero point of A, so that
+// they add nothing), bf16 k-pairs (bf16 src), or f32 (f32, f16 or bf16 src,
+// padding 0; `nchw_f32` as for Im2colPanelPacker).
 class Im2colAPanelPacker final : public APanelPacker {
  public:
   Im2colAPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int32_t zero_point,
-                     int64_t group, const kernels::GemmPackKernels &kernels)
+                     int64_t group, const kernels::GemmPackKernels &kernels,
+                     kernels::Im2colNchwF32 nchw_f32 = nullptr)
       : s_(s), src_(src), dtype_(dtype), zero_point_(zero_point), group_(group),
-        kernels_(kernels) {}
+        kernels_(kernels), nchw_f32_(nchw_f32) {}
 
   void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
             const PackedPanel &first) const override;
@@ -61,6 +66,7 @@ class Im2colAPanelPacker final : public APanelPacker {
   int32_t zero_point_;
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
+  kernels::Im2colNchwF32 nchw_f32_;
 };
 
 // B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch

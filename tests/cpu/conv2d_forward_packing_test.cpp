@@ -7,6 +7,7 @@
 // is known bit for bit: bf16 is the rounding of the exact sum, s32 the sum
 // itself (u8 and s8 src with a zero point, which padding taps must not add).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -53,6 +54,10 @@ const Shape kShapes[] = {
     {DLK_FORMAT_NCHW, 1, 2, 15, 15, 3, 11, 11, 1, 5, 1, 1},
     {DLK_FORMAT_NCHW, 1, 3, 16, 17, 5, 3, 3, 3, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 8, 6, 6, 6, 1, 1, 2, 0, 1, 1},
+    // Few pixels and many output channels (3 x 3 outputs, 64 channels a
+    // group): float NCHW takes the pixels as the GEMM's rows.
+    {DLK_FORMAT_NCHW, 2, 5, 5, 5, 64, 3, 3, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 6, 6, 128, 3, 3, 2, 1, 1, 2},
     // 1x1 stride 1: src itself is the GEMM's operand.
     {DLK_FORMAT_NCHW, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
     {DLK_FORMAT_NHWC, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
@@ -146,19 +151,37 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
   for (const std::string &tier : cpu_tiers()) {
     const Context ctx(tier);
     for (const Shape &shape : kShapes) {
-      const Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
-      const dlk_conv2d_desc &d = p.desc;
+      Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
+      dlk_conv2d_desc &d = p.desc;
       INFO(tier << " c " << d.c << " h " << d.h << " w " << d.w << " k " << d.k << " kh "
                 << d.kh << " stride " << d.stride_h << " pad " << d.pad_h << " groups "
                 << d.groups << (d.format == DLK_FORMAT_NHWC ? " nhwc" : " nchw"));
       const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
       const std::vector<int> weights =
           random_ints(d.k * d.c / d.groups * d.kh * d.kw, -3, 3, rng);
+      // Bias and ReLU on every other shape: the GEMM's store adds them per
+      // row (pixels as columns) or per column (pixels as rows).
+      const bool epilogue = (&shape - kShapes) % 2 == 1;
+      d.relu = epilogue;
+      const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
       Buffer<float> src_buf(ctx, cast<float>(src)), weights_buf(ctx, cast<float>(weights));
+      Buffer<float> bias_buf(ctx, bias);
       Buffer<float> dst(ctx, std::vector<float>(d.n * d.k * p.oh * p.ow, -1.0f));
-      REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(), nullptr,
+      REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
+                                 epilogue ? bias_buf.data() : nullptr,
                                  dst.data()) == DLK_STATUS_SUCCESS);
-      CHECK(dst.values() == cast<float>(exact(p, src, weights, 0)));
+      std::vector<float> expected = cast<float>(exact(p, src, weights, 0));
+      const int64_t plane = p.oh * p.ow;
+      for (size_t e = 0; e < expected.size() && epilogue; ++e) {
+        const int64_t o = d.format == DLK_FORMAT_NHWC ? int64_t(e) % d.k
+                                                      : int64_t(e) / plane % d.k;
+        expected[e] = std::max(0.0f, expected[e] + bias[o]);
+      }
+      CHECK(dst.values() == expected);
+      // Pixels as rows exactly where the output channels fill the tiles
+      // better: here, 9 or 16 pixels against 64 channels a group.
+      const bool few_pixels = d.format == DLK_FORMAT_NCHW && plane <= 16 && d.k / d.groups >= 64;
+      if (few_pixels) CHECK(implementation(ctx).find("im2col_packed_a+") == 0);
     }
   }
 }
@@ -220,7 +243,7 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
         REQUIRE(status == DLK_STATUS_SUCCESS);
         const std::string lowering = shape.kh * shape.kw == 1 && shape.stride == 1 && shape.pad == 0
                                          ? "gemm:"
-                                         : "im2col_packed+";
+                                         : "im2col_packed_a+";
         CHECK(implementation(ctx).find(lowering) == 0);
         CHECK(dst.values() == cast<int32_t>(exact(p, src, weights, d.src_zero_point)));
       }
