@@ -33,18 +33,19 @@ constexpr int64_t kMaxInt8Taps = (int64_t{1} << 24) / (255 * 128);  // 514
 
 bool is_int8(dlk_dtype t) { return t == DLK_DTYPE_U8 || t == DLK_DTYPE_S8; }
 
-// What a call keeps in scratch, in floats (int8 s32 sums count as floats).
+// What a call keeps in scratch, in floats (int8 s32 sums count as floats),
+// with `stagings` images staged at once (one per thread).
 struct DepthwiseScratch {
   int64_t weights = 0, by_tap = 0, src = 0, dst = 0, sums = 0;
-  explicit DepthwiseScratch(const core::Conv2dArgs &a) {
+  DepthwiseScratch(const core::Conv2dArgs &a, int stagings) {
     const dlk_conv2d_desc &d = a.desc;
     const bool staged = d.src_type != DLK_DTYPE_F32;
     const int64_t weight_count = d.k * d.kh * d.kw;
     weights = staged ? weight_count : 0;
     by_tap = d.format == DLK_FORMAT_NHWC ? weight_count : 0;
-    src = staged ? d.c * d.h * d.w : 0;
-    dst = staged ? d.k * a.oh * a.ow : 0;
-    sums = is_int8(d.src_type) ? d.k * a.oh * a.ow : 0;
+    src = staged ? stagings * d.c * d.h * d.w : 0;
+    dst = staged ? stagings * d.k * a.oh * a.ow : 0;
+    sums = is_int8(d.src_type) ? stagings * d.k * a.oh * a.ow : 0;
   }
   size_t bytes() const {
     size_t total = 0;
@@ -81,17 +82,31 @@ void convert(const T *in, int64_t count, dlk_dtype type, int32_t zero_point, flo
   });
 }
 
-// The staged forward pass: image by image through the f32 kernel.
+// Threads that stage an image each, side by side: where the images divide
+// evenly among them or are many, so that no call waits at a barrier per image
+// (LeNet-5 conv1, 64 images of 6 x 28 x 28 outputs, made 4 parallel regions
+// per image, each a few microseconds of work: at 2 threads on a loaded machine
+// a call took 100 times as long as on 1); else 1, the images one after
+// another on all threads.
+int image_team(const core::Conv2dArgs &a, int threads) {
+  const int team = team_size(a.desc.n, threads);
+  return team > 1 && (a.desc.n % team == 0 || a.desc.n >= 4 * team) ? team : 1;
+}
+
+// The staged forward pass: image by image through the f32 kernel, `team`
+// threads each staging its own images in its own part of src, dst and sums
+// (else one image at a time on all threads).
 template <class T>
 void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *weights,
-                    float *src, float *dst, int32_t *sums, core::CpuIsa isa, int threads) {
+                    float *src, float *dst, int32_t *sums, core::CpuIsa isa, int threads,
+                    int team) {
   const dlk_conv2d_desc &d = a.desc;
   const bool int8 = is_int8(d.src_type);
   const int64_t image_in = d.c * d.h * d.w, pixels = a.oh * a.ow, image_out = d.k * pixels;
   core::Conv2dArgs f = a;
   f.desc.n = 1;
   f.desc.src_type = f.desc.weights_type = f.desc.dst_type = DLK_DTYPE_F32;
-  f.src = src, f.weights = weights, f.dst = dst;
+  f.weights = weights;
   // int8: the kernel gives the bare sums; the GEMM's store applies the rest.
   if (int8) f.bias = nullptr, f.desc.relu = 0;
   core::GemmArgs store;  // dst of one image as C (pixels x k), as forward_int8 lowers it
@@ -108,33 +123,46 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
     store.relu = d.relu != 0;
   }
   const size_t out_elem = dlk_dtype_size(d.dst_type);
-  for (int64_t image = 0; image < d.n; ++image) {
+  const auto stage = [&](int64_t image, float *src_image, float *dst_image, int32_t *sums_image,
+                         int workers) {
     convert(static_cast<const T *>(a.src) + image * image_in, image_in, d.src_type,
-            d.src_zero_point, src, threads);
-    run_kernel(f, by_tap_in, isa, threads);
+            d.src_zero_point, src_image, workers);
+    core::Conv2dArgs staged = f;
+    staged.src = src_image, staged.dst = dst_image;
+    run_kernel(staged, by_tap_in, isa, workers);
     void *out = static_cast<unsigned char *>(a.dst) + image * image_out * out_elem;
     if (!int8) {
       with_float_storage(d.dst_type, [&](auto storage) {
         using Storage = decltype(storage);
         auto *o = static_cast<typename Storage::type *>(out);
-        parallel_for(d.k, threads, [&](int64_t ch, int) {
-          for (int64_t p = ch * pixels; p < (ch + 1) * pixels; ++p) o[p] = Storage::store(dst[p]);
+        parallel_for(d.k, workers, [&](int64_t ch, int) {
+          for (int64_t p = ch * pixels; p < (ch + 1) * pixels; ++p) o[p] = Storage::store(dst_image[p]);
         });
       });
-      continue;
+      return;
     }
     // The sums as s32, pixels x k, then the integer store, a block of pixels per task.
     const bool nhwc = d.format == DLK_FORMAT_NHWC;
     const int64_t blocks = std::max<int64_t>(1, pixels / 64);
-    store.c = out;
-    parallel_for(blocks, threads, [&](int64_t block, int) {
+    core::GemmArgs image_store = store;
+    image_store.c = out;
+    parallel_for(blocks, workers, [&](int64_t block, int) {
       const int64_t p0 = pixels * block / blocks, p1 = pixels * (block + 1) / blocks;
       for (int64_t p = p0; p < p1; ++p)
         for (int64_t ch = 0; ch < d.k; ++ch)
-          sums[p * d.k + ch] = static_cast<int32_t>(nhwc ? dst[p * d.k + ch] : dst[ch * pixels + p]);
-      store_s32_tile(store, TileSpot{0, p0, 0, p1 - p0, d.k}, sums + p0 * d.k, d.k);
+          sums_image[p * d.k + ch] =
+              static_cast<int32_t>(nhwc ? dst_image[p * d.k + ch] : dst_image[ch * pixels + p]);
+      store_s32_tile(image_store, TileSpot{0, p0, 0, p1 - p0, d.k}, sums_image + p0 * d.k, d.k);
     });
+  };
+  if (team > 1) {
+    parallel_for(d.n, team, [&](int64_t image, int thread) {
+      stage(image, src + thread * image_in, dst + thread * image_out,
+            int8 ? sums + thread * image_out : nullptr, 1);
+    });
+    return;
   }
+  for (int64_t image = 0; image < d.n; ++image) stage(image, src, dst, sums, threads);
 }
 
 }  // namespace
@@ -144,13 +172,16 @@ bool depthwise_direct_applies(const core::Conv2dArgs &args) {
   if (d.groups != d.c) return false;
   if (is_int8(d.src_type) && d.kh * d.kw > kMaxInt8Taps) return false;
   // f32 NCHW needs no scratch; the rest must fit the bound (else the GEMM).
-  return DepthwiseScratch(args).bytes() <= kScratchBound;
+  return DepthwiseScratch(args, 1).bytes() <= kScratchBound;
 }
 
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch) {
   const dlk_conv2d_desc &d = args.desc;
-  const DepthwiseScratch plan(args);
+  // An image staged per thread where that fits the bound, else one at a time.
+  int team = image_team(args, threads);
+  if (DepthwiseScratch(args, team).bytes() > kScratchBound) team = 1;
+  const DepthwiseScratch plan(args, team);
   // (f32 NCHW asks for nothing; a carver needs some base all the same.)
   ScratchCarver carve(scratch.get(std::max<size_t>(plan.bytes(), 64), "dlk_conv2d_forward",
                                   "the depthwise staging"));
@@ -186,15 +217,15 @@ core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuI
   switch (d.src_type) {
     case DLK_DTYPE_F32: run_kernel(args, by_tap, isa, threads); break;
     case DLK_DTYPE_U8:
-      forward_staged<uint8_t>(args, by_tap, weights, src, dst, sums, isa, threads);
+      forward_staged<uint8_t>(args, by_tap, weights, src, dst, sums, isa, threads, team);
       type = "u8";
       break;
     case DLK_DTYPE_S8:
-      forward_staged<int8_t>(args, by_tap, weights, src, dst, sums, isa, threads);
+      forward_staged<int8_t>(args, by_tap, weights, src, dst, sums, isa, threads, team);
       type = "s8";
       break;
     default:
-      forward_staged<uint16_t>(args, by_tap, weights, src, dst, sums, isa, threads);
+      forward_staged<uint16_t>(args, by_tap, weights, src, dst, sums, isa, threads, team);
       type = d.src_type == DLK_DTYPE_F16 ? "f16" : "bf16";
   }
   return {std::string(core::cpu_isa_name(isa)) + ":depthwise_direct_" + type, 0};
