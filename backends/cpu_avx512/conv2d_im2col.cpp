@@ -52,10 +52,17 @@ int64_t tile_steps(int64_t m, int64_t n, int64_t mr, int64_t nr) {
 // from its workspace). ResNet-50's res5 layers (49 pixels: 2 panels of 32
 // columns hold them at 77 %, 4 micro-rows of 14 at 88 %): see
 // docs/cpu_conv_pool.md.
+//
+// The weights are then the GEMM's B, whose KC x NC block is meant for L3: all
+// kg columns of it (NC is larger) must stay within the L2 that the blocking
+// was derived from (the A block MC x KC is half of it), or the micro-kernel
+// streams them from L3 (res5a_proj, 2048 channels of a 1x1/2: 0.9x turned).
 bool pixels_as_rows(const ConvShape &s, core::CpuIsa isa) {
   if (s.nhwc) return false;
   const GemmBlocking &b = gemm_kernel_set(isa).f32.blocking;
-  return tile_steps(s.pixels(), s.kg, b.mr, b.nr) * 10 < tile_steps(s.kg, s.pixels(), b.mr, b.nr) * 9;
+  const int64_t l2_floats = 2 * (b.mc + b.mr) * b.kc;
+  return s.kg * std::min(s.taps(), b.kc) <= l2_floats &&
+         tile_steps(s.pixels(), s.kg, b.mr, b.nr) * 10 < tile_steps(s.kg, s.pixels(), b.mr, b.nr) * 9;
 }
 
 template <class Storage>
