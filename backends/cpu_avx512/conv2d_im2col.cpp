@@ -28,6 +28,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -158,6 +159,10 @@ const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa
 
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
                                      int threads) {
+  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_few_channels_applies(args)) {
+    kernels::conv2d_direct_few_channels_avx512(args, threads);
+    return {"avx512:conv2d_direct_f32", 0};
+  }
   const bool int8 = args.desc.src_type == DLK_DTYPE_U8 || args.desc.src_type == DLK_DTYPE_S8;
   const char *kernel =
       int8 ? forward_int8(args, isa, threads) : conv2d_forward_float_gemm(args, isa, threads);

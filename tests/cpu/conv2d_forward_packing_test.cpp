@@ -58,6 +58,10 @@ const Shape kShapes[] = {
     // group): float NCHW takes the pixels as the GEMM's rows.
     {DLK_FORMAT_NCHW, 2, 5, 5, 5, 64, 3, 3, 1, 0, 1, 1},
     {DLK_FORMAT_NCHW, 1, 8, 6, 6, 128, 3, 3, 2, 1, 1, 2},
+    // 8 to 16 output channels a group, no padding: the AVX-512 tier's direct
+    // kernel (blocks of 12 pixels and their rest; stride and dilation; groups).
+    {DLK_FORMAT_NCHW, 2, 4, 9, 23, 10, 3, 2, 2, 0, 2, 1},
+    {DLK_FORMAT_NCHW, 1, 6, 7, 30, 24, 3, 3, 1, 0, 1, 2},
     // 1x1 stride 1: src itself is the GEMM's operand.
     {DLK_FORMAT_NCHW, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
     {DLK_FORMAT_NHWC, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
@@ -182,6 +186,9 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       // better: here, 9 or 16 pixels against 64 channels a group.
       const bool few_pixels = d.format == DLK_FORMAT_NCHW && plane <= 16 && d.k / d.groups >= 64;
       if (few_pixels) CHECK(implementation(ctx).find("im2col_packed_a+") == 0);
+      const int64_t kg = d.k / d.groups;
+      if (tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.pad_h == 0 && kg >= 8 && kg <= 16)
+        CHECK(implementation(ctx) == "avx512:conv2d_direct_f32");
     }
   }
 }
