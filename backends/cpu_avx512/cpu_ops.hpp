@@ -13,8 +13,11 @@ namespace dlk::cpu {
 // groups == c, any channel multiplier k / c, every dtype (f16/bf16/int8 staged
 // an image at a time in f32; int8 up to 514 taps, where f32 sums exactly), while
 // its scratch (conv2d_depthwise.cpp) fits the bound; every other forward
-// convolution lowers to the GEMM, im2col packed into its panels (no scratch).
-bool depthwise_direct_applies(const core::Conv2dArgs &args);
+// convolution lowers to the GEMM, im2col packed into its panels (no scratch),
+// or runs a direct kernel of its own (conv2d_im2col.cpp). One input channel
+// is depthwise in name only: it goes to the direct kernel for few output
+// channels where `isa` has it.
+bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa);
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch);
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads);

@@ -62,6 +62,9 @@ const Shape kShapes[] = {
     // kernel (blocks of 12 pixels and their rest; stride and dilation; groups).
     {DLK_FORMAT_NCHW, 2, 4, 9, 23, 10, 3, 2, 2, 0, 2, 1},
     {DLK_FORMAT_NCHW, 1, 6, 7, 30, 24, 3, 3, 1, 0, 1, 2},
+    // One input channel, 6 output channels (LeNet-5 conv1): direct too, not
+    // depthwise.
+    {DLK_FORMAT_NCHW, 2, 1, 12, 13, 6, 3, 3, 1, 0, 1, 1},
     // 1x1 stride 1: src itself is the GEMM's operand.
     {DLK_FORMAT_NCHW, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
     {DLK_FORMAT_NHWC, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
@@ -187,7 +190,9 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       const bool few_pixels = d.format == DLK_FORMAT_NCHW && plane <= 16 && d.k / d.groups >= 64;
       if (few_pixels) CHECK(implementation(ctx).find("im2col_packed_a+") == 0);
       const int64_t kg = d.k / d.groups;
-      if (tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.pad_h == 0 && kg >= 8 && kg <= 16)
+      const int64_t cg = d.c / d.groups;
+      if (tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.pad_h == 0 && d.kh * d.kw > 1 &&
+          kg <= 16 && (kg >= 8 || (cg == 1 && kg >= 4)))
         CHECK(implementation(ctx) == "avx512:conv2d_direct_f32");
     }
   }
@@ -248,7 +253,10 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
                                       dst.data());
         }
         REQUIRE(status == DLK_STATUS_SUCCESS);
-        const std::string lowering = shape.kh * shape.kw == 1 && shape.stride == 1 && shape.pad == 0
+        // (groups == c is depthwise: the direct kernel, staged.)
+        const std::string lowering = shape.groups == shape.c ? tier + ":depthwise_direct_"
+                                     : shape.kh * shape.kw == 1 && shape.stride == 1 &&
+                                             shape.pad == 0
                                          ? "gemm:"
                                          : "im2col_packed_a+";
         CHECK(implementation(ctx).find(lowering) == 0);

@@ -13,14 +13,17 @@
 namespace dlk::cpu::kernels {
 
 // The shapes conv2d_direct_few_channels_avx512 takes: f32 NCHW, no padding,
-// 8 to 16 output channels per group (fewer would leave most lanes idle), at
-// most kMaxDirectTaps taps (c / groups x kh x kw).
+// a kernel larger than 1x1, at most kMaxDirectTaps taps (c / groups x kh x
+// kw), and 8 to 16 output channels per group, or 4 to 16 with one input
+// channel per group (fewer would leave most lanes idle; with one input
+// channel the GEMM's k is only kh x kw).
 constexpr int64_t kMaxDirectTaps = 1024;
 inline bool conv2d_direct_few_channels_applies(const core::Conv2dArgs &a) {
   const dlk_conv2d_desc &d = a.desc;
+  const int64_t kg = a.k_per_group, cg = a.c_per_group;
   return d.src_type == DLK_DTYPE_F32 && d.format == DLK_FORMAT_NCHW && d.pad_h == 0 &&
-         d.pad_w == 0 && a.k_per_group >= 8 && a.k_per_group <= 16 &&
-         a.c_per_group * d.kh * d.kw <= kMaxDirectTaps;
+         d.pad_w == 0 && d.kh * d.kw > 1 && cg * d.kh * d.kw <= kMaxDirectTaps && kg <= 16 &&
+         (kg >= 8 || (cg == 1 && kg >= 4));
 }
 // dst = conv(src, weights) + bias, ReLU where asked, images on up to `threads`
 // threads.
