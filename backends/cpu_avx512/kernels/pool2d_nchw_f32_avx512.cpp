@@ -4,8 +4,9 @@
 // stride-2 tap comes from two loads and a vpermt2ps (the pair of loads also
 // serves the next tap), any other stride from a gather, and the window's
 // clipping at the image's edges becomes lane masks, so edges, tails and short
-// rows take the same path as the interior. A plane whose output is 1 x 1 (global
-// pooling) puts 16 planes in the lanes instead and gathers each tap.
+// rows take the same path as the interior. Output rows of up to 16 put 16 planes
+// in the lanes instead, transposed in registers a band of rows at a time, and a
+// plane whose output is 1 x 1 (global pooling) puts 16 planes in the lanes too.
 //
 // Every lane still visits its window's taps in row-major order, with the rules
 // of pool2d_kernels.hpp: a tap replaces the maximum when it is larger or the
@@ -300,7 +301,7 @@ void plane_rows_any(const Plane &p, const float *src, float *dst, int32_t *argma
 
 // r[k] holds elements 0..15 of row k; afterwards r[j] holds element j of rows
 // 0..15 (unpacks within 128-bit lanes, then 128-bit lane shuffles).
-void transpose16(__m512 r[16]) {
+inline __attribute__((always_inline)) void transpose16(__m512 r[16]) {
   __m512 t[16], u[16];
   for (int k = 0; k < 16; k += 2) {
     t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
@@ -372,21 +373,33 @@ void planes_global(const Plane &p, const float *src, int64_t count, float *dst, 
 }
 
 // Small planes (VGG-16's pool4 and pool5) put 16 planes in the lanes, as the
-// blocked layouts do: the 16 planes are transposed in registers into a buffer
-// of pixels x 16 lanes, each output then visits its window's taps one vector
-// each, and the outputs are transposed back. The window is the same in every
-// lane, so its clipping is scalar loop bounds instead of masks, and each output
-// is a chain of its own (a plane's outputs no longer wait on one another's
-// masks and permutations). Only where the buffers (src, dst and argmax of 16
-// planes) fit in L1d, 32 KiB on Zen 4 and most x86 cores: thread CPU time, 1
-// thread, Zen 4, against the paired rows below, VGG-16's pool5 (512 x 14x14,
-// 2x2/2) 1.2x with argmax, 1.45x without; pool4 (28x28, 100 KiB of buffers)
-// 0.9x with argmax.
+// blocked layouts do: a band of rows of 16 planes is transposed in registers
+// into a buffer of pixels x 16 lanes, each output of the band's output rows then
+// visits its window's taps one vector each, and the outputs are transposed back.
+// The window is the same in every lane, so its clipping is scalar loop bounds
+// instead of masks, and each output is a chain of its own (a plane's outputs no
+// longer wait on one another's masks and permutations). The band holds as many
+// output rows as fit, with their input rows, dst and argmax, in 32 KiB (L1d on
+// Zen 4 and most x86 cores).
 constexpr int64_t kTransposedPixels = 32 * 1024 / (16 * sizeof(float));
 
-bool transposed_planes_apply(const Plane &p) {
-  return p.d.h * p.d.w + 2 * p.oh * p.ow <= kTransposedPixels;
+// Output rows a band holds (0: not even one fits).
+int64_t band_rows(const Plane &p) {
+  const dlk_pool2d_desc &d = p.d;
+  const auto pixels = [&](int64_t rows) {
+    return std::min(d.h, (rows - 1) * d.stride_h + d.kh) * d.w + 2 * rows * p.ow;
+  };
+  int64_t rows = 0;
+  while (rows < p.oh && pixels(rows + 1) <= kTransposedPixels) ++rows;
+  return rows;
 }
+
+// Output rows of up to 16 (VGG-16's pool4 and pool5), whose rows leave lanes idle
+// in a register (thread CPU time, 1 thread, Zen 4, against the rows' path: pool4,
+// 512 x 28x28 2x2/2, 1.05x with argmax, 1.13x without). On wider outputs the
+// transposes cost more than they save (pool3's 56x56: 0.85x, ResNet-50's 3x3/2
+// on 112x112: 0.66x).
+bool transposed_planes_apply(const Plane &p) { return p.ow <= kLanes && band_rows(p) > 0; }
 
 // Elements 0 .. size of `count` rows `stride` apart into `to`, a pixel of 16
 // lanes after another (lanes past count: 0).
@@ -413,112 +426,51 @@ void transpose_out(const float *from, int64_t size, int64_t count, int64_t strid
   }
 }
 
-// Planes p0 .. p0 + count (count <= 16) of a plane small enough for the buffers.
+// Planes p0 .. p0 + count (count <= 16), a band of output rows at a time.
 template <class Lanes>
 void transposed_planes(const Plane &p, const float *src, int64_t count, float *dst, int32_t *argmax) {
   const dlk_pool2d_desc &d = p.d;
-  const int64_t plane = d.h * d.w, out_plane = p.oh * p.ow;
+  const int64_t plane = d.h * d.w, out_plane = p.oh * p.ow, band = band_rows(p);
   alignas(64) float buffer[kTransposedPixels * 16];
-  float *in = buffer, *out = buffer + plane * 16;
-  int32_t *at = reinterpret_cast<int32_t *>(out + out_plane * 16);
-  transpose_in(src, plane, count, plane, in);
   const bool max = d.kind == DLK_POOL_MAX;
   const __mmask16 all = 0xffff;
-  for (int64_t oy = 0; oy < p.oh; ++oy) {
-    const int64_t y = oy * d.stride_h - d.pad_h;
-    const int64_t y0 = std::max<int64_t>(y, 0), y1 = std::min(y + d.kh, d.h);
-    for (int64_t ox = 0; ox < p.ow; ++ox) {
-      const int64_t x = ox * d.stride_w - d.pad_w;
-      const int64_t x0 = std::max<int64_t>(x, 0), x1 = std::min(x + d.kw, d.w);
-      const int64_t o = oy * p.ow + ox;
-      if (!max) {
-        SumLanes sum;
-        for (int64_t ty = y0; ty < y1; ++ty)
-          for (int64_t tx = x0; tx < x1; ++tx) sum.add(all, _mm512_load_ps(in + (ty * d.w + tx) * 16));
-        _mm512_store_ps(out + o * 16, sum.mean(d));
-        continue;
-      }
-      Lanes m(_mm512_set1_epi32(static_cast<int32_t>(y0 * d.w + x0)));
-      m.start(all, _mm512_load_ps(in + (y0 * d.w + x0) * 16));
-      for (int64_t ty = y0; ty < y1; ++ty)
-        for (int64_t tx = ty == y0 ? x0 + 1 : x0; tx < x1; ++tx) {
-          const int64_t index = ty * d.w + tx;
-          m.take(all, _mm512_load_ps(in + index * 16), _mm512_set1_epi32(static_cast<int32_t>(index)));
+  for (int64_t oy0 = 0; oy0 < p.oh; oy0 += band) {
+    const int64_t oy1 = std::min(p.oh, oy0 + band);
+    // Input rows [r0, r1) of the band's windows, in the buffer from `in` on.
+    const int64_t r0 = std::max<int64_t>(0, oy0 * d.stride_h - d.pad_h);
+    const int64_t r1 = std::min(d.h, (oy1 - 1) * d.stride_h - d.pad_h + d.kh);
+    const int64_t outputs = (oy1 - oy0) * p.ow;
+    float *in = buffer, *out = buffer + (r1 - r0) * d.w * 16;
+    int32_t *at = reinterpret_cast<int32_t *>(out + outputs * 16);
+    transpose_in(src + r0 * d.w, plane, count, (r1 - r0) * d.w, in);
+    const auto pixel = [&](int64_t ty, int64_t tx) { return in + ((ty - r0) * d.w + tx) * 16; };
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const int64_t y = oy * d.stride_h - d.pad_h;
+      const int64_t y0 = std::max<int64_t>(y, 0), y1 = std::min(y + d.kh, d.h);
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        const int64_t x = ox * d.stride_w - d.pad_w;
+        const int64_t x0 = std::max<int64_t>(x, 0), x1 = std::min(x + d.kw, d.w);
+        const int64_t o = (oy - oy0) * p.ow + ox;
+        if (!max) {
+          SumLanes sum;
+          for (int64_t ty = y0; ty < y1; ++ty)
+            for (int64_t tx = x0; tx < x1; ++tx) sum.add(all, _mm512_load_ps(pixel(ty, tx)));
+          _mm512_store_ps(out + o * 16, sum.mean(d));
+          continue;
         }
-      _mm512_store_ps(out + o * 16, m.value());
-      if constexpr (std::is_same<Lanes, MaxLanes>::value) _mm512_store_si512(at + o * 16, m.at);
-    }
-  }
-  transpose_out(out, out_plane, count, out_plane, dst);
-  if constexpr (std::is_same<Lanes, MaxLanes>::value)
-    if (argmax)
-      transpose_out(out + out_plane * 16, out_plane, count, out_plane,
-                    reinterpret_cast<float *>(argmax));
-}
-
-// Output rows of at most half a register (VGG-16's pool5: 7 wide) would leave
-// most lanes idle: two output rows share a register instead, row oy in lanes
-// 0 .. ow and row oy + 1 in lanes 8 .. 8 + ow. A tap is one load from each of
-// the two input rows, its columns picked by one vpermt2ps, so a tap costs what
-// it costs for one row; the two rows are put side by side again by a
-// permutation before the store.
-bool paired_rows_apply(const Plane &p) { return p.ow <= 8 && p.d.stride_w * (p.ow - 1) < kLanes; }
-
-template <class Lanes>
-void paired_rows(const Plane &p, const float *src, float *dst, int32_t *argmax) {
-  const dlk_pool2d_desc &d = p.d;
-  const int64_t sw = d.stride_w, ow = p.ow;
-  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);  // ox
-  const __mmask16 high = 0xff00;
-  // Lane 8 + ox's element of the second load is 16 + sw * ox.
-  const __m512i pick = _mm512_add_epi32(_mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(sw))),
-                                        _mm512_maskz_set1_epi32(high, kLanes));
-  // Output i of the two rows comes from lane i (row oy) or 8 + i - ow (row oy + 1).
-  alignas(64) int32_t gather_out[kLanes];
-  for (int64_t i = 0; i < kLanes; ++i) gather_out[i] = static_cast<int32_t>(i < ow ? i : 8 + i - ow);
-  const __m512i unpair = _mm512_load_si512(gather_out);
-  const __mmask16 ox_lanes = static_cast<__mmask16>(lane_range(0, ow) | (lane_range(0, ow) << 8));
-  const __m512i ox_x = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(sw)));
-  const bool max = d.kind == DLK_POOL_MAX;
-  for (int64_t oy = 0; oy < p.oh; oy += 2) {
-    const bool second = oy + 1 < p.oh;
-    const __mmask16 rows_lanes = second ? ox_lanes : static_cast<__mmask16>(ox_lanes & 0xff);
-    // Each lane's window: rows [y0, y0 + kh) of the image, columns [x0, x0 + kw).
-    const int64_t ya = oy * d.stride_h - d.pad_h, yb = ya + d.stride_h;
-    const __m512i x0 = _mm512_sub_epi32(ox_x, _mm512_set1_epi32(static_cast<int32_t>(d.pad_w)));
-    const __m512i first_y = _mm512_mask_blend_epi32(high, _mm512_set1_epi32(static_cast<int32_t>(std::max<int64_t>(ya, 0))),
-                                                    _mm512_set1_epi32(static_cast<int32_t>(std::max<int64_t>(yb, 0))));
-    const __m512i first = _mm512_add_epi32(_mm512_mullo_epi32(first_y, _mm512_set1_epi32(static_cast<int32_t>(d.w))),
-                                           _mm512_max_epi32(x0, _mm512_setzero_si512()));
-    Lanes m(first);
-    SumLanes sum;
-    for (int64_t ky = 0; ky < d.kh; ++ky) {
-      const int64_t y_a = ya + ky, y_b = yb + ky;
-      const bool in_a = y_a >= 0 && y_a < d.h, in_b = second && y_b >= 0 && y_b < d.h;
-      const __m512i row_index = _mm512_mask_blend_epi32(high, _mm512_set1_epi32(static_cast<int32_t>(y_a * d.w)),
-                                                        _mm512_set1_epi32(static_cast<int32_t>(y_b * d.w)));
-      const __mmask16 rows_in = static_cast<__mmask16>((in_a ? 0x00ff : 0) | (in_b ? 0xff00 : 0));
-      for (int64_t kx = 0; kx < d.kw; ++kx) {
-        const int64_t xs = kx - d.pad_w;  // column of lane ox = 0's tap
-        const __mmask16 load = lane_range(-xs, d.w - xs);
-        const __m512 a = in_a ? _mm512_maskz_loadu_ps(load, src + y_a * d.w + xs) : _mm512_setzero_ps();
-        const __m512 b = in_b ? _mm512_maskz_loadu_ps(load, src + y_b * d.w + xs) : _mm512_setzero_ps();
-        const __m512 v = _mm512_permutex2var_ps(a, pick, b);
-        // Lanes whose tap column xs + sw * ox lies in the image.
-        const __m512i x = _mm512_add_epi32(ox_x, _mm512_set1_epi32(static_cast<int32_t>(xs)));
-        const __mmask16 valid = _mm512_mask_cmplt_epi32_mask(
-            _mm512_mask_cmpge_epi32_mask(static_cast<__mmask16>(rows_in & rows_lanes), x, _mm512_setzero_si512()), x,
-            _mm512_set1_epi32(static_cast<int32_t>(d.w)));
-        if (max) m.take(valid, v, _mm512_add_epi32(row_index, x));
-        else sum.add(valid, v);
+        Lanes m(_mm512_set1_epi32(static_cast<int32_t>(y0 * d.w + x0)));
+        m.start(all, _mm512_load_ps(pixel(y0, x0)));
+        for (int64_t ty = y0; ty < y1; ++ty)
+          for (int64_t tx = ty == y0 ? x0 + 1 : x0; tx < x1; ++tx)
+            m.take(all, _mm512_load_ps(pixel(ty, tx)), _mm512_set1_epi32(static_cast<int32_t>(ty * d.w + tx)));
+        _mm512_store_ps(out + o * 16, m.value());
+        if constexpr (std::is_same<Lanes, MaxLanes>::value) _mm512_store_si512(at + o * 16, m.at);
       }
     }
-    const int64_t outputs = second ? 2 * ow : ow;
-    const __mmask16 store = lane_range(0, outputs);
-    const __m512 result = max ? m.value() : sum.mean(d);
-    _mm512_mask_storeu_ps(dst + oy * ow, store, _mm512_permutexvar_ps(unpair, result));
+    transpose_out(out, outputs, count, out_plane, dst + oy0 * p.ow);
     if constexpr (std::is_same<Lanes, MaxLanes>::value)
-      if (max) _mm512_mask_storeu_epi32(argmax + oy * ow, store, _mm512_permutexvar_epi32(unpair, m.at));
+      if (argmax)
+        transpose_out(out + outputs * 16, outputs, count, out_plane, reinterpret_cast<float *>(argmax + oy0 * p.ow));
   }
 }
 
@@ -544,13 +496,6 @@ void pool2d_forward_nchw_f32_avx512(const core::Pool2dArgs &a, int threads) {
       if (a.argmax)
         transposed_planes<MaxLanes>(p, src + p0 * plane, count, dst + p0 * out_plane, a.argmax + p0 * out_plane);
       else transposed_planes<MaxValueLanes>(p, src + p0 * plane, count, dst + p0 * out_plane, nullptr);
-    });
-    return;
-  }
-  if (paired_rows_apply(p)) {
-    parallel_for(planes, threads, [&](int64_t i, int) {
-      if (a.argmax) paired_rows<MaxLanes>(p, src + i * plane, dst + i * out_plane, a.argmax + i * out_plane);
-      else paired_rows<MaxValueLanes>(p, src + i * plane, dst + i * out_plane, nullptr);
     });
     return;
   }
