@@ -25,6 +25,17 @@ struct Shape {
 };
 
 // Element (image, channel, pixel) of a tensor of `plane` pixels a channel.
+// The window of output (oy, ox) clipped to the image: rows [y0, y1), columns
+// [x0, x1); for a pool2d descriptor or a test shape, which name their fields alike.
+struct Window {
+  int64_t y0, y1, x0, x1;
+};
+template <class Geometry>
+Window clipped_window(const Geometry &g, int64_t oy, int64_t ox) {
+  return {std::max<int64_t>(0, oy * g.stride_h - g.pad_h), std::min(g.h, oy * g.stride_h - g.pad_h + g.kh),
+          std::max<int64_t>(0, ox * g.stride_w - g.pad_w), std::min(g.w, ox * g.stride_w - g.pad_w + g.kw)};
+}
+
 int64_t element(dlk_format format, int64_t c, int64_t plane, int64_t image, int64_t channel, int64_t pixel) {
   return format == DLK_FORMAT_NHWC ? (image * plane + pixel) * c + channel : (image * c + channel) * plane + pixel;
 }
@@ -88,12 +99,9 @@ TEST_CASE("max pooling backward: every tier adds each output's gradient at its a
               for (int64_t ox = 0; ox < ow; ++ox) {
                 // A tap of the window clipped to the image; with `anywhere`, one output in
                 // 40 points anywhere in its plane instead.
-                const int64_t y0 = std::max<int64_t>(0, oy * s.stride_h - s.pad_h);
-                const int64_t y1 = std::min(s.h, oy * s.stride_h - s.pad_h + s.kh);
-                const int64_t x0 = std::max<int64_t>(0, ox * s.stride_w - s.pad_w);
-                const int64_t x1 = std::min(s.w, ox * s.stride_w - s.pad_w + s.kw);
-                int64_t pixel = (y0 + static_cast<int64_t>(rng() % (y1 - y0))) * s.w + x0 +
-                                static_cast<int64_t>(rng() % (x1 - x0));
+                const Window win = clipped_window(s, oy, ox);
+                int64_t pixel = (win.y0 + static_cast<int64_t>(rng() % (win.y1 - win.y0))) * s.w + win.x0 +
+                                static_cast<int64_t>(rng() % (win.x1 - win.x0));
                 if (anywhere && rng() % 40 == 0) pixel = static_cast<int64_t>(rng() % (s.h * s.w));
                 argmax[element(format, s.c, oh * ow, i, ch, oy * ow + ox)] = static_cast<int32_t>(pixel);
               }
@@ -125,10 +133,7 @@ std::vector<float> spread(const dlk_pool2d_desc &d, int64_t oh, int64_t ow, cons
     for (int64_t ch = 0; ch < d.c; ++ch)
       for (int64_t oy = 0; oy < oh; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox) {
-          const int64_t y0 = std::max<int64_t>(0, oy * d.stride_h - d.pad_h);
-          const int64_t y1 = std::min(d.h, oy * d.stride_h - d.pad_h + d.kh);
-          const int64_t x0 = std::max<int64_t>(0, ox * d.stride_w - d.pad_w);
-          const int64_t x1 = std::min(d.w, ox * d.stride_w - d.pad_w + d.kw);
+          const auto [y0, y1, x0, x1] = clipped_window(d, oy, ox);
           const int64_t divisor = d.kind == DLK_POOL_AVG_INCLUDE_PADDING ? d.kh * d.kw : (y1 - y0) * (x1 - x0);
           const float share =
               diff_dst[element(d.format, d.c, oh * ow, i, ch, oy * ow + ox)] / static_cast<float>(divisor);
