@@ -18,6 +18,7 @@ packages=(
   libxsimd-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev
   clang libclang-rt-14-dev libomp-dev
   iproute2  # scripts/netbed.sh (ip netns, tc)
+  zlib1g-dev dataset-fashion-mnist  # dlk-train (examples/train) and its tests
 )
 
 install_missing_packages() {

@@ -1,0 +1,67 @@
+#include "options.hpp"
+
+#include <cstdlib>
+
+#include <CLI/CLI.hpp>
+
+#include "model_spec.hpp"
+
+namespace dlk_train {
+
+std::optional<int> parse_options(int argc, char **argv, Options &o) {
+  if (const char *env = std::getenv("DLK_COMM_ALGO")) o.algorithm = env;
+  if (const char *env = std::getenv("DLK_BACKEND")) o.backend = env;
+  CLI::App app{"dlk-train: data-parallel training of CNNs on Fashion-MNIST with dlk ops and "
+               "libdlk_comm (docs/train.md)"};
+  app.add_option("--model", o.model, "lenet5, vgg_small or wide")
+      ->check(CLI::IsMember(model_names()));
+  app.add_flag("--describe", o.describe, "Print the model's layers and gradients as JSON, exit");
+  app.add_option("--data", o.data_dir,
+                 "Directory of the Fashion-MNIST IDX files (.gz or not); default: "
+                 "/usr/share/datasets/fashion-mnist");
+  app.add_option("--epochs", o.epochs, "Epochs")->check(CLI::PositiveNumber);
+  app.add_option("--steps", o.steps, "Stop after this many steps in all (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--train-subset", o.train_subset, "Train on the first N images (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--test-subset", o.test_subset, "Test on the first N images (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", o.threads, "dlk threads per rank (0: dlk's default)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", o.seed, "Seed of the weights and of the data order");
+  app.add_option("--batch", o.batch, "Global batch, split over the ranks")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lr", o.lr, "Learning rate")->check(CLI::PositiveNumber);
+  app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--algorithm", o.algorithm,
+                 "All-reduce: native, ring, ps, onebit, topk, int8, int4, fp16, bf16, auto "
+                 "(default: DLK_COMM_ALGO, else native)");
+  bool no_error_feedback = false;
+  app.add_flag("--no-error-feedback", no_error_feedback,
+               "Drop the compression error every step (zero the all-reduce residuals)");
+  app.add_option("--topk-fraction", o.topk_fraction, "topk: fraction of elements sent")
+      ->check(CLI::Range(1e-6, 1.0));
+  app.add_option("--bucket-mb", o.bucket_mb, "Gradient bucket size in MiB (as DDP's bucket_cap_mb)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--backend", o.backend, "cpu, fpga_sim, cuda (default: DLK_BACKEND, else cpu)");
+  app.add_option("--dtype", o.dtype, "f32, or bf16 (bf16 conv/GEMM, f32 master weights)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
+  app.add_option("--save", o.save, "Write a checkpoint here at the end");
+  app.add_option("--resume", o.resume, "Start from this checkpoint");
+  app.add_option("--json", o.json, "Write the run as JSON (dlk-train/run/1) to FILE, - for stdout");
+  app.add_option("--timeline-steps", o.timeline_steps,
+                 "Steps sampled for the per-layer timeline in --json")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--quiet", o.quiet, "No progress line");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  }
+  o.error_feedback = !no_error_feedback;
+  if (o.algorithm.empty()) o.algorithm = "native";
+  if (o.backend.empty()) o.backend = "cpu";
+  return std::nullopt;
+}
+
+}  // namespace dlk_train

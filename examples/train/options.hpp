@@ -1,0 +1,40 @@
+// dlk-train's command line (CLI11), with DLK_BACKEND and DLK_COMM_ALGO as the
+// defaults of --backend and --algorithm.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dlk_train {
+
+struct Options {
+  std::string model = "lenet5";
+  bool describe = false;  // print the model as JSON and exit
+  std::string data_dir;   // "" : Debian's dataset-fashion-mnist
+  int epochs = 1;
+  int64_t steps = 0;         // 0: every step of every epoch
+  int64_t train_subset = 0;  // 0: the whole training set
+  int64_t test_subset = 0;
+  int threads = 0;  // 0: dlk's default
+  uint64_t seed = 1;
+  int64_t batch = 64;  // global, over all ranks
+  float lr = 0.05f;
+  float momentum = 0.9f;
+  std::string algorithm;  // "" : DLK_COMM_ALGO, else native
+  bool error_feedback = true;
+  double topk_fraction = 0.01;
+  double bucket_mb = 25.0;
+  std::string backend;  // "" : DLK_BACKEND, else cpu
+  std::string dtype = "f32";
+  std::string save, resume;
+  std::string json;         // "" none, "-" stdout, else a file
+  int timeline_steps = 3;   // steps whose per-layer timeline --json records
+  bool quiet = false;
+};
+
+// Parses argv; returns the exit code when the program should stop now (--help,
+// or an error already printed), nothing when it should run.
+std::optional<int> parse_options(int argc, char **argv, Options &options);
+
+}  // namespace dlk_train
