@@ -1,4 +1,4 @@
-# The exported ABI of each installed library (README, "ABI"): the library exports
+# The exported ABI of each installed library (docs/architecture.md, "ABI"): the library exports
 # only the C symbols its patterns name (a linker version script; no C++ template
 # instances leak), and tests/abi compares what it exports, and its SONAME, with
 # the list committed in tests/abi/<library>.symbols.

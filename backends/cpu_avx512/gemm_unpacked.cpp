@@ -14,7 +14,7 @@ using kernels::UnpackedForm;
 // The rule, measured on Zen 4 with one thread by `dlk-perf gemm --shapes
 // small,skinny --dtypes f32 --thread-counts 1` once with DLK_CPU_GEMM=blocked
 // and once with DLK_CPU_GEMM=unpacked, each against OpenBLAS in its own run
-// (README "CPU GEMM" has the table). Packing reads A and B and writes them once
+// (docs/cpu_gemm.md has the table). Packing reads A and B and writes them once
 // more, which the micro-kernel repays only when each packed element is used
 // many times.
 //   - One row or one column of C (m = 1 or n = 1) uses each element of B (or

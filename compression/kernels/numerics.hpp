@@ -107,7 +107,8 @@ struct BlockScale {
 
 // Blocks whose largest magnitude is 0, or so small that max_code / m overflows,
 // encode as all-zero codes with scale 0 (their value stays in the residual).
-// Non-finite blocks follow the rule for non-finite gradients (docs/compression.md):
+// Non-finite blocks follow the rule for non-finite gradients (docs/compression.md,
+// "Non-finite values"; the decode rule is in docs/wire-format.md, int8 and int4):
 // they decode to non-finite values of the same sign, never to finite ones.
 // - A block holding inf (and no NaN) gets scale +inf and inverse 2^-149, so that
 //   +-inf quantize to +-max_code (decoded +-inf) and every finite value to code 0,

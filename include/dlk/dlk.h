@@ -181,8 +181,8 @@ static inline dlk_status dlk_context_last_op(dlk_context_t context, dlk_op_recor
 
 /* ------------------------------------------ fpga_sim: the simulated accelerator's record */
 
-/* What the last op would take on the accelerator that fpga_sim simulates (see the
- * README for the timing model). The struct grows at its end: set struct_size to
+/* What the last op would take on the accelerator that fpga_sim simulates (see
+ * docs/fpga_sim.md for the timing model). The struct grows at its end: set struct_size to
  * sizeof(dlk_sim_record) before the call; the library fills the fields it knows
  * and keeps struct_size as given. Cycles are of the array's clock. */
 typedef struct dlk_sim_record {

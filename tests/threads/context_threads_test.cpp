@@ -23,7 +23,7 @@ dlk_context_t make_context() {
   dlk_context_options options;
   dlk_context_options_init(&options);
   options.backend = "cpu";
-  options.num_threads = 1;  // OpenMP stays out of the picture (see README: reliability)
+  options.num_threads = 1;  // OpenMP stays out of the picture (see docs/testing.md, "Reliability")
   dlk_context_t context = nullptr;
   return dlk_context_create(&context, &options) == DLK_STATUS_SUCCESS ? context : nullptr;
 }
