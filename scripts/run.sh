@@ -19,6 +19,7 @@ packages=(
   clang libclang-rt-14-dev libomp-dev
   iproute2  # scripts/netbed.sh (ip netns, tc)
   zlib1g-dev dataset-fashion-mnist  # dlk-train (examples/train) and its tests
+  python3-torch python3-numpy  # examples/train/torch_peer.py, the PyTorch peer, and its test
   python3  # tests/docs/links_test.py (README and docs links)
 )
 
