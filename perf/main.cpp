@@ -1,5 +1,5 @@
 // dlk-perf: ceilings, roofline reports and peer comparisons for dlk.
-// Each subcommand registers itself (perf/subcommand.hpp); this file only parses
+// Each subcommand registers itself (perf/commands/subcommand.hpp); this file only parses
 // the command line and runs the one that was named.
 #include <algorithm>
 #include <exception>
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "perf/subcommand.hpp"
+#include "perf/commands/subcommand.hpp"
 
 int main(int argc, char **argv) {
   using namespace dlk::perf;

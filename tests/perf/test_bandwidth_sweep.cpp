@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "perf/bandwidth_sweep.hpp"
+#include "perf/ceilings/bandwidth_sweep.hpp"
 
 using namespace dlk::perf;
 

@@ -6,8 +6,8 @@
 
 #include <unistd.h>
 
-#include "perf/ceilings_cache.hpp"
-#include "perf/machine_ceilings.hpp"
+#include "perf/ceilings/ceilings_cache.hpp"
+#include "perf/ceilings/machine_ceilings.hpp"
 
 using namespace dlk::perf;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "perf/cpu_caches.hpp"
-#include "perf/memory_bandwidth.hpp"
+#include "perf/machine/cpu_caches.hpp"
+#include "perf/ceilings/memory_bandwidth.hpp"
 
 using namespace dlk::perf;
 

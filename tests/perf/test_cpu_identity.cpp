@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "perf/cpu_identity.hpp"
-#include "perf/fma_peak.hpp"
+#include "perf/machine/cpu_identity.hpp"
+#include "perf/ceilings/fma_peak.hpp"
 
 using namespace dlk::perf;
 

@@ -1,11 +1,11 @@
-// The shape sets of `dlk-perf gemm` (perf/gemm_shapes.hpp).
+// The shape sets of `dlk-perf gemm` (perf/workloads/gemm_shapes.hpp).
 #include <catch2/catch.hpp>
 
 #include <set>
 #include <stdexcept>
 #include <string>
 
-#include "perf/gemm_shapes.hpp"
+#include "perf/workloads/gemm_shapes.hpp"
 
 using namespace dlk::perf;
 

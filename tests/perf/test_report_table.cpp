@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "perf/report_table.hpp"
+#include "perf/common/report_table.hpp"
 
 using namespace dlk::perf;
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "perf/roofline.hpp"
+#include "perf/ceilings/roofline.hpp"
 
 using namespace dlk::perf;
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "perf/stats.hpp"
+#include "perf/common/stats.hpp"
 
 using namespace dlk::perf;
 

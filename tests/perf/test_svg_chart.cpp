@@ -2,12 +2,12 @@
 
 #include <string>
 
-#include "perf/bandwidth_chart.hpp"
-#include "perf/machine_header.hpp"
-#include "perf/network_chart.hpp"
-#include "perf/progress.hpp"
-#include "perf/roofline_chart.hpp"
-#include "perf/svg_chart.hpp"
+#include "perf/charts/bandwidth_chart.hpp"
+#include "perf/machine/machine_header.hpp"
+#include "perf/charts/network_chart.hpp"
+#include "perf/common/progress.hpp"
+#include "perf/charts/roofline_chart.hpp"
+#include "perf/charts/svg_chart.hpp"
 #include "xml_well_formed.hpp"
 
 using namespace dlk::perf;

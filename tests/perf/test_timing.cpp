@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "perf/timing.hpp"
+#include "perf/common/timing.hpp"
 
 using namespace dlk::perf;
 

@@ -10,10 +10,10 @@
 #include <exception>
 #include <string>
 
-#include "perf/bandwidth_chart.hpp"
-#include "perf/network_chart.hpp"
-#include "perf/roofline_chart.hpp"
-#include "perf/svg_chart.hpp"
+#include "perf/charts/bandwidth_chart.hpp"
+#include "perf/charts/network_chart.hpp"
+#include "perf/charts/roofline_chart.hpp"
+#include "perf/charts/svg_chart.hpp"
 
 using namespace dlk::perf;
 

@@ -1,0 +1,33 @@
+#include "perf/ceilings/dtype_peaks.hpp"
+
+#include "perf/machine/cpu_identity.hpp"
+#include "perf/ceilings/fma_peak.hpp"
+
+namespace dlk::perf {
+
+PeakRow measure_dtype_peaks(const dlk_context_info &info, int threads) {
+  PeakOptions options;
+  options.runs = 9;
+  const SimdIsa isa = simd_isa_from_name(info.isa);
+  const PeakMeasurement m = measure_fp32_peak(isa, threads, options);
+  const double f32 = info.peak_f32_flops;
+  const std::string derived = "derived from FP32 by the context's theoretical ratio";
+  PeakRow row{threads,
+              m.ops_per_second.max,
+              f32 > 0 ? m.ops_per_second.max * info.peak_bf16_flops / f32 : m.ops_per_second.max,
+              f32 > 0 ? m.ops_per_second.max * info.peak_int8_ops / f32 : m.ops_per_second.max,
+              m.method,
+              derived,
+              derived};
+  if (isa != SimdIsa::avx512) return row;
+  for (const PeakLoop &loop : peak_loops(cpu_identity())) {
+    if (loop.isa != SimdIsa::avx512 || (loop.dtype != "bf16" && loop.dtype != "int8")) continue;
+    const PeakMeasurement p = measure_peak(loop, threads, options);
+    const bool bf16 = loop.dtype == "bf16";
+    (bf16 ? row.bf16 : row.int8) = p.ops_per_second.max;
+    (bf16 ? row.bf16_method : row.int8_method) = p.method;
+  }
+  return row;
+}
+
+}  // namespace dlk::perf

@@ -1,0 +1,224 @@
+// `dlk-perf conv`: dlk's NCHW convolution (f32: forward, backward data, backward
+// weights; bf16 and u8 x s8 -> s32: forward) against oneDNN's in the same dtypes
+// on the same data and thread count, interleaved: oneDNN with plain nchw / oihw
+// memory, and (forward) in the blocked layouts it picks itself (`any`), whose
+// reorders of src in and dst out, which a framework keeping NCHW tensors pays
+// per call, are timed as a candidate of their own. Each point has the ratio to
+// every peer and the % of its dtype's peak measured in the same run. The JSON
+// schema is documented in perf/README.md ("dlk-perf/conv/2").
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "dlk/dlk.hpp"
+#include "perf/common/context_options.hpp"
+#include "perf/workloads/conv_layers.hpp"
+#include "perf/workloads/conv_point.hpp"
+#include "perf/ceilings/dtype_peaks.hpp"
+#include "perf/machine/machine_header.hpp"
+#include "perf/peers/onednn_conv_peer.hpp"
+#include "perf/common/output_options.hpp"
+#include "perf/common/progress.hpp"
+#include "perf/common/report_table.hpp"
+#include "perf/charts/roofline_svg.hpp"
+#include "perf/commands/subcommand.hpp"
+#include "perf/common/timing.hpp"
+
+namespace dlk::perf {
+namespace {
+
+struct ConvOptions {
+  ContextOptions context;
+  std::vector<std::string> dtypes{"f32"};
+  std::vector<std::string> sets{"resnet50_3x3", "lenet5"};
+  std::vector<std::int64_t> batches{1};
+  std::vector<std::string> passes{"fwd", "bwd_data", "bwd_weights"};
+  OutputOptions output;
+  TimingOptions timing = peer_interleaved_timing(0.3, 4);
+};
+
+ReportTable points_table() {
+  return ReportTable({{"dtype", "dtype", 1, 0},
+                      {"set", "set", 1, 0},
+                      {"layer", "layer", 1, 0},
+                      {"batch", "n", 1, 0},
+                      {"pass", "pass", 1, 0},
+                      {"shape", "c>k hxw kxk/s", 1, 0},
+                      {"flops", "GFLOP", 1e-9, 3, Show::json},
+                      {"threads", "threads", 1, 0, Show::json},
+                      {"dlk_flops_per_second", "dlk G/s", 1e-9, 1},
+                      {"percent_of_peak", "%peak", 1, 1},
+                      {"onednn_nchw_flops_per_second", "dnnl nchw G/s", 1e-9, 1},
+                      {"ratio_to_onednn_nchw", "x nchw", 1, 2},
+                      {"onednn_any_flops_per_second", "dnnl any G/s", 1e-9, 1},
+                      {"ratio_to_onednn_any", "x any", 1, 2},
+                      {"onednn_reorder_seconds", "reorder ms", 1e3, 3},
+                      {"ratio_to_onednn_any_with_reorders", "x any+ro", 1, 2},
+                      {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
+                      {"dlk_implementation", "dlk impl", 1, 0, Show::json},
+                      {"onednn_nchw_implementation", "dnnl impl", 1, 0, Show::json},
+                      {"onednn_any_implementation", "dnnl any impl", 1, 0, Show::json}});
+}
+
+ConvPass pass_from_name(const std::string &name) {
+  if (name == "bwd_data") return ConvPass::backward_data;
+  if (name == "bwd_weights") return ConvPass::backward_weights;
+  return ConvPass::forward;
+}
+
+// The dtypes of `--dtypes`: int8 is u8 x s8 -> s32 (zero points 0, no scales).
+void set_dtype(dlk_conv2d_desc &d, const std::string &dtype) {
+  if (dtype == "bf16") d.src_type = d.weights_type = d.dst_type = DLK_DTYPE_BF16;
+  if (dtype == "int8")
+    d.src_type = DLK_DTYPE_U8, d.weights_type = DLK_DTYPE_S8, d.dst_type = DLK_DTYPE_S32;
+}
+
+struct Report {
+  dlk_context_info info{};
+  PeakRow peak{};
+  ReportTable points = points_table();
+  double wall_seconds = 0;
+};
+
+// One layer at one batch and pass: dlk and the oneDNN forms on copies of the same data.
+void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const std::string &dtype,
+               const ConvLayer &layer, std::int64_t batch, ConvPass pass, int threads,
+               const TimingOptions &timing) {
+  dlk_conv2d_desc d = conv_desc(layer, batch);
+  set_dtype(d, dtype);
+  const ConvPointTiming p = time_conv_point(context, d, pass, threads, timing);
+  const double peak = dtype == "bf16" ? report.peak.bf16 : dtype == "int8" ? report.peak.int8 : report.peak.fp32;
+  chart.add(fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n), context, p.record, p.dlk_seconds,
+            {{"onednn nchw", p.onednn_nchw_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
+  Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl;
+  if (p.onednn_any_seconds) {
+    const double any_s = *p.onednn_any_seconds, ro_s = *p.onednn_reorder_seconds;
+    any_rate = p.flops / any_s, any_ratio = any_s / p.dlk_seconds, reorder_s = ro_s;
+    any_reorder_ratio = (any_s + ro_s) / p.dlk_seconds;
+    any_impl = p.onednn_any_implementation;
+  }
+  report.points.add_row(
+      {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
+       fmt::format("{}>{} {}x{} {}x{}/{}{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h,
+                   d.groups > 1 ? fmt::format(" g{}", d.groups) : ""),
+       p.flops,
+       std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak,
+       p.flops / p.onednn_nchw_seconds, p.onednn_nchw_seconds / p.dlk_seconds, any_rate, any_ratio,
+       reorder_s, any_reorder_ratio, p.dlk_seconds, std::string(p.record.implementation),
+       p.onednn_nchw_implementation, any_impl});
+}
+
+std::string dlk_version_text() {
+  const dlk_version v = dlk_get_version();
+  return fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
+}
+
+int run_conv(const ConvOptions &o) {
+  const double start = now_seconds();
+  Report report;
+  dlk::Context context(o.context.to_dlk());
+  report.info = context.info();
+  const int threads = report.info.num_threads;
+  const MachineHeader header = context_machine_header(report.info);
+  RooflineSvg chart(o.output.svg, report.info, o.output.progress());
+  report.peak = measure_dtype_peaks(report.info, threads);
+  struct Point {
+    std::string dtype;
+    ConvLayer layer;
+    std::int64_t batch;
+    std::string pass;
+  };
+  std::vector<Point> points;
+  for (const std::string &dtype : o.dtypes)
+    for (const std::string &set : o.sets)
+      for (const ConvLayer &layer : conv_layers(set))
+        for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
+          for (const std::string &pass : o.passes)
+            if (dtype == "f32" || pass == "fwd") points.push_back({dtype, layer, batch, pass});
+  Progress progress(o.output.progress());
+  const double total = static_cast<double>(points.size());
+  int done = 0;
+  for (const Point &p : points) {
+    progress.update(fmt::format("conv {} {} {} n{}", p.dtype, p.layer.name, p.pass, p.batch), done++ / total);
+    add_point(report, chart, context, p.dtype, p.layer, p.batch, pass_from_name(p.pass), threads, o.timing);
+  }
+  progress.finish();
+  chart.write(fmt::format("dlk-perf conv: NCHW, backend {}, {} threads", report.info.backend, threads));
+  report.wall_seconds = now_seconds() - start;
+  if (o.output.json) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "dlk-perf/conv/2";
+    doc["dlk"] = {{"version", dlk_version_text()}, {"backend", report.info.backend},
+                  {"device", report.info.device}, {"isa", report.info.isa}};
+    doc["threads"] = threads;
+    doc["machine"] = header.json();
+    doc["peak"] = {{"fp32_flops_per_second", report.peak.fp32},
+                   {"bf16_flops_per_second", report.peak.bf16},
+                   {"int8_ops_per_second", report.peak.int8},
+                   {"method", report.peak.method},
+                   {"bf16_method", report.peak.bf16_method},
+                   {"int8_method", report.peak.int8_method}};
+    doc["points"] = report.points.json();
+    doc["wall_seconds"] = report.wall_seconds;
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print("dlk-perf conv: dlk {}, backend {}, isa {}, device \"{}\", {} threads\n",
+             dlk_version_text(), report.info.backend, report.info.isa, report.info.device, threads);
+  fmt::print("\n{}\n", header.text());
+  fmt::print("peak FP32 {:.1f} GFLOP/s ({}); BF16 {:.1f} GFLOP/s ({}); INT8 {:.1f} GOP/s ({})\n",
+             report.peak.fp32 * 1e-9, report.peak.method, report.peak.bf16 * 1e-9,
+             report.peak.bf16_method, report.peak.int8 * 1e-9, report.peak.int8_method);
+  fmt::print("\nNCHW, int8 = u8 x s8 -> s32; G/s = 10^9 FLOP (int8: OP) per second, median per call "
+             "over interleaved bursts; %peak of the dtype's peak; "
+             "x peer = peer time / dlk time (> 1: dlk faster); dnnl nchw = oneDNN on plain "
+             "nchw/oihw memory; dnnl any = oneDNN in its own blocked layouts (weights reordered "
+             "untimed), reorder = its src-in + dst-out reorders per call, any+ro = with them\n{}",
+             report.points.text());
+  fmt::print("\nwall time {:.1f} s\n", report.wall_seconds);
+  return 0;
+}
+
+RunFn setup_conv(CLI::App &command) {
+  auto o = std::make_shared<ConvOptions>();
+  o->context.add_to(command);
+  command.add_option("--dtypes", o->dtypes,
+                     "f32 (every pass), bf16 and int8 (u8 x s8 -> s32; forward only)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f32", "bf16", "int8"}))
+      ->capture_default_str();
+  command.add_option("--sets", o->sets,
+                     "layer sets: resnet50, resnet50_3x3, resnext50_3x3 (32 groups), vgg16, lenet5 (batch 64)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(conv_layer_sets()))
+      ->capture_default_str();
+  command.add_option("--batches", o->batches, "batch sizes (lenet5 always runs at 64)")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}))
+      ->capture_default_str();
+  command.add_option("--passes", o->passes, "fwd, bwd_data, bwd_weights")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fwd", "bwd_data", "bwd_weights"}))
+      ->capture_default_str();
+  o->output.add_to(command, "dlk-perf/conv/2", "the points on the roofline of the backend's ceilings");
+  command.add_option("--min-seconds", o->timing.min_seconds,
+                     "time each point at least this long (all implementations together)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command.add_option("--min-samples", o->timing.min_samples, "samples of each implementation")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  return [o] { return run_conv(*o); };
+}
+
+const RegisterSubcommand kConv{
+    {"conv", "dlk's NCHW convolution (f32 fwd, bwd data, bwd weights; bf16, int8 fwd) against oneDNN, interleaved",
+     setup_conv}};
+
+}  // namespace
+}  // namespace dlk::perf

@@ -1,0 +1,36 @@
+// One convolution point as `dlk-perf conv` and `dlk-perf report` time it: dlk's
+// NCHW call and oneDNN's forms (plain nchw; for forward also its own blocked
+// layouts and their per-call reorders) on copies of the same random data, on
+// the same thread count, interleaved; or dlk's forward alone.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "dlk/dlk.hpp"
+#include "perf/peers/onednn_conv_peer.hpp"
+#include "perf/common/timing.hpp"
+
+namespace dlk::perf {
+
+struct ConvPointTiming {
+  dlk_op_record record{};  // dlk's last call: implementation, FLOPs, bytes
+  double flops = 0;        // 2 x dst elements x (c / groups) x kh x kw
+  double dlk_seconds = 0;  // median per call
+  double onednn_nchw_seconds = 0;  // median per call; 0 for time_conv_forward_alone
+  std::string onednn_nchw_implementation;
+  // Forward only: oneDNN in its blocked layouts, and its src-in + dst-out reorders.
+  std::optional<double> onednn_any_seconds, onednn_reorder_seconds;
+  std::string onednn_any_implementation;
+};
+
+// In the desc's types: f32 for every pass; bf16 and u8 x s8 -> s32 forward.
+ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &desc, ConvPass pass,
+                                int threads, const TimingOptions &timing);
+
+// dlk's forward alone, in the desc's types (src and weights random, see
+// random_elements.hpp): no peer.
+ConvPointTiming time_conv_forward_alone(dlk::Context &context, const dlk_conv2d_desc &desc,
+                                        const TimingOptions &timing);
+
+}  // namespace dlk::perf
