@@ -15,3 +15,14 @@ function(dlk_library_abi target)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
   set_property(GLOBAL APPEND PROPERTY DLK_ABI_LIBRARIES ${target})
 endfunction()
+
+# The types and signatures of the public API (README, "ABI"): the files that define
+# a library's exported functions carry debug information in every build type, so
+# that abidw (libabigail) sees each exported function's parameters and the layout
+# of every struct they reach; tests/abi compares that with the dump committed in
+# tests/abi/<library>.abi. -g changes no generated code.
+#
+#   dlk_abi_public_sources(<source>...)    from the directory that lists them
+function(dlk_abi_public_sources)
+  set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS -g)
+endfunction()

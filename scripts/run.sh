@@ -21,6 +21,7 @@ packages=(
   zlib1g-dev dataset-fashion-mnist  # dlk-train (examples/train) and its tests
   python3-torch python3-numpy  # examples/train/torch_peer.py, the PyTorch peer, and its test
   python3  # tests/docs/links_test.py (README and docs links)
+  abigail-tools  # tests/abi: abidw/abidiff compare each library's ABI with tests/abi/*.abi
 )
 
 install_missing_packages() {

@@ -1,5 +1,5 @@
 /*
- * dlk: portable compute layer for deep-learning training. Stable C ABI.
+ * dlk: portable compute layer for deep-learning training. C ABI (docs/abi.md).
  *
  * Conventions, for every call below:
  * - Every call returns a dlk_status. On failure dlk_last_error() names the call,
@@ -18,8 +18,10 @@
  *   another thread's op runs on the same context is refused
  *   (DLK_STATUS_INVALID_ARGUMENT naming 'context'), never run beside it.
  * - A call that cannot get the memory it needs returns DLK_STATUS_OUT_OF_MEMORY.
- * - Struct layouts and enum values are part of the ABI: changing them changes
- *   DLK_ABI_VERSION (the SONAME of libdlk).
+ * - Struct layouts and enum values are part of the ABI. While DLK_ABI_VERSION
+ *   (the SONAME of libdlk) is 0, before release 1.0, the ABI is unstable: they may
+ *   change between commits without raising it. From 1 on, changing them raises it
+ *   (docs/abi.md; tests/abi checks each layout against a committed dump).
  * - Structs that may grow carry their size, as the caller was compiled: the
  *   options and descriptors in their first member, struct_size, which their
  *   *_init functions set; dlk_context_info and dlk_op_record in the calls that

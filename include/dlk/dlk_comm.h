@@ -2,7 +2,7 @@
  * libdlk_comm: all-reduce of float32 gradients over an MPI communicator, plain or
  * compressed, blocking or not, and a gradient synchronizer that fuses tensors
  * into buckets and all-reduces them while the backward pass goes on.
- * Stable C ABI; links MPI and libdlk_compress.
+ * C ABI (docs/abi.md); links MPI and libdlk_compress.
  *
  * | algorithm | what it does                                                        |
  * |-----------|---------------------------------------------------------------------|
@@ -42,6 +42,10 @@
  *   a non-finite value (never a finite one of the other sign), so that a loss
  *   scaler sees it and skips the step; the residuals of that buffer may then hold
  *   non-finite values: dlk_comm_buffer_reset_residuals clears them.
+ * - Struct layouts and enum values are part of the ABI. While DLK_COMM_ABI_VERSION
+ *   (the SONAME of libdlk_comm) is 0, before release 1.0, the ABI is unstable: they
+ *   may change between commits without raising it. From 1 on, changing them raises
+ *   it (docs/abi.md; tests/abi checks each layout against a committed dump).
  */
 #ifndef DLK_DLK_COMM_H
 #define DLK_DLK_COMM_H

@@ -1,6 +1,6 @@
 /*
  * libdlk_compress: gradient compressors with a self-describing, validated wire
- * format. Stable C ABI; needs nothing but the C++ runtime (it does not link libdlk).
+ * format. C ABI (docs/abi.md); needs nothing but the C++ runtime (it does not link libdlk).
  *
  * A codec encodes a float32 buffer into a message (header + payload, format in
  * docs/wire-format.md) and decodes it back, or decodes and adds it into a buffer
@@ -28,8 +28,10 @@
  *   given before it reads the payload: a truncated, corrupt or hostile message is
  *   DLK_CODEC_CORRUPT_MESSAGE (or DLK_CODEC_UNSUPPORTED for a newer format).
  * - Calls are thread-safe; the last-error message is per thread.
- * - Struct layouts and enum values are part of the ABI: changing them changes
- *   DLK_COMPRESS_ABI_VERSION (the SONAME of libdlk_compress).
+ * - Struct layouts and enum values are part of the ABI. While DLK_COMPRESS_ABI_VERSION
+ *   (the SONAME of libdlk_compress) is 0, before release 1.0, the ABI is unstable: they may
+ *   change between commits without raising it. From 1 on, changing them raises it
+ *   (docs/abi.md; tests/abi checks each layout against a committed dump).
  */
 #ifndef DLK_DLK_COMPRESS_H
 #define DLK_DLK_COMPRESS_H
