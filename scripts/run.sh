@@ -22,6 +22,7 @@ packages=(
   python3-torch python3-numpy  # examples/train/torch_peer.py, the PyTorch peer, and its test
   python3  # tests/docs/links_test.py (README and docs links)
   abigail-tools  # tests/abi: abidw/abidiff compare each library's ABI with tests/abi/*.abi
+  chromium  # tests/perf/render_charts.sh renders every chart (perf:charts_render_in_chromium)
 )
 
 install_missing_packages() {
@@ -49,10 +50,18 @@ configure() {
 # Build output goes to stderr, so that `scripts/run.sh report --json | ...` gets JSON alone.
 build() { cmake --build "$root/build/$1" -j "$jobs" -- "${@:2}" >&2; }
 
+# A skipped test fails the run unless it needs a GPU (label gpu): scripts/no_skips.sh.
 run_tests() {
   local dir=$1; shift
   echo "== tests: $dir"
-  (cd "$root/build/$dir" && ctest --output-on-failure -j "$jobs" "$@")
+  local logs
+  logs=$(mktemp -d)
+  local status=0
+  (cd "$root/build/$dir" && ctest --output-on-failure -j "$jobs" "$@" | tee "$logs/ctest" &&
+    ctest -N -L '^gpu$' "$@" > "$logs/gpu" && "$root/scripts/no_skips.sh" "$logs/ctest" "$logs/gpu") ||
+    status=$?
+  rm -rf "$logs"
+  return $status
 }
 
 # dlk-perf <subcommand> [args...], built first.

@@ -158,6 +158,10 @@ Fit fit_alpha_beta(const std::vector<std::pair<double, double>> &bytes_seconds) 
   return {alpha, beta > 0 ? 1 / beta : 0};
 }
 
+constexpr const char *kOneSizeNote =
+    "not fitted: t = alpha + bytes / bandwidth needs two sizes or more, and this run measured one "
+    "(give --min-bytes below --max-bytes)";
+
 int run_comm(const CommOptions &o) {
   int initialized = 0;
   MPI_Initialized(&initialized);
@@ -208,13 +212,16 @@ int run_comm(const CommOptions &o) {
     }
     progress.finish();
 
+    // A line through one size is not determined: with one size there is no fit,
+    // and the report says so instead of a table of zeros.
+    const bool can_fit = sizes >= 2;
     ReportTable fits({{"algorithm", "algorithm", 1, 0},
                       {"alpha_seconds", "alpha us", 1e6, 1},
                       {"bandwidth", "bandwidth GB/s", 1e-9, 3}});
     std::vector<NetworkSeries> chart;
     for (size_t k = 0; k < o.algorithms.size(); ++k) {
       const Fit f = fit_alpha_beta(per_algorithm[k]);
-      fits.add_row({o.algorithms[k], f.alpha, f.bandwidth});
+      if (can_fit) fits.add_row({o.algorithms[k], f.alpha, f.bandwidth});
       NetworkSeries series{o.algorithms[k], o.algorithms[k] == kPeer, {}, f.alpha, f.bandwidth > 0 ? 1 / f.bandwidth : 0};
       for (const auto &[n, t] : per_algorithm[k]) series.measured.push_back({n, t});
       chart.push_back(series);
@@ -244,6 +251,7 @@ int run_comm(const CommOptions &o) {
         doc["machine"] = header.json();
         doc["points"] = table.json();
         doc["fits"] = fits.json();
+        if (!can_fit) doc["fits_note"] = kOneSizeNote;
         doc["wall_seconds"] = MPI_Wtime() - start;
         fmt::print("{}\n", doc.dump(2));
       } else {
@@ -251,7 +259,10 @@ int run_comm(const CommOptions &o) {
                    "the slowest rank; busbw = algbw * 2(P-1)/P; wire = bytes a rank sent; "
                    "x MPI = MPI_Allreduce time / this time; topk keeps {} of the elements\n\n{}\n{}",
                    p, o.topk_fraction, header.text(), table.text());
-        fmt::print("\nalpha-beta fit (t = alpha + bytes / bandwidth):\n{}", fits.text());
+        if (can_fit)
+          fmt::print("\nalpha-beta fit (t = alpha + bytes / bandwidth):\n{}", fits.text());
+        else
+          fmt::print("\nalpha-beta fit: {}\n", kOneSizeNote);
         fmt::print("\nwall time {:.1f} s\n", MPI_Wtime() - start);
       }
     }

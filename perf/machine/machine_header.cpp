@@ -12,6 +12,7 @@
 #include "perf/machine/clock_estimate.hpp"
 #include "perf/machine/cpu_caches.hpp"
 #include "perf/machine/cpu_identity.hpp"
+#include "perf/machine/system_memory.hpp"
 
 namespace dlk::perf {
 namespace {
@@ -103,8 +104,6 @@ MachineHeader machine_header(int threads, double clock_hz) {
           fmt::format("L1d {} + L2 {} per core, L3 {} x {}", size_text(l1), size_text(l2),
                       size_text(l3), l3_count),
           {{"l1d", l1}, {"l2", l2}, {"l3", l3}, {"l3_instances", l3_count}});
-    const unsigned long long memory = hwloc_get_root_obj(topo.topology)->total_memory;
-    h.add("memory", "memory", size_text(memory), memory);
   } else {
     const CacheSizes c = cpu_cache_sizes();
     h.add("threads", "threads", fmt::format("{} used, not pinned (hwloc could not load the topology)", threads),
@@ -113,6 +112,15 @@ MachineHeader machine_header(int threads, double clock_hz) {
           fmt::format("L1d {} + L2 {} per core, L3 {}", size_text(c.l1d), size_text(c.l2), size_text(c.l3)),
           {{"l1d", c.l1d}, {"l2", c.l2}, {"l3", c.l3}});
   }
+  // The kernel's total, not hwloc's sum of NUMA nodes (system_memory.hpp says why);
+  // the nodes' figure is shown beside it where the two disagree.
+  const unsigned long long memory = system_memory_bytes();
+  const unsigned long long numa_bytes = topo.loaded ? hwloc_get_root_obj(topo.topology)->total_memory : 0;
+  const bool numa_differs = numa_bytes > 0 && (numa_bytes < 0.95 * static_cast<double>(memory) || numa_bytes > 1.05 * static_cast<double>(memory));
+  h.add("memory", "memory",
+        numa_differs ? fmt::format("{} (MemTotal; the NUMA nodes' counters say {})", size_text(memory), size_text(numa_bytes))
+                     : size_text(memory),
+        memory);
   if (clock_hz > 0)
     h.add("clock_hz", "clock",
           fmt::format("{:.2f} GHz (estimated from a dependent add chain on {} thread{})",

@@ -432,6 +432,26 @@ TEST_CASE("comm under mpirun draws its network chart and follows its JSON schema
                     "onebit"});
 }
 
+TEST_CASE("comm with one size says an alpha-beta fit needs two, in text and JSON", "[perf][cli]") {
+  Sandbox box;
+  if (box.run("--help").out.find("comm") == std::string::npos || std::system("command -v mpirun >/dev/null") != 0) {
+    WARN("SKIP: dlk-perf has no comm subcommand (no MPI) or mpirun is not on PATH");
+    return;
+  }
+  const std::string args = "comm -b 8K -e 8K --algorithms ring,onebit --min-seconds 0.01 --max-calls 3 --quiet";
+  const Run text = box.run_under_mpirun(args);
+  INFO(text.err);
+  REQUIRE(text.status == 0);
+  CHECK(text.out.find("needs two sizes or more") != std::string::npos);
+  CHECK(text.out.find("bandwidth GB/s") == std::string::npos);  // no table of zeros
+  const Run json = box.run_under_mpirun(args + " --json");
+  REQUIRE(json.status == 0);
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  CHECK(doc.at("points").size() == 2);
+  CHECK(doc.at("fits").empty());
+  CHECK(doc.at("fits_note").get<std::string>().find("two sizes") != std::string::npos);
+}
+
 TEST_CASE("progress goes to stderr on a terminal only, and never with --quiet", "[perf][cli]") {
   Sandbox box;
   if (std::system("command -v script >/dev/null") != 0) {
