@@ -14,6 +14,7 @@ through a file store in /tmp named after the MPI job, so that it also works
 inside scripts/netbed.sh's network namespaces). See docs/training.md.
 """
 import argparse
+import contextlib
 import gzip
 import hashlib
 import json
@@ -304,8 +305,10 @@ def train(args):
         if size > 1:
             dist.barrier()
             dist.destroy_process_group()
-            if store and rank == 0 and os.path.exists(store):
-                os.unlink(store)
+            if store and rank == 0:
+                # gloo's FileStore may have removed it when the last rank let go.
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(store)
 
 
 def run(args, rank, size, launcher):
