@@ -162,7 +162,7 @@ core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &a) {
   require_device_pointer("dlk_conv2d_forward", "weights", a.weights, device_);
   require_device_pointer("dlk_conv2d_forward", "dst", a.dst, device_);
   if (a.bias) require_device_pointer("dlk_conv2d_forward", "bias", a.bias, device_);
-  if (conv_im2col_) return conv2d_forward_im2col(a, *gemm_, *columns_, stream_);
+  if (conv_im2col_ || forward_needs_f32_product(a)) return conv2d_forward_im2col(a, *gemm_, *columns_, stream_);
 #ifdef DLK_CUDA_HAVE_CUDNN
   return conv().forward(a);
 #else

@@ -46,7 +46,7 @@ class CudaBackend final : public core::Backend {
   bool owns_stream_ = false;
   std::unique_ptr<LtGemm> gemm_;
   std::unique_ptr<DeviceScratch> flag_;     // pool2d backward's argmax check
-  std::unique_ptr<DeviceScratch> columns_;  // im2col's column matrices
+  std::unique_ptr<DeviceScratch> columns_;  // im2col's column matrices (+ the f32 product: conv_im2col.hpp)
 #ifdef DLK_CUDA_HAVE_CUDNN
   // Created on the first convolution: cuDNN's handle costs time and memory that a
   // GEMM-only context need not pay.
