@@ -112,7 +112,9 @@ struct BlockScale {
 // they decode to non-finite values of the same sign, never to finite ones.
 // - A block holding inf (and no NaN) gets scale +inf and inverse 2^-149, so that
 //   +-inf quantize to +-max_code (decoded +-inf) and every finite value to code 0,
-//   which dequantize decodes as 0: the finite values stay finite.
+//   which dequantize decodes as 0: the finite values stay finite. Such a block is
+//   rounded to nearest in either mode (rounds_stochastically): a stochastic draw
+//   could round a finite value's tiny code away from 0, and 1 x inf is inf.
 // - A block holding NaN gets scale NaN: every value decodes to NaN.
 inline BlockScale block_scale(uint32_t max_key, float max_code) {
   const float m = bits_float(max_key);
@@ -121,6 +123,9 @@ inline BlockScale block_scale(uint32_t max_key, float max_code) {
   if (m == 0.0f || (std::isfinite(m) && !std::isfinite(inverse))) return {0.0f, 0.0f};
   return {m / max_code, inverse};
 }
+
+// Whether a block of this scale takes stochastic rounding when the mode asks for it.
+inline bool rounds_stochastically(float scale) { return !std::isinf(scale); }
 
 // code * scale, except that code 0 is +0 also when scale is inf or NaN (see
 // block_scale); for finite scales (always >= +0) that is the same value.
