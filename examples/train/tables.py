@@ -79,8 +79,9 @@ class Run:
         path = os.path.join(args.workdir, self.name() + ".json")
         cmd = self.argv(args, path)
         self.command = " ".join(shlex.quote(c) for c in cmd)
+        meta = os.path.join(args.workdir, self.name() + ".meta.json")
         if args.report_only:
-            return self.read(path)
+            return self.read(path, meta)
         print(f"== {self.command}", file=sys.stderr, flush=True)
         self.load = os.getloadavg()[0]
         start = datetime.datetime.now()
@@ -92,18 +93,28 @@ class Run:
         if p.returncode != 0:
             self.error = f"exit {p.returncode}: {first_error(p.stderr + p.stdout)[:160]}"
             print(f"   failed: {self.error}", file=sys.stderr)
-            return self
-        sys.stderr.write(p.stdout)
-        return self.read(path)
+        else:
+            sys.stderr.write(p.stdout)
+        with open(meta, "w") as f:
+            json.dump({"command": self.command, "load": self.load, "wall": self.wall,
+                       "error": self.error}, f)
+        return self.read(path, meta)
 
-    def read(self, path):
+    def read(self, path, meta):
+        try:
+            with open(meta) as f:
+                m = json.load(f)
+            self.load, self.wall, self.error = m["load"], m["wall"], m["error"]
+        except (OSError, ValueError, KeyError):
+            self.error = "not run"
+            return self
+        if self.error:
+            return self
         try:
             with open(path) as f:
                 self.result = json.load(f)
         except (OSError, ValueError) as e:
-            self.error = self.error or f"no JSON ({e})"
-        if self.result and self.load is None:
-            self.load = self.result.get("machine", {}).get("load_1min")
+            self.error = f"no JSON ({e})"
         return self
 
 
@@ -126,27 +137,34 @@ def last(run, field):
     return e[-1].get(field) if e else None
 
 
+def accuracy(run):
+    """Test accuracy after the last epoch, in %."""
+    a = last(run, "test_accuracy")
+    return None if a is None else 100.0 * a
+
+
+def best_accuracy(run):
+    return max((100.0 * e["test_accuracy"] for e in epochs(run)), default=None)
+
+
 def ms_per_step(run):
-    """Median over the run's epochs of each epoch's time per step."""
-    values = [e["ms_per_step"] for e in epochs(run) if e.get("ms_per_step") is not None]
+    """Time per step (each epoch's mean step; the median over the run's epochs)."""
+    values = [1e3 * e["step_seconds"] for e in epochs(run)]
     return statistics.median(values) if values else None
 
 
 def train_seconds(run):
-    """Cumulative training seconds after each epoch."""
+    """Training time (test scoring left out) up to the end of each epoch."""
     out, total = [], 0.0
     for e in epochs(run):
-        if "train_seconds" in e:
-            total = e["train_seconds"]
-        else:
-            total += e["ms_per_step"] * e["steps"] / 1000.0
+        total += e["step_seconds"] * e["steps"]
         out.append(total)
     return out
 
 
 def time_to_accuracy(run, target):
     for e, seconds in zip(epochs(run), train_seconds(run)):
-        if e["test_accuracy"] >= target:
+        if 100.0 * e["test_accuracy"] >= target:
             return seconds, e["epoch"]
     return None, None
 
@@ -186,7 +204,7 @@ def suite_speed(args):
                      "; ".join(status(r) for p in pairs for r in p if r.error)])
     text = [f"LeNet-5, 1 rank, global batch 64, {args.steps} steps per run on "
             f"{args.steps * 64} images; dlk-train and PyTorch alternate, {args.repeat} runs "
-            "each; ms/step is each run's median step, then the median over runs; the ratio "
+            "each; ms/step is each run's mean step, then the median over runs; the ratio "
             "is taken run pair by run pair (target: dlk <= 0.5x PyTorch)."]
     return text, ["threads", "dlk ms/step", "PyTorch ms/step", "dlk / PyTorch",
                   "target <= 0.5", "pairs", "load (1 min)", "notes"], rows
@@ -198,8 +216,10 @@ def median(values):
 
 def accuracy_runs(args, model, ranks):
     common = ["--epochs", str(args.epochs)] + subset(args)
-    runs = [Run("dlk", model, ranks, 1, a, extra=common) for a in args.algorithms]
-    if not args.skip_no_ef:
+    runs = []
+    if not args.skip_dlk:
+        runs += [Run("dlk", model, ranks, 1, a, extra=common) for a in args.algorithms]
+    if not args.skip_no_ef and not args.skip_dlk:
         runs += [Run("dlk", model, ranks, 1, a, False, extra=common)
                  for a in args.algorithms if a in LOSSY]
     if not args.skip_peer:
@@ -226,9 +246,9 @@ def suite_accuracy(args):
             runs = [r.execute(args) for r in accuracy_runs(args, model, ranks)]
             native = next((r for r in runs if r.program == "dlk" and r.algorithm == "native"
                            and r.result), None)
-            base = last(native, "test_accuracy") if native else None
+            base = accuracy(native) if native else None
             for r in runs:
-                acc = last(r, "test_accuracy")
+                acc = accuracy(r)
                 delta = acc - base if acc is not None and base is not None else None
                 rows.append([model, "dlk-train" if r.program == "dlk" else "PyTorch",
                              r.algorithm + ("" if r.error_feedback else ", no error feedback"),
@@ -253,8 +273,9 @@ def suite_link(args):
     common = ["--epochs", str(args.epochs)] + subset(args)
     for link in args.links:
         for hosts in args.hosts:
-            runs = [Run("dlk", "wide", hosts, 1, a, link=link, extra=common).execute(args)
-                    for a in args.algorithms]
+            runs = [] if args.skip_dlk else [
+                Run("dlk", "wide", hosts, 1, a, link=link, extra=common).execute(args)
+                for a in args.algorithms]
             if not args.skip_peer:
                 runs += [Run("torch", "wide", hosts, 1, a, link=link, extra=common)
                          .execute(args) for a in PEER_ALGORITHMS]
@@ -268,8 +289,7 @@ def suite_link(args):
                              r.algorithm, fmt(ms_per_step(r), ".1f"),
                              fmt(last(r, "wire_bytes_per_step"), ".0f"),
                              fmt(seconds, ".1f", "not reached"), fmt(epoch, "d"),
-                             fmt(max((e["test_accuracy"] for e in epochs(r)), default=None),
-                                 ".2f"),
+                             fmt(best_accuracy(r), ".2f"),
                              fmt(speedup, ".2f"), fmt(r.load, ".1f"), status(r)])
     text = [f"The wide model (784-4096-4096-10, 20.0 M parameters) on scripts/netbed.sh's "
             f"emulated cluster: one rank per host (network namespace), every link shaped by tc "
@@ -333,6 +353,8 @@ def parse_args(argv):
     p.add_argument("--algorithms", type=csv, default=DLK_ALGORITHMS, help="dlk-train's")
     p.add_argument("--skip-no-ef", action="store_true", help="no --no-error-feedback rows")
     p.add_argument("--skip-peer", action="store_true", help="no PyTorch rows")
+    p.add_argument("--skip-dlk", action="store_true",
+                   help="no dlk-train rows (accuracy, link; --report-only merges runs made apart)")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--train-subset", type=int, default=0)
     p.add_argument("--test-subset", type=int, default=0)
@@ -343,8 +365,8 @@ def parse_args(argv):
     for alg in a.algorithms:
         if alg not in DLK_ALGORITHMS + ["auto"]:
             p.error(f"--algorithms: {alg} is not one of {', '.join(DLK_ALGORITHMS)}, auto")
-    if not a.report_only and a.suite in ("speed", "accuracy", "link", "all") and \
-            not os.access(a.dlk_train, os.X_OK):
+    needs_dlk = a.suite in ("speed", "all") or not a.skip_dlk
+    if not a.report_only and needs_dlk and not os.access(a.dlk_train, os.X_OK):
         p.error(f"--dlk-train {a.dlk_train}: not an executable (build dlk-train first)")
     return a
 
