@@ -28,8 +28,12 @@ uint64_t share(uint64_t k, uint64_t count, uint64_t begin, uint64_t end) {
 }  // namespace
 
 uint64_t chunk_elements(uint64_t chunk_bytes, const dlk_codec_params &params) {
+  uint64_t elements = std::max<uint64_t>(1, chunk_bytes / 4);
+  if (params.algorithm == DLK_CODEC_TOPK && params.topk_fraction > 0) {
+    const double least = kTopkChunkPerFraction / params.topk_fraction;  // fraction in (0, 1]
+    elements = std::max(elements, least < 0x1p48 ? static_cast<uint64_t>(least) : uint64_t(1) << 48);
+  }
   const uint64_t block = params.block_size ? params.block_size : 1;
-  const uint64_t elements = std::max<uint64_t>(1, chunk_bytes / 4);
   return (elements + block - 1) / block * block;
 }
 

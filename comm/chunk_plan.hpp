@@ -10,6 +10,11 @@
 // to keep a TCP link busy, while a 64 MiB gradient is only 64 messages per rank
 // and phase (per-message cost stays near 1 %).
 //
+// topk's chunks hold at least 16384 / fraction elements (6.25 MiB at 1 %): its
+// sampled threshold draws about 256 / fraction elements per message whatever the
+// message's length (exact selection clears a 64 Ki-bucket histogram), a cost per
+// chunk that this keeps within about 1/64 of the chunk's own work.
+//
 // Whole blocks mean a chunk's blocks are the blocks of the unchunked segment, so
 // onebit, int8, int4, fp16 and bf16 give the bits they gave unchunked, except the
 // stochastic rounding stream, which is keyed by the chunk (seed + its offset; the
@@ -32,6 +37,8 @@ constexpr uint64_t kDefaultChunkBytes = uint64_t(1) << 20;
 // below the INT_MAX bytes one MPI call moves.
 constexpr uint64_t kMinChunkBytes = uint64_t(4) << 10, kMaxChunkBytes = uint64_t(256) << 20;
 
+constexpr double kTopkChunkPerFraction = 16384;
+
 struct Chunk {
   uint64_t begin;   // element offset in the buffer
   uint64_t length;  // elements
@@ -40,7 +47,8 @@ struct Chunk {
 };
 
 // Elements per chunk: chunk_bytes / 4 (chunk_bytes in [kMinChunkBytes,
-// kMaxChunkBytes]) rounded up to a multiple of the codec's block size.
+// kMaxChunkBytes]), for topk at least kTopkChunkPerFraction / fraction, rounded
+// up to a multiple of the codec's block size.
 uint64_t chunk_elements(uint64_t chunk_bytes, const dlk_codec_params &params);
 
 // The chunks of `span` of a buffer of `count` floats, as the rule above says.

@@ -9,7 +9,8 @@
 // mode bit 0: the first message overwrites the sum (two-phase) or adds (topk);
 // bit 1: sizes taken modulo the chunk's largest message + 1 (mostly plausible)
 // instead of raw; bit 2: chunks of the smallest chunk_bytes (1024 floats, so a
-// count of up to 65535 is up to 64 chunks) instead of one chunk; bits 3-7: which
+// count of up to 65535 is up to 64 chunks; topk at fraction 1, 16384) instead of
+// one chunk; bits 3-7: which
 // chunk (mod their number). The plan must tile the buffer in whole blocks; a
 // refused size must come with DLK_COMM_CODEC_ERROR (larger than the chunk's
 // largest message); accepted frames are slots of that size in rank order; a
@@ -50,6 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   dlk_codec_params params;
   require(dlk_compress_params_init(&params, codec) == DLK_CODEC_SUCCESS);
+  // topk's chunks hold at least 16384 / fraction elements: a count of up to
+  // 65535 is up to 4 of them.
+  if (mode & 4) params.topk_fraction = 1.0;
   const uint64_t chunk_bytes = (mode & 4) ? kMinChunkBytes : kMaxChunkBytes;
   const std::vector<Chunk> chunks = plan_chunks("fuzz", params, count, {0, count}, chunk_bytes);
   require(!chunks.empty());
