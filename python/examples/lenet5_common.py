@@ -21,7 +21,8 @@ def parse_args(description, extra_algorithms=()):
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--algorithm", default="all",
                    help=f"one of {', '.join(list(extra_algorithms) + ALGORITHMS)}, or 'all' "
-                        f"(each in turn, from the same initial weights)")
+                        f"(each in turn, from the same initial weights), or a comma-separated "
+                        f"list (repeats allowed: ddp,native,ddp,native interleaves two)")
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--train-subset", type=int, default=0, help="first N training images")
     p.add_argument("--test-subset", type=int, default=0, help="first N test images")
@@ -29,12 +30,15 @@ def parse_args(description, extra_algorithms=()):
     p.add_argument("--threads", type=int, default=1, help="torch threads per rank")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--data", default=torch_peer.DEFAULT_DATA)
+    p.add_argument("--warmup-steps", type=int, default=0,
+                   help="compressed algorithms: the first N all-reduces of each bucket run "
+                        "native (dlk_comm_config.warmup_steps)")
     p.add_argument("--dlk-layers", default=None, metavar="BACKEND",
                    help="run the convolutions, pooling and linear layers on dlk.torch.nn with "
                         "this dlk backend (cpu, fpga_sim) instead of torch's")
     a = p.parse_args()
     names = list(extra_algorithms) + ALGORITHMS
-    a.algorithms = names if a.algorithm == "all" else [a.algorithm]
+    a.algorithms = names if a.algorithm == "all" else a.algorithm.split(",")
     for name in a.algorithms:
         if name not in names:
             p.error(f"unknown algorithm {name!r}; one of {', '.join(names)}")

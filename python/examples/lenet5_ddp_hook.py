@@ -34,7 +34,8 @@ def main():
         model = common.lenet5(args)
         ddp = DDP(model)
         if name != "ddp":
-            ddp.register_comm_hook(dt.AllreduceHookState(name, communicator=comm),
+            ddp.register_comm_hook(dt.AllreduceHookState(name, communicator=comm,
+                                                         warmup_steps=args.warmup_steps),
                                    dt.allreduce_hook)
         opt = common.sgd(ddp)
 

@@ -30,7 +30,8 @@ def main():
         model = common.lenet5(args)
         dt.broadcast_parameters(model.state_dict(), root_rank=0, communicator=comm)
         opt = dt.DistributedOptimizer(common.sgd(model), model.named_parameters(),
-                                      algorithm=name, communicator=comm)
+                                      algorithm=name, communicator=comm,
+                                      warmup_steps=args.warmup_steps)
 
         def step(xb, yb):
             opt.zero_grad()

@@ -16,10 +16,12 @@ tree = os.path.join(scratch, "src")
 shutil.copytree(source, tree, ignore=shutil.ignore_patterns("__pycache__", "build",
                                                             "*.egg-info", "tests"))
 venv = os.path.join(scratch, "venv")
-subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
+# Without its own pip (ensurepip takes most of the time): Debian's pip installs into it.
+subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv],
+               check=True)
 py = os.path.join(venv, "bin", "python")
-subprocess.run([py, "-m", "pip", "install", "--no-index", "--no-build-isolation",
-                "--disable-pip-version-check", "-q", tree], check=True)
+subprocess.run([sys.executable, "-m", "pip", "--python", py, "install", "--no-index",
+                "--no-build-isolation", "--disable-pip-version-check", "-q", tree], check=True)
 code = ("import dlk, numpy as np; import dlk.torch; c = dlk.Context(backend='cpu'); "
         "a = np.eye(3, dtype=np.float32); assert (c.gemm(a, a) == a).all(); "
         "print(dlk.__file__)")
