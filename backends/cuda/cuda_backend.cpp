@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backends/cuda/codec_device.hpp"
 #include "backends/cuda/conv_im2col.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/device_ceilings.hpp"
@@ -236,6 +237,22 @@ core::OpResult CudaBackend::pool2d_backward(const core::Pool2dArgs &a) {
   }
   pool2d_backward_cuda(a, static_cast<int *>(flag_->get(sizeof(int))), stream_);
   return {a.desc.kind == DLK_POOL_MAX ? "cuda:pool_max" : "cuda:pool_avg", 0};
+}
+
+bool CudaBackend::supports_codec(const dlk_codec_params &params) const { return device_codec_supports(params); }
+
+void CudaBackend::require_codec_memory(const char *call, const char *argument, const void *ptr) const {
+  require_device_pointer(call, argument, ptr, device_);
+}
+
+uint64_t CudaBackend::codec_encode(const core::CodecEncodeArgs &args) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  return device_codec_encode(args, stream_);
+}
+
+void CudaBackend::codec_decode(const core::CodecDecodeArgs &args) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  device_codec_decode(args, stream_);
 }
 
 }  // namespace dlk::cuda
