@@ -1,5 +1,6 @@
 // The C ABI of libdlk_comm (include/dlk/dlk_comm.h): argument checks, then the
 // communicator, buffer or synchronizer. Every entry point runs through api_guard.
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -320,6 +321,59 @@ dlk_comm_status dlk_comm_sync_wait(dlk_comm_sync sync, dlk_comm_sync_report *rep
   return api_guard(kCall, [&] {
     not_null(kCall, "sync", sync);
     sync->impl.wait(kCall, report, bucket_reports);
+  });
+}
+
+dlk_comm_status dlk_comm_sync_bucket_times(dlk_comm_sync sync, double *starts, double *ends) {
+  constexpr const char *kCall = "dlk_comm_sync_bucket_times";
+  return api_guard(kCall, [&] {
+    not_null(kCall, "sync", sync);
+    not_null(kCall, "starts", starts);
+    not_null(kCall, "ends", ends);
+    sync->impl.bucket_times(kCall, starts, ends);
+  });
+}
+
+dlk_comm_status dlk_comm_sync_reset_residuals(dlk_comm_sync sync) {
+  constexpr const char *kCall = "dlk_comm_sync_reset_residuals";
+  return api_guard(kCall, [&] {
+    not_null(kCall, "sync", sync);
+    uint32_t buckets = sync->impl.bucket_count(kCall);
+    for (uint32_t k = 0; k < buckets; ++k) {
+      Buffer &b = sync->impl.bucket_buffer(kCall, k);
+      std::fill(b.worker_residual.begin(), b.worker_residual.end(), 0.0f);
+      std::fill(b.server_residual.begin(), b.server_residual.end(), 0.0f);
+    }
+  });
+}
+
+dlk_comm_status dlk_comm_sync_bucket_state_size(dlk_comm_sync sync, uint32_t bucket,
+                                                size_t *bytes) {
+  constexpr const char *kCall = "dlk_comm_sync_bucket_state_size";
+  return api_guard(kCall, [&] {
+    not_null(kCall, "sync", sync);
+    not_null(kCall, "bytes", bytes);
+    *bytes = state_size(sync->impl.bucket_buffer(kCall, bucket));
+  });
+}
+
+dlk_comm_status dlk_comm_sync_save_bucket_state(dlk_comm_sync sync, uint32_t bucket, void *state,
+                                                size_t capacity) {
+  constexpr const char *kCall = "dlk_comm_sync_save_bucket_state";
+  return api_guard(kCall, [&] {
+    not_null(kCall, "sync", sync);
+    not_null(kCall, "state", state);
+    save_state(kCall, sync->impl.bucket_buffer(kCall, bucket), state, capacity);
+  });
+}
+
+dlk_comm_status dlk_comm_sync_load_bucket_state(dlk_comm_sync sync, uint32_t bucket,
+                                                const void *state, size_t size) {
+  constexpr const char *kCall = "dlk_comm_sync_load_bucket_state";
+  return api_guard(kCall, [&] {
+    not_null(kCall, "sync", sync);
+    not_null(kCall, "state", state);
+    load_state(kCall, sync->impl.bucket_buffer(kCall, bucket), state, size);
   });
 }
 

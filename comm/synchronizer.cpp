@@ -145,4 +145,32 @@ void Synchronizer::wait(const char *call, dlk_comm_sync_report *report,
   if (first_error.status != DLK_COMM_SUCCESS) throw Error(first_error.status, first_error.message);
 }
 
+void Synchronizer::bucket_times(const char *call, double *starts, double *ends) const {
+  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+  const auto seconds = [](Clock::time_point t) {
+    return t == Clock::time_point{} ? 0.0 : std::chrono::duration<double>(t.time_since_epoch()).count();
+  };
+  for (size_t k = 0; k < buckets_.size(); ++k) {
+    starts[k] = seconds(buckets_[k].start);
+    ends[k] = seconds(buckets_[k].end);
+  }
+}
+
+void Synchronizer::check_between_steps(const char *call) const {
+  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+  for (const Gradient &g : gradients_)
+    if (g.ready)
+      throw_invalid(call, "sync",
+                    "is in the middle of a step (a gradient is ready): call dlk_comm_sync_wait first");
+}
+
+Buffer &Synchronizer::bucket_buffer(const char *call, uint32_t bucket) {
+  check_between_steps(call);
+  if (bucket >= buckets_.size())
+    throw_invalid(call, "bucket",
+                  "is " + std::to_string(bucket) + "; the synchronizer has " +
+                      std::to_string(buckets_.size()) + " buckets");
+  return *buckets_[bucket].buffer;
+}
+
 }  // namespace dlk::comm

@@ -27,6 +27,10 @@ class Synchronizer {
   void ready(const char *call, uint32_t index);
   // Collective: the first error of a bucket, if any, is rethrown after all finish.
   void wait(const char *call, dlk_comm_sync_report *report, dlk_comm_report *bucket_reports);
+  // Of the last step, on the steady clock; 0 for a bucket that has not run.
+  void bucket_times(const char *call, double *starts, double *ends) const;
+  // Between steps only: the buckets' buffers (residuals, checkpoints).
+  Buffer &bucket_buffer(const char *call, uint32_t bucket);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -47,6 +51,7 @@ class Synchronizer {
   };
 
   void launch_ready_buckets(const char *call);
+  void check_between_steps(const char *call) const;
   void drain();
 
   Communicator &comm_;

@@ -13,6 +13,8 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   if (const char *env = std::getenv("DLK_BACKEND")) o.backend = env;
   CLI::App app{"dlk-train: data-parallel training of CNNs on Fashion-MNIST with dlk ops and "
                "libdlk_comm (docs/train.md)"};
+  // A later option wins over an earlier one (scripts append to a base command line).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--model", o.model, "lenet5, vgg_small or wide")
       ->check(CLI::IsMember(model_names()));
   app.add_flag("--describe", o.describe, "Print the model's layers and gradients as JSON, exit");
@@ -52,7 +54,16 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_option("--timeline-steps", o.timeline_steps,
                  "Steps sampled for the per-layer timeline in --json")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--eval-every", o.eval_every,
+                 "Also score the test set every N steps (time to accuracy)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--target-accuracy", o.target_accuracy,
+                 "Stop once the test accuracy (%) reaches this (0: never)")
+      ->check(CLI::Range(0.0, 100.0));
   app.add_flag("--quiet", o.quiet, "No progress line");
+  app.add_option("--inject-divergence", o.inject_divergence,
+                 "Test of the cross-rank check: this rank changes a weight after a step")
+      ->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

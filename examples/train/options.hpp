@@ -30,7 +30,12 @@ struct Options {
   std::string save, resume;
   std::string json;         // "" none, "-" stdout, else a file
   int timeline_steps = 3;   // steps whose per-layer timeline --json records
+  int64_t eval_every = 0;        // also test every N steps (time to accuracy); 0: per epoch only
+  double target_accuracy = 0;    // percent: stop once the test accuracy reaches it; 0: never
   bool quiet = false;
+  // Self-test of the cross-rank check: this rank nudges one weight after its
+  // first step (-1: none), so the epoch's checksum must stop the run.
+  int inject_divergence = -1;
 };
 
 // Parses argv; returns the exit code when the program should stop now (--help,

@@ -229,6 +229,25 @@ DLK_COMM_API dlk_comm_status dlk_comm_sync_ready(dlk_comm_sync sync, uint32_t in
  * and bucket_reports (an array of dlk_comm_sync_bucket_count entries) may be NULL. */
 DLK_COMM_API dlk_comm_status dlk_comm_sync_wait(dlk_comm_sync sync, dlk_comm_sync_report *report,
                                                 dlk_comm_report *bucket_reports);
+/* For a step timeline: when each bucket's all-reduce of the last step started
+ * and ended (copies in and out included), in seconds of CLOCK_MONOTONIC (C++'s
+ * std::chrono::steady_clock on Linux); 0 for a bucket that has not run. starts
+ * and ends have dlk_comm_sync_bucket_count entries each. */
+DLK_COMM_API dlk_comm_status dlk_comm_sync_bucket_times(dlk_comm_sync sync, double *starts,
+                                                        double *ends);
+/* The calls below run between steps only (no gradient ready since the last
+ * dlk_comm_sync_wait). Zeroes every bucket's residuals, as
+ * dlk_comm_buffer_reset_residuals: called after every wait, the compressed
+ * algorithms run without error feedback. */
+DLK_COMM_API dlk_comm_status dlk_comm_sync_reset_residuals(dlk_comm_sync sync);
+/* Checkpoints: the state of bucket `bucket` (0 to dlk_comm_sync_bucket_count - 1),
+ * as dlk_comm_buffer_state_size, _save_state and _load_state do for a buffer. */
+DLK_COMM_API dlk_comm_status dlk_comm_sync_bucket_state_size(dlk_comm_sync sync, uint32_t bucket,
+                                                             size_t *bytes);
+DLK_COMM_API dlk_comm_status dlk_comm_sync_save_bucket_state(dlk_comm_sync sync, uint32_t bucket,
+                                                             void *state, size_t capacity);
+DLK_COMM_API dlk_comm_status dlk_comm_sync_load_bucket_state(dlk_comm_sync sync, uint32_t bucket,
+                                                             const void *state, size_t size);
 
 #ifdef __cplusplus
 }

@@ -174,6 +174,23 @@ class Synchronizer {
     check(dlk_comm_sync_wait(handle_, &r, bucket_reports ? bucket_reports->data() : nullptr));
     return r;
   }
+  // Of the last step, seconds of std::chrono::steady_clock: {starts, ends}.
+  std::pair<std::vector<double>, std::vector<double>> bucket_times() const {
+    std::vector<double> starts(bucket_count()), ends(starts.size());
+    check(dlk_comm_sync_bucket_times(handle_, starts.data(), ends.data()));
+    return {std::move(starts), std::move(ends)};
+  }
+  void reset_residuals() { check(dlk_comm_sync_reset_residuals(handle_)); }
+  std::vector<uint8_t> save_bucket_state(uint32_t bucket) const {
+    size_t bytes = 0;
+    check(dlk_comm_sync_bucket_state_size(handle_, bucket, &bytes));
+    std::vector<uint8_t> state(bytes);
+    check(dlk_comm_sync_save_bucket_state(handle_, bucket, state.data(), state.size()));
+    return state;
+  }
+  void load_bucket_state(uint32_t bucket, const std::vector<uint8_t> &state) {
+    check(dlk_comm_sync_load_bucket_state(handle_, bucket, state.data(), state.size()));
+  }
 
  private:
   dlk_comm_sync handle_ = nullptr;

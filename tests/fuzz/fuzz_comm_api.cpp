@@ -5,7 +5,8 @@
 // warm-up, threshold), a count and gradient values (any float bits) in guarded
 // buffers, a misaligned or NULL pointer now and then; then a buffer's
 // all-reduce, iallreduce, checkpoint round trip and reset, and a synchronizer
-// with fuzzed gradient counts, bucket size and ready order. Every call must
+// with fuzzed gradient counts, bucket size and ready order, and its bucket
+// states, times and reset between steps. Every call must
 // return a status of the enum (never an internal error), with a message naming
 // the call when it fails; on one rank the plain algorithms' sum is the input,
 // bit for bit.
@@ -105,6 +106,25 @@ void buffer_calls(Bytes &in) {
   require(CALL(dlk_comm_buffer_destroy, buffer) == DLK_COMM_SUCCESS);
 }
 
+// After a wait: the timeline, the bucket states' round trip (any bucket number,
+// any capacity), a reset; after a ready, the state calls refuse.
+void sync_between_steps(dlk_comm_sync sync, uint32_t buckets, Bytes &in) {
+  std::vector<double> starts(buckets + 1), ends(buckets + 1);  // never NULL, even for 0
+  require(CALL(dlk_comm_sync_bucket_times, sync, starts.data(), ends.data()) == DLK_COMM_SUCCESS);
+  const uint32_t bucket = in.u8() % (buckets + 2);
+  size_t bytes = 0;
+  if (CALL(dlk_comm_sync_bucket_state_size, sync, bucket, &bytes) == DLK_COMM_SUCCESS) {
+    const size_t capacity = in.flag() ? bytes : in.u8();
+    std::vector<unsigned char> state(capacity + 1);
+    if (CALL(dlk_comm_sync_save_bucket_state, sync, bucket, state.data(), capacity) ==
+        DLK_COMM_SUCCESS) {
+      if (in.flag() && capacity > 0) state[in.u8() % capacity] ^= in.u8();
+      CALL(dlk_comm_sync_load_bucket_state, sync, bucket, state.data(), capacity);
+    }
+  }
+  if (in.flag()) require(CALL(dlk_comm_sync_reset_residuals, sync) == DLK_COMM_SUCCESS);
+}
+
 void sync_calls(Bytes &in) {
   const dlk_comm_config config = config_from(in);
   const uint64_t bucket_bytes = in.flag() ? in.u8() * 64 : u64(in);
@@ -134,6 +154,7 @@ void sync_calls(Bytes &in) {
       dlk_comm_sync_report report;
       // A bucket's error names the call that started it (dlk_comm_sync_ready).
       checked("dlk_comm_sync_", dlk_comm_sync_wait(sync, &report, reports.data()));
+      sync_between_steps(sync, buckets, in);
     }
   }
   require(CALL(dlk_comm_sync_destroy, sync) == DLK_COMM_SUCCESS);

@@ -1,0 +1,43 @@
+// The bytes of a dlk-train checkpoint (docs/train.md), in host byte order:
+//   "DLKTRAIN", u32 version 1,
+//   strings (u32 length, bytes) model, dtype, algorithm; u32 ranks, u32 error_feedback,
+//   u64 batch, u64 seed, u64 step,
+//   u32 parameters, each: string name, u64 count, count f32 values, count f32 momenta,
+//   for each of `ranks` ranks: u32 buckets, each: u64 bytes, the bucket's
+//   dlk_comm_sync_save_bucket_state bytes,
+//   u64 FNV-1a of every byte before it.
+// parse_checkpoint checks every length against what is left before it allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dlk_train {
+
+struct CheckpointTensor {
+  std::string name;
+  std::vector<float> value, momentum;
+};
+
+struct Checkpoint {
+  std::string model, dtype, algorithm;
+  uint32_t ranks = 1;
+  bool error_feedback = true;
+  uint64_t batch = 0, seed = 0, step = 0;
+  std::vector<CheckpointTensor> parameters;
+  std::vector<std::vector<std::vector<uint8_t>>> bucket_states;  // [rank][bucket]
+};
+
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<uint8_t> serialize_checkpoint(const Checkpoint &c);
+// name is what messages call the bytes (the file's path).
+Checkpoint parse_checkpoint(const uint8_t *bytes, size_t size, const std::string &name);
+
+}  // namespace dlk_train

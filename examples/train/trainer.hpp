@@ -1,0 +1,69 @@
+// The training loop of one rank: its shard of every global batch through the
+// network, gradients handed to the synchronizer as backward produces them, SGD
+// with momentum, the test accuracy and the cross-rank weight check after each
+// epoch, checkpoints, and the measurements of run_record.hpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+
+#include <dlk/dlk_comm.hpp>
+
+#include "dataset.hpp"
+#include "network.hpp"
+#include "options.hpp"
+#include "run_record.hpp"
+
+namespace dlk_train {
+
+// An error every rank meets at the same point (bad checkpoint, ranks that
+// differ): the ranks can stop together without aborting the job.
+class AgreedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Trainer {
+ public:
+  Trainer(const Options &options, const ModelSpec &model, const Dataset &data,
+          const dlk::comm::Communicator &comm);
+  // on_epoch sees each epoch's row as it completes.
+  RunRecord run(const std::function<void(const EpochRow &)> &on_epoch);
+
+  const dlk_context_info &context_info() const { return ops_.info(); }
+  int64_t local_batch() const { return local_batch_; }
+  int64_t steps_per_epoch() const { return steps_per_epoch_; }
+
+ private:
+  struct StepMeasure {
+    double seconds = 0, wait = 0, codec = 0, wire = 0, sim = 0;
+  };
+  StepMeasure train_step(int64_t step, const std::vector<int32_t> &order, bool sample,
+                         RunRecord &record);
+  double evaluate();
+  std::string check_ranks_agree(int epoch);
+  std::vector<int32_t> epoch_order(int64_t epoch) const;
+  void resume(const std::string &path);
+  void save(const std::string &path);
+  void progress(int epoch, int64_t step_in_epoch, double loss, double step_seconds, bool done);
+
+  const Options &options_;
+  const ModelSpec &model_;
+  const Dataset &data_;
+  MPI_Comm mpi_;
+  int rank_ = 0, ranks_ = 1;
+  int64_t local_batch_ = 0, shard_begin_ = 0, steps_per_epoch_ = 0;
+  Ops ops_;
+  Network network_;
+  dlk::comm::Synchronizer sync_;
+  std::map<const Parameter *, uint32_t> gradient_index_;
+  std::vector<int32_t> labels_;
+  std::vector<float> dlogits_;
+  int64_t step_ = 0;
+  double loss_sum_ = 0;  // this rank's, since the epoch began
+  bool terminal_ = false;
+};
+
+}  // namespace dlk_train

@@ -1,0 +1,127 @@
+# Runs dlk-train for one check of tests/train/CMakeLists.txt and fails with the
+# reason. Variables: CHECK (learn, resume, bad_data, bad_checkpoint, divergence),
+# TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list), WORK (a scratch
+# directory), DATA (the Fashion-MNIST directory).
+cmake_minimum_required(VERSION 3.25)
+
+# A short run: 640 training images (10 steps of 64 an epoch), 200 test images.
+set(short --model lenet5 --train-subset 640 --test-subset 200 --threads 1 --quiet)
+
+# run(<result var> <output var> <args>...): dlk-train under 2 ranks (RANKS=1: one
+# process, no mpiexec).
+set(RANKS 2)
+function(run result output)
+  set(launch ${MPIEXEC} -np ${RANKS})
+  if(RANKS EQUAL 1)
+    set(launch)
+  endif()
+  execute_process(COMMAND ${launch} ${TRAIN} ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(${result} ${rc} PARENT_SCOPE)
+  set(${output} "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+function(run_ok output)
+  run(rc out ${ARGN})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "dlk-train ${ARGN} failed (${rc}):\n${out}")
+  endif()
+  set(${output} "${out}" PARENT_SCOPE)
+endfunction()
+
+# expect_refusal(<regex> <args>...): the run fails with a message matching regex.
+function(expect_refusal regex)
+  run(rc out ${ARGN})
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "dlk-train ${ARGN} succeeded; expected a refusal matching '${regex}'")
+  endif()
+  if(NOT out MATCHES "${regex}")
+    message(FATAL_ERROR "dlk-train ${ARGN}: the message does not match '${regex}':\n${out}")
+  endif()
+  message(STATUS "refused as expected: ${regex}")
+endfunction()
+
+function(json_get var file)
+  file(READ ${file} text)
+  string(JSON value GET "${text}" ${ARGN})
+  set(${var} ${value} PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+
+if(CHECK STREQUAL "learn")
+  # 4 epochs of 10 steps with int8: the loss falls, the test accuracy is well
+  # above chance, and the ranks' weights agree after every epoch (else the run fails).
+  run_ok(out ${short} --epochs 4 --algorithm int8 --json ${WORK}/run.json)
+  json_get(first ${WORK}/run.json epochs 0 train_loss)
+  json_get(last ${WORK}/run.json epochs 3 train_loss)
+  json_get(accuracy ${WORK}/run.json final test_accuracy)
+  file(READ ${WORK}/run.json text)
+  string(JSON timeline LENGTH "${text}" timeline)
+  message(STATUS "loss ${first} -> ${last}, test accuracy ${accuracy}, ${timeline} timeline steps")
+  if(NOT last LESS first)
+    message(FATAL_ERROR "the training loss did not fall: ${first} -> ${last}")
+  endif()
+  if(NOT accuracy GREATER 0.4)
+    message(FATAL_ERROR "test accuracy ${accuracy} after 40 steps: not learning")
+  endif()
+  if(NOT timeline EQUAL 3)
+    message(FATAL_ERROR "--json holds ${timeline} timeline steps, not 3")
+  endif()
+elseif(CHECK STREQUAL "resume")
+  # Stopped at step 15 (mid-epoch) and resumed: the same bits at step 30 as the
+  # run that never stopped; topk keeps residuals, so they must come back too.
+  set(common ${short} --epochs 3 --algorithm topk --topk-fraction 0.05)
+  run_ok(out ${common} --json ${WORK}/whole.json)
+  run_ok(out ${common} --steps 15 --save ${WORK}/half.ckpt)
+  run_ok(out ${common} --resume ${WORK}/half.ckpt --json ${WORK}/resumed.json)
+  json_get(whole ${WORK}/whole.json final weights_checksum)
+  json_get(resumed ${WORK}/resumed.json final weights_checksum)
+  json_get(first ${WORK}/resumed.json final first_step)
+  message(STATUS "whole run ${whole}, resumed at step ${first}: ${resumed}")
+  if(NOT first EQUAL 15 OR NOT whole STREQUAL resumed)
+    message(FATAL_ERROR "the resumed run differs: ${whole} vs ${resumed} (resumed at ${first})")
+  endif()
+elseif(CHECK STREQUAL "bad_data")
+  # A missing file, a truncated gzip file, and one with corrupt bytes inside. The
+  # files are read before MPI starts: one process shows it.
+  set(RANKS 1)
+  set(bad ${WORK}/data)
+  file(MAKE_DIRECTORY ${bad})
+  foreach(f train-images-idx3-ubyte train-labels-idx1-ubyte t10k-labels-idx1-ubyte)
+    file(COPY_FILE ${DATA}/${f}.gz ${bad}/${f}.gz)
+  endforeach()
+  expect_refusal("t10k-images-idx3-ubyte.gz: no such file" ${short} --data ${bad})
+  execute_process(COMMAND head -c 100000 ${DATA}/t10k-images-idx3-ubyte.gz
+                  OUTPUT_FILE ${bad}/t10k-images-idx3-ubyte.gz)
+  expect_refusal("t10k-images-idx3-ubyte.gz: is truncated" ${short} --data ${bad})
+  file(COPY_FILE ${DATA}/t10k-images-idx3-ubyte.gz ${bad}/t10k-images-idx3-ubyte.gz)
+  execute_process(COMMAND dd if=/dev/zero of=${bad}/t10k-images-idx3-ubyte.gz bs=1 seek=50000
+                          count=64 conv=notrunc
+                  OUTPUT_QUIET ERROR_QUIET)
+  # Inflating garbage ends one of these ways, depending on the bytes.
+  expect_refusal("t10k-images-idx3-ubyte.gz: (is not valid gzip|holds more data|is truncated)"
+                 ${short} --data ${bad})
+elseif(CHECK STREQUAL "bad_checkpoint")
+  run_ok(out ${short} --steps 3 --algorithm onebit --save ${WORK}/a.ckpt)
+  expect_refusal("refused: the checkpoint is of model lenet5, this run of vgg_small"
+                 ${short} --model vgg_small --algorithm onebit --resume ${WORK}/a.ckpt)
+  expect_refusal("refused: the checkpoint is of algorithm onebit, this run of int8"
+                 ${short} --algorithm int8 --resume ${WORK}/a.ckpt)
+  # One rank instead of two.
+  execute_process(COMMAND ${TRAIN} ${short} --algorithm onebit --resume ${WORK}/a.ckpt
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "refused: the checkpoint is of rank count 2, this run of 1")
+    message(FATAL_ERROR "a 2-rank checkpoint resumed on 1 rank: ${rc}\n${out}${err}")
+  endif()
+  execute_process(COMMAND dd if=/dev/zero of=${WORK}/a.ckpt bs=1 seek=200 count=1 conv=notrunc
+                  OUTPUT_QUIET ERROR_QUIET)
+  expect_refusal("a.ckpt: is corrupt: its checksum does not match"
+                 ${short} --algorithm onebit --resume ${WORK}/a.ckpt)
+elseif(CHECK STREQUAL "divergence")
+  expect_refusal("the ranks' weights differ after epoch 1: rank 1 has checksum"
+                 ${short} --steps 3 --inject-divergence 1)
+else()
+  message(FATAL_ERROR "unknown CHECK '${CHECK}'")
+endif()
