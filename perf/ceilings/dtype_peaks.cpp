@@ -1,9 +1,16 @@
 #include "perf/ceilings/dtype_peaks.hpp"
 
+#include <string>
+
 #include "perf/machine/cpu_identity.hpp"
 #include "perf/ceilings/fma_peak.hpp"
 
 namespace dlk::perf {
+
+PeakRow theoretical_dtype_peaks(const dlk_context_info &info) {
+  const std::string method = std::string("theoretical, from dlk_context_get_info of backend ") + info.backend;
+  return {info.num_threads, info.peak_f32_flops, info.peak_bf16_flops, info.peak_int8_ops, method, method, method};
+}
 
 PeakRow measure_dtype_peaks(const dlk_context_info &info, int threads) {
   PeakOptions options;

@@ -20,4 +20,9 @@ struct PeakRow {
 // so their roof is the FP32 peak scaled by the context's theoretical ratios.
 PeakRow measure_dtype_peaks(const dlk_context_info &info, int threads);
 
+// The peaks the context reports (dlk_context_get_info): a device backend's, which
+// the CPU's loops cannot measure (dlk-perf roofline --backend cuda measures them
+// with GEMMs).
+PeakRow theoretical_dtype_peaks(const dlk_context_info &info);
+
 }  // namespace dlk::perf

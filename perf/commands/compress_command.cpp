@@ -2,6 +2,8 @@
 // every codec of libdlk_compress at 1 MiB to 256 MiB of float input, each placed
 // against the read bandwidth of the memory level that holds its working set,
 // measured in the same interleaved rounds on the single thread the codecs use.
+// With --backend (cuda), the same on the context's device (dlk_device_codec.h)
+// against the device's copy bandwidth (perf/workloads/device_codec_points.hpp).
 // The JSON schema is documented in perf/README.md ("dlk-perf/compress/1").
 #include <cstdint>
 #include <memory>
@@ -12,10 +14,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "dlk/dlk.hpp"
 #include "dlk/dlk_compress.hpp"
 #include "perf/charts/bandwidth_chart.hpp"
 #include "perf/machine/clock_estimate.hpp"
 #include "perf/workloads/compress_points.hpp"
+#include "perf/workloads/device_codec_points.hpp"
 #include "perf/machine/cpu_caches.hpp"
 #include "perf/machine/machine_header.hpp"
 #include "perf/common/output_options.hpp"
@@ -37,6 +41,7 @@ struct CompressOptions {
   double topk_fraction = 0.01;
   std::string topk_selection = "sampled";
   std::string isa;  // empty: DLK_COMPRESS_ISA, else the best tier
+  std::string backend;  // empty: libdlk_compress on the host; else a backend with device codecs
   OutputOptions output;
   TimingOptions timing;
 };
@@ -54,7 +59,59 @@ TimingOptions default_timing() {
   return t;
 }
 
+// Sizes and codecs of the device run where the command line left the host's:
+// topk is not on the device; 256 MiB is five times an H100's L2.
+void device_defaults(CompressOptions &o, const CLI::App &command) {
+  if (command.count("--sizes") == 0) o.sizes_mib = {16, 64, 256};
+  if (command.count("--algorithms") == 0) o.algorithms = {"onebit", "int8", "int4", "fp16", "bf16"};
+}
+
+int run_device_compress(const CompressOptions &o) {
+  const double start = now_seconds();
+  dlk_context_options options;
+  dlk_context_options_init(&options);
+  options.backend = o.backend.c_str();
+  dlk::Context context(options);
+  const dlk_context_info info = context.info();
+  MachineHeader header = context_machine_header(info);
+  ReportTable points = codec_points_table();
+  Progress progress(o.output.progress());
+  const double total = static_cast<double>(o.sizes_mib.size() * o.algorithms.size());
+  int done = 0;
+  for (const std::int64_t mib : o.sizes_mib)
+    for (const std::string &algorithm : o.algorithms) {
+      progress.update(fmt::format("{} at {} MiB on {}", algorithm, mib, info.backend), done++ / total);
+      add_device_codec_points(points, context, algorithm, codec_params(algorithm, o.topk_fraction, o.topk_selection),
+                              static_cast<size_t>(mib) << 20, o.timing);
+    }
+  progress.finish();
+  const double wall = now_seconds() - start;
+  if (o.output.json) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "dlk-perf/compress/1";
+    doc["backend"] = info.backend;
+    doc["device"] = info.device;
+    doc["machine"] = header.json();
+    doc["points"] = points.json();
+    doc["wall_seconds"] = wall;
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  fmt::print("dlk-perf compress: device codecs (dlk_device_codec.h) on backend {}, device \"{}\"; encode with "
+             "error feedback\n",
+             info.backend, info.device);
+  fmt::print("\n{}\n", header.text());
+  fmt::print("moved = bytes each call must move (input, residual read and written, message, output or "
+             "accumulator); roof = dlk_memcpy device to device of a buffer as large as the call's working set "
+             "(set), bytes read + written per second, timed in the same interleaved rounds; a sample queues calls "
+             "over at least 256 MiB of input, then synchronizes; medians per call\n\n{}",
+             points.text());
+  fmt::print("\nwall time {:.1f} s\n", wall);
+  return 0;
+}
+
 int run_compress(const CompressOptions &o) {
+  if (!o.backend.empty()) return run_device_compress(o);
   const double start = now_seconds();
   if (!o.isa.empty()) dlk::compress::set_isa(o.isa.c_str());
   const std::string isa = dlk::compress::isa();
@@ -135,12 +192,20 @@ RunFn setup_compress(CLI::App &command) {
       .add_option("--isa", o->isa,
                   "codec tier: avx512, avx2, scalar (default: DLK_COMPRESS_ISA, else the best)")
       ->check(CLI::IsMember({"avx512", "avx2", "scalar"}));
+  command
+      .add_option("--backend", o->backend,
+                  "run the device codecs of this backend (cuda; dlk_device_codec.h) instead of libdlk_compress "
+                  "on the host; then the default sizes are 16,64,256 and topk is left out")
+      ->check(CLI::IsMember({"cuda"}));
   command.add_option("--min-seconds", o->timing.min_seconds, "time each point at least this long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   o->output.add_to(command, "dlk-perf/compress/1",
                    "bytes moved per second against the working set, under the read bandwidth roof");
-  return [o] { return run_compress(*o); };
+  return [o, &command] {
+    if (!o->backend.empty()) device_defaults(*o, command);
+    return run_compress(*o);
+  };
 }
 
 const RegisterSubcommand kRegister({"compress",

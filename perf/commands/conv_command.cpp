@@ -4,8 +4,10 @@
 // memory, and (forward) in the blocked layouts it picks itself (`any`), whose
 // reorders of src in and dst out, which a framework keeping NCHW tensors pays
 // per call, are timed as a candidate of their own. Each point has the ratio to
-// every peer and the % of its dtype's peak measured in the same run. The JSON
-// schema is documented in perf/README.md ("dlk-perf/conv/2").
+// every peer and the % of its dtype's peak measured in the same run. On a device
+// backend (cuda) the peer is cuDNN called directly on the same device buffers
+// (perf/peers/cuda_peers.hpp) instead of oneDNN, and the peaks are the context's
+// theoretical ones. The JSON schema is documented in perf/README.md ("dlk-perf/conv/2").
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,10 +61,14 @@ ReportTable points_table() {
                       {"ratio_to_onednn_any", "x any", 1, 2},
                       {"onednn_reorder_seconds", "reorder ms", 1e3, 3},
                       {"ratio_to_onednn_any_with_reorders", "x any+ro", 1, 2},
+                      {"cudnn_flops_per_second", "cudnn G/s", 1e-9, 1},
+                      {"ratio_to_cudnn", "x cudnn", 1, 3},
                       {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
                       {"dlk_implementation", "dlk impl", 1, 0, Show::json},
                       {"onednn_nchw_implementation", "dnnl impl", 1, 0, Show::json},
-                      {"onednn_any_implementation", "dnnl any impl", 1, 0, Show::json}});
+                      {"onednn_any_implementation", "dnnl any impl", 1, 0, Show::json},
+                      {"cudnn_implementation", "cudnn impl", 1, 0, Show::json},
+                      {"cudnn_relative_difference", "cudnn diff", 1, 0, Show::json}});
 }
 
 ConvPass pass_from_name(const std::string &name) {
@@ -91,11 +97,25 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
                const TimingOptions &timing) {
   dlk_conv2d_desc d = conv_desc(layer, batch);
   set_dtype(d, dtype);
-  const ConvPointTiming p = time_conv_point(context, d, pass, threads, timing);
+  const bool device = is_device_backend(report.info);
+  const ConvPointTiming p =
+      device ? time_conv_point_device(context, d, pass, timing) : time_conv_point(context, d, pass, threads, timing);
   const double peak = dtype == "bf16" ? report.peak.bf16 : dtype == "int8" ? report.peak.int8 : report.peak.fp32;
-  chart.add(fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n), context, p.record, p.dlk_seconds,
-            {{"onednn nchw", p.onednn_nchw_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
-  Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl;
+  if (device)
+    chart.add(fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n), context, p.record,
+              p.dlk_seconds, {{"cudnn", p.cudnn_seconds.value_or(0)}});
+  else
+    chart.add(fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n), context, p.record,
+              p.dlk_seconds,
+              {{"onednn nchw", p.onednn_nchw_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
+  Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl, nchw_rate, nchw_ratio, cudnn_rate, cudnn_ratio,
+      cudnn_impl, cudnn_difference;
+  if (p.onednn_nchw_seconds > 0)
+    nchw_rate = p.flops / p.onednn_nchw_seconds, nchw_ratio = p.onednn_nchw_seconds / p.dlk_seconds;
+  if (p.cudnn_seconds) {
+    cudnn_rate = p.flops / *p.cudnn_seconds, cudnn_ratio = *p.cudnn_seconds / p.dlk_seconds;
+    cudnn_impl = p.cudnn_implementation, cudnn_difference = p.cudnn_relative_difference;
+  }
   if (p.onednn_any_seconds) {
     const double any_s = *p.onednn_any_seconds, ro_s = *p.onednn_reorder_seconds;
     any_rate = p.flops / any_s, any_ratio = any_s / p.dlk_seconds, reorder_s = ro_s;
@@ -107,10 +127,9 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
        fmt::format("{}>{} {}x{} {}x{}/{}{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h,
                    d.groups > 1 ? fmt::format(" g{}", d.groups) : ""),
        p.flops,
-       std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak,
-       p.flops / p.onednn_nchw_seconds, p.onednn_nchw_seconds / p.dlk_seconds, any_rate, any_ratio,
-       reorder_s, any_reorder_ratio, p.dlk_seconds, std::string(p.record.implementation),
-       p.onednn_nchw_implementation, any_impl});
+       std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak, nchw_rate, nchw_ratio,
+       any_rate, any_ratio, reorder_s, any_reorder_ratio, cudnn_rate, cudnn_ratio, p.dlk_seconds,
+       std::string(p.record.implementation), p.onednn_nchw_implementation, any_impl, cudnn_impl, cudnn_difference});
 }
 
 std::string dlk_version_text() {
@@ -126,7 +145,8 @@ int run_conv(const ConvOptions &o) {
   const int threads = report.info.num_threads;
   const MachineHeader header = context_machine_header(report.info);
   RooflineSvg chart(o.output.svg, report.info, o.output.progress());
-  report.peak = measure_dtype_peaks(report.info, threads);
+  report.peak = is_device_backend(report.info) ? theoretical_dtype_peaks(report.info)
+                                               : measure_dtype_peaks(report.info, threads);
   struct Point {
     std::string dtype;
     ConvLayer layer;
@@ -174,6 +194,10 @@ int run_conv(const ConvOptions &o) {
   fmt::print("peak FP32 {:.1f} GFLOP/s ({}); BF16 {:.1f} GFLOP/s ({}); INT8 {:.1f} GOP/s ({})\n",
              report.peak.fp32 * 1e-9, report.peak.method, report.peak.bf16 * 1e-9,
              report.peak.bf16_method, report.peak.int8 * 1e-9, report.peak.int8_method);
+  if (is_device_backend(report.info))
+    fmt::print("peer: cuDNN called directly on the same device buffers (its fastest algorithm by "
+               "cudnnFind*AlgorithmEx, unfiltered; f32 FMA math, bf16 tensor ops); x cudnn = cuDNN time / dlk "
+               "time\n");
   fmt::print("\nNCHW, int8 = u8 x s8 -> s32; G/s = 10^9 FLOP (int8: OP) per second, median per call "
              "over interleaved bursts; %peak of the dtype's peak; "
              "x peer = peer time / dlk time (> 1: dlk faster); dnnl nchw = oneDNN on plain "

@@ -2,10 +2,13 @@
 // bf16, int8; B plain and B in oneDNN's own layout) on the same data and thread
 // count, interleaved, over named shape sets, at one or more thread counts; each
 // point with the ratio to every peer and the % of the peak measured in the same
-// run. The JSON schema is documented in perf/README.md ("dlk-perf/gemm/1").
+// run. On a device backend (cuda) the peer is cuBLASLt called directly on the
+// same device buffers (perf/peers/cuda_peers.hpp) and the CPU libraries are left
+// out. The JSON schema is documented in perf/README.md ("dlk-perf/gemm/1").
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -21,6 +24,7 @@
 #include "perf/workloads/gemm_problem.hpp"
 #include "perf/workloads/gemm_shapes.hpp"
 #include "perf/machine/machine_header.hpp"
+#include "perf/peers/cuda_peers.hpp"
 #include "perf/peers/onednn_peer.hpp"
 #include "perf/peers/openblas_peer.hpp"
 #include "perf/common/output_options.hpp"
@@ -61,13 +65,17 @@ ReportTable points_table() {
                       {"ratio_to_openblas", "x openblas", 1, 3},
                       {"ratio_to_onednn", "x onednn", 1, 3},
                       {"ratio_to_onednn_packed", "x onednn pk", 1, 3},
+                      {"cublaslt_ops_per_second", "cublaslt", 1e-9, 1},
+                      {"ratio_to_cublaslt", "x cublaslt", 1, 3},
                       {"percent_of_peak", "%peak", 1, 1},
                       {"peak_ops_per_second", "peak", 1e-9, 1, Show::json},
                       {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
                       {"max_relative_difference", "rel diff", 1, 0, Show::json},
                       {"dlk_kernel", "dlk kernel", 1, 0},
-                      {"onednn_implementation", "onednn impl", 1, 0, Show::json}});
+                      {"onednn_implementation", "onednn impl", 1, 0, Show::json},
+                      {"cublaslt_implementation", "cublaslt impl", 1, 0, Show::json}});
 }
+
 
 struct GemmReport {
   dlk_context_info info{};
@@ -84,6 +92,37 @@ struct GemmReport {
 double difference_limit(GemmDtype d) { return d == GemmDtype::int8 ? 0 : d == GemmDtype::bf16 ? 1e-2 : 1e-3; }
 
 double rate(double ops, const Timing &t) { return ops / t.summary().median; }
+
+// dlk against cuBLASLt called directly, on the same device buffers, interleaved.
+void add_device_point(GemmReport &report, dlk::Context &context, const PeakRow &peak, GemmDtype dtype,
+                      const GemmShape &shape, const TimingOptions &timing, RooflineSvg *chart) {
+  GemmProblem problem(context, dtype, shape.m, shape.n, shape.k);
+  std::unique_ptr<DevicePeer> peer = make_cublaslt_gemm_peer(problem.a_type(), problem.b_type(), problem.c_type(),
+                                                             shape.m, shape.n, shape.k, problem.a_device(),
+                                                             problem.b_device());
+  const std::vector<Timing> t =
+      time_interleaved({problem.dlk_candidate(), {"cublaslt", [&peer] { peer->run(); }}}, timing);
+  const dlk_op_record record = context.last_op();
+  const double ops = 2.0 * shape.m * shape.n * shape.k;
+  const double dlk = rate(ops, t[0]), direct = rate(ops, t[1]);
+  const double peak_rate = dtype == GemmDtype::f32 ? peak.fp32 : dtype == GemmDtype::bf16 ? peak.bf16 : peak.int8;
+  // The int8 peer multiplies s8 operands of its own: nothing to compare.
+  const bool compared = peer->download_output(problem.peer_c());
+  const double difference_value = compared ? problem.max_relative_difference() : 0;
+  Cell difference;
+  if (compared) difference = difference_value;
+  if (chart)
+    chart->add(fmt::format("{} {}", gemm_dtype_name(dtype), shape.name), context, record, t[0].summary().median,
+               {{"cublaslt", t[1].summary().median}});
+  report.points.add_row({std::string(gemm_dtype_name(dtype)), shape.set, shape.name,
+                         fmt::format("{}x{}x{}", shape.m, shape.n, shape.k), shape.m, shape.n, shape.k,
+                         std::int64_t{context.info().num_threads}, dlk, Cell(), Cell(), Cell(), Cell(), Cell(), Cell(),
+                         direct, dlk / direct, 100.0 * dlk / peak_rate, peak_rate, t[0].summary().median, difference,
+                         std::string(record.implementation), Cell(), peer->implementation()});
+  if (difference_value > difference_limit(dtype))
+    report.warnings.push_back(fmt::format("{} {}x{}x{}: dlk's C differs from cuBLASLt's by {:.2e} of max |C|",
+                                          gemm_dtype_name(dtype), shape.m, shape.n, shape.k, difference_value));
+}
 
 void add_point(GemmReport &report, dlk::Context &context, const OpenBlasPeer &openblas,
                const PeakRow &peak, GemmDtype dtype, const GemmShape &shape, int threads,
@@ -115,9 +154,9 @@ void add_point(GemmReport &report, dlk::Context &context, const OpenBlasPeer &op
       {std::string(gemm_dtype_name(dtype)), shape.set, shape.name,
        fmt::format("{}x{}x{}", shape.m, shape.n, shape.k), shape.m, shape.n, shape.k,
        std::int64_t{threads}, dlk, openblas_rate, rate(ops, onednn), rate(ops, onednn_packed),
-       openblas_ratio, dlk / rate(ops, onednn), dlk / rate(ops, onednn_packed),
+       openblas_ratio, dlk / rate(ops, onednn), dlk / rate(ops, onednn_packed), Cell(), Cell(),
        100.0 * dlk / peak_rate, peak_rate, t[0].summary().median, difference,
-       std::string(record.implementation), onednn_impl});
+       std::string(record.implementation), onednn_impl, Cell()});
   if (difference > difference_limit(dtype))
     report.warnings.push_back(fmt::format("{} {}x{}x{}, {} threads: dlk's C differs from oneDNN's by {:.2e} of max |C|",
                                           gemm_dtype_name(dtype), shape.m, shape.n, shape.k, threads, difference));
@@ -143,15 +182,20 @@ GemmReport measure(const GemmOptions &o) {
   for (const std::string &d : o.dtypes) dtypes.push_back(gemm_dtype_from_name(d));
 
   // The chart: the points of the last (largest) thread count, under its ceilings.
-  const std::vector<int> counts = thread_counts(o);
+  std::vector<int> counts = thread_counts(o);
   ContextOptions chart_context = o.context;
   chart_context.threads = counts.back();
   const dlk_context_info largest = dlk::Context(chart_context.to_dlk()).info();
   report.header = context_machine_header(largest);
   RooflineSvg chart(o.output.svg, largest, o.output.progress());
+  // A device's GEMM does not depend on the host's thread count.
+  const bool device = is_device_backend(largest);
+  if (device) counts = {counts.back()};
 
-  const OpenBlasPeer openblas = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
-  if (openblas.was_loaded_before())
+  // OpenBLAS is not a device backend's peer: not loaded then.
+  std::optional<OpenBlasPeer> openblas;
+  if (!device) openblas = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
+  if (openblas && openblas->was_loaded_before())
     report.warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
   report.onednn_version = OneDnnMatmul::version();
   Progress progress(o.output.progress());
@@ -162,16 +206,21 @@ GemmReport measure(const GemmOptions &o) {
     context_options.threads = threads;
     dlk::Context context(context_options.to_dlk());
     report.info = context.info();
-    openblas.set_threads(threads);
-    report.openblas = openblas.describe();
-    report.peaks.push_back(measure_dtype_peaks(report.info, threads));
+    if (openblas) {
+      openblas->set_threads(threads);
+      report.openblas = openblas->describe();
+    }
+    report.peaks.push_back(device ? theoretical_dtype_peaks(report.info) : measure_dtype_peaks(report.info, threads));
     for (GemmDtype dtype : dtypes)
       for (const GemmShape &shape : shapes) {
         progress.update(fmt::format("gemm {} {}x{}x{}, {} threads", gemm_dtype_name(dtype), shape.m, shape.n,
                                     shape.k, threads),
                         done++ / total);
-        add_point(report, context, openblas, report.peaks.back(), dtype, shape, threads, o.timing,
-                  threads == counts.back() ? &chart : nullptr);
+        if (device)
+          add_device_point(report, context, report.peaks.back(), dtype, shape, o.timing, &chart);
+        else
+          add_point(report, context, *openblas, report.peaks.back(), dtype, shape, threads, o.timing,
+                    threads == counts.back() ? &chart : nullptr);
       }
   }
   progress.finish();
@@ -193,7 +242,10 @@ void print_json(const GemmReport &r) {
                 {"device", r.info.device},
                 {"isa", r.info.isa}};
   doc["machine"] = r.header.json();
-  doc["peers"] = {{{"name", "openblas"},
+  if (is_device_backend(r.info))
+    doc["peers"] = nlohmann::ordered_json::array({{{"name", "cublaslt"}}});
+  else
+    doc["peers"] = {{{"name", "openblas"},
                    {"core", r.openblas.core},
                    {"config", r.openblas.config},
                    {"library", r.openblas.library},
@@ -221,8 +273,12 @@ void print_text(const GemmReport &r) {
   fmt::print("dlk-perf gemm: dlk {}, backend {}, isa {}, device \"{}\"\n", dlk_version_text(),
              r.info.backend, r.info.isa, r.info.device);
   fmt::print("\n{}\n", r.header.text());
-  fmt::print("peers: OpenBLAS core {} ({}); oneDNN {} matmul\n", r.openblas.core,
-             r.openblas.config, r.onednn_version);
+  if (is_device_backend(r.info))
+    fmt::print("peer: cuBLASLt called directly on the same device buffers (heuristic's first algorithm, 32 MiB "
+               "workspace, f32 compute; int8: s8 x s8 -> s32 in its TN layout on buffers of its own)\n");
+  else
+    fmt::print("peers: OpenBLAS core {} ({}); oneDNN {} matmul\n", r.openblas.core, r.openblas.config,
+               r.onednn_version);
   if (!r.openblas.removed_environment.empty())
     fmt::print("       removed before loading OpenBLAS, so it picks its own kernels: {}\n",
                fmt::join(r.openblas.removed_environment, " "));

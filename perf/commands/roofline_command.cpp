@@ -1,8 +1,12 @@
 // `dlk-perf roofline`: the ceilings of the context's device, then GEMM f32 at a
-// few sizes on dlk and on OpenBLAS, interleaved, each placed on the roofline.
+// few sizes on dlk and on OpenBLAS, interleaved, each placed on the roofline. On
+// a device backend (cuda) the ceilings are measured on the device (memory by
+// device copies, a peak per dtype by large GEMMs: perf/ceilings/device_ceilings.hpp)
+// and the peer is cuBLASLt called directly on the same device buffers.
 // The JSON schema is documented in perf/README.md ("dlk-perf/roofline/1").
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,9 +17,11 @@
 
 #include "dlk/dlk.hpp"
 #include "perf/ceilings/ceilings.hpp"
+#include "perf/ceilings/device_ceilings.hpp"
 #include "perf/common/context_options.hpp"
 #include "perf/workloads/gemm_problem.hpp"
 #include "perf/machine/machine_header.hpp"
+#include "perf/peers/cuda_peers.hpp"
 #include "perf/peers/openblas_peer.hpp"
 #include "perf/common/output_options.hpp"
 #include "perf/common/progress.hpp"
@@ -59,7 +65,7 @@ ReportTable points_table() {
                       {"roof_flops_per_second", "roof", 1e-9, 1},
                       {"percent_of_roof", "%roof", 1, 1},
                       {"bound", "bound", 1, 0},
-                      {"ratio_to_peer", "x openblas", 1, 3},
+                      {"ratio_to_peer", "x peer", 1, 3},
                       {"max_relative_difference", "rel diff", 1, 0, Show::json},
                       {"kernel", "kernel", 1, 0}});
 }
@@ -70,20 +76,30 @@ struct RooflineReport {
   MachineHeader header;
   OpenBlasPeer::Description peer;
   RoofCeilings ceilings;
+  std::optional<DeviceCeilings> device;  // a device backend's measured ceilings
   ReportTable points = points_table();
   std::vector<std::string> warnings;
   double wall_seconds = 0;
 };
 
-// Times one size on dlk and OpenBLAS and adds a row for each to report.points.
+// Times one size on dlk and its peer (OpenBLAS, or on a device cuBLASLt called
+// directly) and adds a row for each to report.points.
 void add_gemm_points(RooflineReport &report, RooflineSvg &chart, dlk::Context &context,
-                     const OpenBlasPeer &peer, std::int64_t size, const TimingOptions &timing) {
+                     const OpenBlasPeer *openblas, std::int64_t size, const TimingOptions &timing) {
   GemmProblem problem(context, GemmDtype::f32, size, size, size);
-  const std::vector<Timing> t =
-      time_interleaved({problem.dlk_candidate(), problem.openblas_candidate(peer)}, timing);
+  std::unique_ptr<DevicePeer> device_peer;
+  if (!openblas)
+    device_peer = make_cublaslt_gemm_peer(DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32, size, size, size,
+                                          problem.a_device(), problem.b_device());
+  const std::vector<Timing> t = time_interleaved(
+      {problem.dlk_candidate(), openblas ? problem.openblas_candidate(*openblas)
+                                         : Candidate{"cublaslt", [&device_peer] { device_peer->run(); }}},
+      timing);
+  if (device_peer) device_peer->download_output(problem.peer_c());
   const dlk_op_record record = context.last_op();
   const Work work{record.flops, record.bytes};
   const double difference = problem.max_relative_difference();
+  const std::string peer_name = openblas ? "openblas" : "cublaslt";
   const Roof roof = report.ceilings.roof();
   const std::string shape = fmt::format("{}x{}x{}", size, size, size);
 
@@ -109,13 +125,14 @@ void add_gemm_points(RooflineReport &report, RooflineSvg &chart, dlk::Context &c
     add("simulated", simulated, t[1].summary().median / sim.seconds, Cell(),
         std::string(record.implementation) + (sim.dram_bound ? " (DRAM bound)" : " (compute bound)"));
   }
-  add("openblas", t[1], Cell(), Cell(),
-      fmt::format("cblas_sgemm:{}:{}t", report.peer.core, report.peer.threads));
+  add(peer_name.c_str(), t[1], Cell(), Cell(),
+      openblas ? fmt::format("cblas_sgemm:{}:{}t", report.peer.core, report.peer.threads)
+               : device_peer->implementation());
   chart.add(fmt::format("gemm f32 {}", size), context, record, t[0].summary().median,
-            {{"openblas", t[1].summary().median}});
+            {{peer_name, t[1].summary().median}});
   if (difference > kDifferenceWarning)
-    report.warnings.push_back(fmt::format(
-        "at {} dlk's C differs from OpenBLAS's by {:.2e} of max |C|", shape, difference));
+    report.warnings.push_back(
+        fmt::format("at {} dlk's C differs from {}'s by {:.2e} of max |C|", shape, peer_name, difference));
 }
 
 RooflineReport measure(const RooflineOptions &o) {
@@ -130,20 +147,25 @@ RooflineReport measure(const RooflineOptions &o) {
 
   // Ceilings first: OpenBLAS's worker threads spin for a while after it loads,
   // and would take cycles from the FMA and bandwidth loops.
-  CeilingOptions ceiling_options;
-  ceiling_options.dram_bytes = static_cast<size_t>(o.dram_mib) << 20;
-  report.ceilings = context_ceilings(report.info, ceiling_options);
-
-  const OpenBlasPeer peer = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
-  peer.set_threads(report.info.num_threads);
-  report.peer = peer.describe();
-  if (peer.was_loaded_before())
-    report.warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
+  std::optional<OpenBlasPeer> peer;
+  if (is_device_backend(report.info)) {
+    report.device = measure_device_ceilings(context, DeviceCeilingOptions{});
+    report.ceilings = report.device->roof_ceilings();
+  } else {
+    CeilingOptions ceiling_options;
+    ceiling_options.dram_bytes = static_cast<size_t>(o.dram_mib) << 20;
+    report.ceilings = context_ceilings(report.info, ceiling_options);
+    peer = OpenBlasPeer::load({o.keep_openblas_env, o.openblas_thread_timeout});
+    peer->set_threads(report.info.num_threads);
+    report.peer = peer->describe();
+    if (peer->was_loaded_before())
+      report.warnings.push_back("OpenBLAS was loaded before dlk-perf could set its environment");
+  }
 
   Progress progress(o.output.progress());
   for (size_t i = 0; i < o.sizes.size(); ++i) {
     progress.update(fmt::format("gemm f32 {}", o.sizes[i]), static_cast<double>(i) / o.sizes.size());
-    add_gemm_points(report, chart, context, peer, o.sizes[i], o.timing);
+    add_gemm_points(report, chart, context, peer ? &*peer : nullptr, o.sizes[i], o.timing);
   }
   progress.finish();
   chart.write(fmt::format("dlk-perf roofline: GEMM f32, backend {}, {} threads", report.info.backend,
@@ -167,7 +189,11 @@ void print_json(const RooflineReport &r) {
                 {"isa", r.info.isa},
                 {"threads", r.info.num_threads}};
   doc["machine"] = r.header.json();
-  doc["peer"] = {{"name", "openblas"},
+  if (r.device) {
+    doc["peer"] = {{"name", "cublaslt"}};
+    doc["device_peaks"] = device_peaks_table(*r.device).json();
+  } else {
+    doc["peer"] = {{"name", "openblas"},
                  {"core", r.peer.core},
                  {"threads", r.peer.threads},
                  {"config", r.peer.config},
@@ -175,6 +201,7 @@ void print_json(const RooflineReport &r) {
                  {"environment_removed", r.peer.removed_environment},
                  {"environment_set", r.peer.set_environment},
                  {"environment_kept", r.peer.kept_environment}};
+  }
   doc["ceilings"] = ceilings_table(r.ceilings).json();
   doc["roof"] = {{"peak_flops_per_second", roof.peak_flops},
                  {"bandwidth_bytes_per_second", roof.bandwidth},
@@ -189,8 +216,11 @@ void print_text(const RooflineReport &r) {
   fmt::print("dlk-perf roofline: dlk {}, backend {}, isa {}, {} threads, device \"{}\"\n",
              dlk_version_text(), r.info.backend, r.info.isa, r.info.num_threads, r.info.device);
   fmt::print("\n{}\n", r.header.text());
-  fmt::print("peer: OpenBLAS core {}, {} threads ({})\n", r.peer.core, r.peer.threads,
-             r.peer.config);
+  if (r.device)
+    fmt::print("peer: cuBLASLt called directly on the same device buffers (heuristic's first algorithm, 32 MiB "
+               "workspace, f32 compute)\n");
+  else
+    fmt::print("peer: OpenBLAS core {}, {} threads ({})\n", r.peer.core, r.peer.threads, r.peer.config);
   if (r.peer.kept_environment)
     fmt::print("      environment kept as it was (--keep-openblas-env)\n");
   if (!r.peer.removed_environment.empty())
@@ -201,8 +231,11 @@ void print_text(const RooflineReport &r) {
                fmt::join(r.peer.set_environment, " "));
   fmt::print("\nceilings\n{}", ceilings_table(r.ceilings).text());
   fmt::print("ridge at {:.1f} FLOP/B\n", r.ceilings.roof().ridge_intensity());
+  if (r.device)
+    fmt::print("\npeak per dtype, measured by dlk_gemm (G/s = 10^9 FLOP or OP per second)\n{}",
+               device_peaks_table(*r.device).text());
   fmt::print("\nGEMM f32 (row-major, no transposes, alpha 1, beta 0): median per call over interleaved"
-             " bursts; x openblas = dlk GFLOP/s / OpenBLAS GFLOP/s\n{}",
+             " bursts; x peer = dlk GFLOP/s / the peer's GFLOP/s\n{}",
              r.points.text());
   if (std::string(r.info.backend) == "fpga_sim")
     fmt::print("simulated: the dlk call placed by the time the fpga_sim timing model gives for the "

@@ -1,5 +1,7 @@
 #include "perf/common/context_options.hpp"
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 #include "dlk/dlk.hpp"
@@ -15,6 +17,8 @@ void ContextOptions::add_to(CLI::App &command) {
                      "threads of dlk and of the peers (default: DLK_NUM_THREADS, else the cores)")
       ->check(CLI::NonNegativeNumber);
 }
+
+bool is_device_backend(const dlk_context_info &info) { return std::string(info.backend) == "cuda"; }
 
 dlk_context_options ContextOptions::to_dlk() const {
   dlk_context_options options = dlk::context_options();

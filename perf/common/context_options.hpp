@@ -13,6 +13,10 @@ class App;
 
 namespace dlk::perf {
 
+// Whether the context's memory is a device's (cuda), not the host's: its peers are
+// the device's libraries and its peaks the device's.
+bool is_device_backend(const dlk_context_info &info);
+
 struct ContextOptions {
   std::string backend;  // empty: DLK_BACKEND, else auto
   std::string isa;      // empty: DLK_CPU_ISA, else the best the CPU has

@@ -79,19 +79,23 @@ std::vector<Candidate> CompressWorkload::candidates() {
            }}};
 }
 
-CodecTraffic CompressWorkload::traffic(CodecOp op) const {
-  const double floats = 4.0 * count_, message = static_cast<double>(message_size_);
+CodecTraffic codec_traffic(CodecOp op, size_t count, size_t message_size) {
+  const double floats = 4.0 * count, message = static_cast<double>(message_size);
   switch (op) {
     case CodecOp::encode:  // input and residual read, residual written, message written
-      return {3 * floats + message, 2 * 4 * count_ + message_size_};
+      return {3 * floats + message, 2 * 4 * count + message_size};
     case CodecOp::decode:  // message read, output written
-      return {floats + message, 4 * count_ + message_size_};
-    case CodecOp::decode_add:
-      if (params_.algorithm == DLK_CODEC_TOPK)
-        return {2.0 * kLine * touched_lines_ + message, 4 * count_ + message_size_};
-      return {2 * floats + message, 4 * count_ + message_size_};
+      return {floats + message, 4 * count + message_size};
+    case CodecOp::decode_add:  // message and accumulator read, accumulator written
+      return {2 * floats + message, 4 * count + message_size};
   }
   return {};
+}
+
+CodecTraffic CompressWorkload::traffic(CodecOp op) const {
+  if (op == CodecOp::decode_add && params_.algorithm == DLK_CODEC_TOPK)
+    return {2.0 * kLine * touched_lines_ + static_cast<double>(message_size_), 4 * count_ + message_size_};
+  return codec_traffic(op, count_, message_size_);
 }
 
 }  // namespace dlk::perf

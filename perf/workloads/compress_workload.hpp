@@ -26,6 +26,11 @@ struct CodecTraffic {
   size_t working_set = 0;
 };
 
+// The bytes one call of `op` moves for `count` floats and a message of
+// `message_size` bytes, each buffer read or written once: every codec but topk's
+// decode_add, which touches only the lines its indices fall in.
+CodecTraffic codec_traffic(CodecOp op, size_t count, size_t message_size);
+
 class CompressWorkload {
  public:
   // Gaussian gradients of `bytes / 4` floats; encode runs with a residual

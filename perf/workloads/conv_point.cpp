@@ -1,10 +1,14 @@
 #include "perf/workloads/conv_point.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "perf/common/random_elements.hpp"
+#include "perf/peers/cuda_peers.hpp"
 
 namespace dlk::perf {
 
@@ -59,6 +63,83 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
     p.onednn_reorder_seconds = t[3].summary().median;
     p.onednn_any_implementation = blocked->implementation();
   }
+  return p;
+}
+
+namespace {
+
+// An f32 or bf16 element of a host copy.
+double element(const std::vector<unsigned char> &data, dlk_dtype type, size_t i) {
+  uint32_t bits = 0;
+  if (type == DLK_DTYPE_BF16) {
+    uint16_t half;
+    std::memcpy(&half, &data[2 * i], 2);
+    bits = uint32_t{half} << 16;
+  } else {
+    std::memcpy(&bits, &data[4 * i], 4);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+double max_relative_difference(const std::vector<unsigned char> &dlk, const std::vector<unsigned char> &peer,
+                               dlk_dtype type) {
+  double max_diff = 0, max_ref = 0;
+  for (size_t i = 0; i < peer.size() / dlk_dtype_size(type); ++i) {
+    const double ref = element(peer, type, i);
+    max_diff = std::max(max_diff, std::fabs(element(dlk, type, i) - ref));
+    max_ref = std::max(max_ref, std::fabs(ref));
+  }
+  return max_ref > 0 ? max_diff / max_ref : max_diff;
+}
+
+}  // namespace
+
+ConvPointTiming time_conv_point_device(dlk::Context &context, const dlk_conv2d_desc &d, ConvPass pass,
+                                       const TimingOptions &timing) {
+  const auto [oh, ow] = dlk::output_shape(d);
+  const size_t src_n = static_cast<size_t>(d.n * d.c * d.h * d.w),
+               wei_n = static_cast<size_t>(d.k * (d.c / d.groups) * d.kh * d.kw),
+               dst_n = static_cast<size_t>(d.n * d.k * oh * ow);
+  const std::vector<unsigned char> src = random_elements(d.src_type, src_n, 1),
+                                   wei = random_elements(d.weights_type, wei_n, 2),
+                                   dst = random_elements(d.dst_type, dst_n, 3);
+  dlk::Buffer<unsigned char> src_dev(context, src.size()), wei_dev(context, wei.size()), dst_dev(context, dst.size());
+  src_dev.upload(src.data()), wei_dev.upload(wei.data()), dst_dev.upload(dst.data());
+  // The peer reads the same buffers before dlk's first call writes one of them.
+  const std::unique_ptr<DevicePeer> peer = make_cudnn_conv_peer(d, pass, src_dev.get(), wei_dev.get(), dst_dev.get());
+  dlk::Buffer<unsigned char> &output = pass == ConvPass::forward         ? dst_dev
+                                       : pass == ConvPass::backward_data ? src_dev
+                                                                         : wei_dev;
+  const std::vector<Timing> t = time_interleaved(
+      {{"dlk",
+        [&] {
+          switch (pass) {
+            case ConvPass::forward:
+              context.conv2d_forward(d, src_dev.get(), wei_dev.get(), nullptr, dst_dev.get());
+              break;
+            case ConvPass::backward_data:
+              context.conv2d_backward_data(d, dst_dev.get(), wei_dev.get(), src_dev.get());
+              break;
+            case ConvPass::backward_weights:
+              context.conv2d_backward_weights(d, src_dev.get(), dst_dev.get(), wei_dev.get(), nullptr);
+              break;
+          }
+          context.synchronize();
+        }},
+       {"cudnn", [&] { peer->run(); }}},
+      timing);
+  ConvPointTiming p;
+  p.record = context.last_op();
+  p.flops = 2.0 * static_cast<double>(dst_n) * static_cast<double>(d.c / d.groups) * d.kh * d.kw;
+  p.dlk_seconds = t[0].summary().median;
+  p.cudnn_seconds = t[1].summary().median;
+  p.cudnn_implementation = peer->implementation();
+  std::vector<unsigned char> dlk_out(output.size()), peer_out(peer->output_bytes());
+  output.download(dlk_out.data());
+  if (peer->download_output(peer_out.data()) && peer_out.size() == dlk_out.size())
+    p.cudnn_relative_difference = max_relative_difference(dlk_out, peer_out, d.dst_type);
   return p;
 }
 

@@ -22,11 +22,21 @@ struct ConvPointTiming {
   // Forward only: oneDNN in its blocked layouts, and its src-in + dst-out reorders.
   std::optional<double> onednn_any_seconds, onednn_reorder_seconds;
   std::string onednn_any_implementation;
+  // On a device backend: cuDNN called directly instead (time_conv_point_device),
+  // and max |dlk - cuDNN| / max |cuDNN| of the pass's output.
+  std::optional<double> cudnn_seconds;
+  std::string cudnn_implementation;
+  double cudnn_relative_difference = 0;
 };
 
 // In the desc's types: f32 for every pass; bf16 and u8 x s8 -> s32 forward.
 ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &desc, ConvPass pass,
                                 int threads, const TimingOptions &timing);
+
+// dlk against cuDNN called directly on the same device buffers (perf/peers/
+// cuda_peers.hpp), interleaved; f32 or bf16, NCHW.
+ConvPointTiming time_conv_point_device(dlk::Context &context, const dlk_conv2d_desc &desc, ConvPass pass,
+                                       const TimingOptions &timing);
 
 // dlk's forward alone, in the desc's types (src and weights random, see
 // random_elements.hpp): no peer.

@@ -44,8 +44,17 @@ class GemmProblem {
   std::string onednn_implementation() const;
 
   // max |C_dlk - C_peer| / max |C_peer| after dlk and a peer ran, the peer being
-  // the last one whose candidate ran.
+  // the last one whose candidate ran (or whose C went to peer_c()).
   double max_relative_difference() const;
+
+  // For a peer on the context's device (perf/peers/cuda_peers.hpp): dlk's device
+  // operands, the types, and the host buffer its C goes to for the comparison.
+  const void *a_device() const { return a_dev_.get(); }
+  const void *b_device() const { return b_dev_.get(); }
+  dlk_dtype a_type() const { return a_type_; }
+  dlk_dtype b_type() const { return b_type_; }
+  dlk_dtype c_type() const { return c_type_; }
+  unsigned char *peer_c() { return c_peer_.data(); }
 
  private:
   dlk::Context &context_;
