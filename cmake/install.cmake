@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 install(TARGETS dlk EXPORT dlkTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES include/dlk/dlk.h include/dlk/dlk.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/dlk)
+install(FILES include/dlk/dlk.h include/dlk/dlk.hpp include/dlk/dlk_device_codec.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/dlk)
 install(EXPORT dlkTargets NAMESPACE dlk:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/dlk)
 
 configure_package_config_file(cmake/dlkConfig.cmake.in

@@ -30,6 +30,7 @@ struct Collective {
   float *data;
   uint64_t count;
   bool average;
+  uint64_t chunk_bytes;  // the compressed algorithms' pipeline chunk (comm/chunk_plan.hpp)
   dlk_comm_report &report;
 };
 

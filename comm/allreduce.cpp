@@ -85,6 +85,7 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
        {"topk_exact", cfg.topk_exact != 0},
        {"warmup_steps", static_cast<int64_t>(cfg.warmup_steps)},
        {"min_compress_bytes", static_cast<int64_t>(cfg.min_compress_bytes)},
+       {"DLK_COMM_CHUNK_BYTES", static_cast<int64_t>(comm.chunk_bytes())},
        {"calls made on this buffer", static_cast<int64_t>(b.calls)}});
 
   if (b.chosen == DLK_COMM_ALGO_AUTO) {
@@ -97,7 +98,7 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
     algorithm = DLK_COMM_ALGO_NATIVE;
 
   const Collective c{call, comm.mpi(), comm.rank(), comm.size(), data,
-                     b.count, cfg.average != 0, report};
+                     b.count, cfg.average != 0, comm.chunk_bytes(), report};
   switch (algorithm) {
     case DLK_COMM_ALGO_NATIVE: allreduce_native(c); break;
     case DLK_COMM_ALGO_RING: allreduce_ring(c); break;

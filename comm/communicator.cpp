@@ -12,7 +12,8 @@ namespace dlk::comm {
 Communicator::Communicator(MPI_Comm parent, bool initialized_mpi, const char *call)
     : initialized_mpi_(initialized_mpi),
       default_algorithm_(comm::default_algorithm(call)),
-      verbose_(comm::verbose_level(call)) {
+      verbose_(comm::verbose_level(call)),
+      chunk_bytes_(comm::chunk_bytes(call)) {
   check_mpi(call, "MPI_Query_thread", MPI_Query_thread(&thread_level_));
   check_mpi(call, "MPI_Comm_dup", MPI_Comm_dup(parent, &comm_));
   const int rc = MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);

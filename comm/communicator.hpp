@@ -4,6 +4,7 @@
 #pragma once
 
 #include <exception>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -30,6 +31,7 @@ class Communicator {
   bool initialized_mpi() const { return initialized_mpi_; }
   dlk_comm_algorithm default_algorithm() const { return default_algorithm_; }
   int verbose() const { return verbose_; }
+  uint64_t chunk_bytes() const { return chunk_bytes_; }
 
   // Runs job after every collective submitted before it, and returns when it is
   // done; an exception thrown by job is rethrown here.
@@ -47,6 +49,7 @@ class Communicator {
   bool initialized_mpi_;
   dlk_comm_algorithm default_algorithm_;
   int verbose_;
+  uint64_t chunk_bytes_;
   LinkModel link_model_;
   std::unique_ptr<Worker> worker_;  // last: joined first on destruction
 };

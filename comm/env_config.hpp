@@ -5,6 +5,7 @@
 // variable follows (common/env_value.hpp).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "dlk/dlk_comm.h"
@@ -23,6 +24,10 @@ const std::vector<EnvVar> &env_vars();
 // DLK_COMM_ALGO, else native. Throws DLK_COMM_INVALID_ARGUMENT naming the
 // variable and listing the valid values for an unknown value.
 dlk_comm_algorithm default_algorithm(const char *call);
+
+// DLK_COMM_CHUNK_BYTES, else kDefaultChunkBytes (comm/chunk_plan.hpp); a value
+// that is not an integer in [kMinChunkBytes, kMaxChunkBytes] is an error.
+uint64_t chunk_bytes(const char *call);
 
 // DLK_VERBOSE (0, 1, 2), shared with libdlk; an unknown value is an error too.
 int verbose_level(const char *call);

@@ -8,24 +8,23 @@
 
 namespace dlk::comm {
 
-Frames frame_messages(const char *call, const std::vector<uint64_t> &sizes, uint64_t largest) {
+Frames frame_slots(const char *call, const std::vector<uint64_t> &sizes, uint64_t capacity) {
+  if (capacity > INT_MAX)
+    throw_invalid(call, "count",
+                  "gives a message of more than the 2 GiB (INT_MAX bytes) one MPI call can move");
   Frames frames;
   frames.sizes.resize(sizes.size());
   frames.displacements.resize(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] > largest)
+    if (sizes[i] > capacity)
       throw Error(DLK_COMM_CODEC_ERROR,
                   std::string(call) + ": rank " + std::to_string(i) + " sent a message of " +
-                      std::to_string(sizes[i]) + " bytes; this call's messages are at most " +
-                      std::to_string(largest));
-    if (sizes[i] > INT_MAX - frames.total)
-      throw_invalid(call, "count",
-                    "gives messages of more than the 2 GiB (INT_MAX bytes) one MPI call can "
-                    "move");
-    frames.sizes[i] = static_cast<int>(sizes[i]);
-    frames.displacements[i] = static_cast<int>(frames.total);
-    frames.total += sizes[i];
+                      std::to_string(sizes[i]) + " bytes; this chunk's messages are at most " +
+                      std::to_string(capacity));
+    frames.sizes[i] = sizes[i];
+    frames.displacements[i] = i * capacity;
   }
+  frames.total = sizes.size() * capacity;
   return frames;
 }
 

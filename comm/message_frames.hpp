@@ -1,9 +1,10 @@
-// Compressed messages of every rank gathered end to end into one buffer (the
-// two-phase all-to-all, the topk all-gather): where each one lies, and their
-// sum. topk's sizes come from the peers, so nothing here trusts a size: each is
-// checked against the largest message the call can produce before any byte is
-// placed, and the messages themselves are checked by libdlk_compress's decoder.
-// Pure functions of bytes, fuzzed as they are (tests/fuzz/fuzz_comm_messages.cpp).
+// The compressed messages of one chunk from every rank, each received into a
+// slot of its own (the two-phase owner's P messages, topk's P messages): where
+// each one lies, and their sum. topk's sizes come from what the peers sent, so
+// nothing here trusts a size: each is checked against the largest message the
+// chunk can produce before any byte is read, and the messages themselves are
+// checked by libdlk_compress's decoder. Pure functions of bytes, fuzzed as they
+// are (tests/fuzz/fuzz_comm_messages.cpp).
 #pragma once
 
 #include <cstdint>
@@ -12,14 +13,15 @@
 namespace dlk::comm {
 
 struct Frames {
-  std::vector<int> sizes, displacements;  // MPI's counts and displacements, in bytes
-  uint64_t total = 0;                     // bytes, at most INT_MAX
+  std::vector<uint64_t> sizes, displacements;  // bytes; message i at displacements[i]
+  uint64_t total = 0;                          // bytes the slots span
 };
 
-// Throws DLK_COMM_CODEC_ERROR naming the rank when a size exceeds `largest`, and
-// DLK_COMM_INVALID_ARGUMENT naming "count" when the messages together exceed
-// what one MPI call can move (INT_MAX bytes).
-Frames frame_messages(const char *call, const std::vector<uint64_t> &sizes, uint64_t largest);
+// Message i of sizes (rank order) in slot i, at i * capacity. Throws
+// DLK_COMM_CODEC_ERROR naming the rank when a size exceeds capacity, and
+// DLK_COMM_INVALID_ARGUMENT naming "count" when capacity exceeds the INT_MAX
+// bytes one MPI call moves.
+Frames frame_slots(const char *call, const std::vector<uint64_t> &sizes, uint64_t capacity);
 
 enum class Into { overwrite, add };
 

@@ -1,107 +1,233 @@
-// onebit, int8, int4, fp16, bf16: the two-phase compressed all-reduce.
-//   1. every rank compresses segment j of its gradient (with its worker-side
-//      residual) for rank j, and the messages go all-to-all;
-//   2. rank r decodes the P messages of its segment, sums them in rank order,
-//      re-compresses the sum with its server-side residual, and the P messages
-//      are all-gathered; every rank decodes all of them (the owner too), so every
-//      rank holds the same bits.
-// Message sizes follow from (params, segment length) alone, so no sizes travel.
+// onebit, int8, int4, fp16, bf16: the two-phase compressed all-reduce, pipelined
+// in chunks (comm/chunk_plan.hpp).
+//   1. every rank compresses chunk k of segment j of its gradient (with its
+//      worker-side residual) and sends it to rank j, the segment's owner;
+//   2. the owner decodes the P messages of its chunk k, sums them in rank order,
+//      re-compresses the sum with its server-side residual and sends that to
+//      every rank; every rank decodes it (the owner too), so every rank holds
+//      the same bits.
+// One thread runs it as a software pipeline: encode chunk k + 1 of every segment
+// (and send it), then reduce chunk k of the own segment (and send the result),
+// then decode the results of chunk k - 1 from the other owners. While it waits
+// for chunk k, chunk k + 1 is already on the wire; while it encodes, MPI moves
+// what was sent before. Message sizes follow from (params, chunk length) alone,
+// so no sizes travel. Ranks differ in nothing but which segment they own.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "comm/algorithms.hpp"
+#include "comm/chunk_plan.hpp"
 #include "comm/error.hpp"
 #include "comm/message_frames.hpp"
+#include "comm/pipeline_requests.hpp"
 #include "comm/segments.hpp"
 #include "comm/stopwatch.hpp"
 
 namespace dlk::comm {
 namespace {
 
-void encode(const Collective &c, const dlk_codec_params &params, const float *input,
-            float *residual, uint64_t length, uint8_t *message, int size) {
-  size_t written = 0;
-  check_codec(c.call, dlk_compress_encode(&params, input, residual, length, message,
-                                          static_cast<size_t>(size), &written));
-  if (written != static_cast<size_t>(size))
-    throw Error(DLK_COMM_INTERNAL_ERROR, std::string(c.call) + ": " +
-                                             dlk_compress_algorithm_name(params.algorithm) +
-                                             " wrote a message of unexpected size");
-}
+constexpr int kToOwnerTag = 1, kFromOwnerTag = 2;
+
+class TwoPhase {
+ public:
+  TwoPhase(const Collective &c, const dlk_codec_params &params, float *worker_residual,
+           float *server_residual, Scratch &scratch, PipelineRequests &requests)
+      : c_(c),
+        p_(c.size),
+        r_(c.rank),
+        mine_(split(c.count, c.size, c.rank)),
+        worker_residual_(worker_residual),
+        server_residual_(server_residual),
+        scratch_(scratch),
+        requests_(requests) {
+    for (int j = 0; j < p_; ++j)
+      chunks_.push_back(plan_chunks(c.call, params, c.count, split(c.count, p_, j), c.chunk_bytes));
+    for (const auto &segment : chunks_) rounds_ = std::max(rounds_, segment.size());
+    lay_out();
+  }
+
+  void run() {
+    post_receives();
+    encode_round(0);
+    for (size_t k = 0; k < rounds_; ++k) {
+      if (k + 1 < rounds_) encode_round(k + 1);
+      if (k < own().size()) reduce(k);
+      if (k > 0) gather(k - 1);
+    }
+    gather(rounds_ - 1);
+    wait(requests_.sends);
+  }
+
+ private:
+  const std::vector<Chunk> &own() const { return chunks_[r_]; }
+  int peer(int offset) const { return (r_ + offset) % p_; }
+
+  // outgoing: chunk k of segment j for its owner j != r; then the owner's results.
+  // incoming: per own chunk k, P slots (slot r: this rank's own message).
+  // gathered: chunk k of segment j != r as its owner sent it back.
+  void lay_out() {
+    uint64_t out = 0, gathered = 0;
+    to_owner_.resize(p_);
+    from_owner_.resize(p_);
+    for (int j = 0; j < p_; ++j)
+      for (const Chunk &chunk : chunks_[j]) {
+        to_owner_[j].push_back(out);
+        from_owner_[j].push_back(gathered);
+        if (j != r_) {
+          out += chunk.capacity;
+          gathered += chunk.capacity;
+        }
+      }
+    uint64_t in = 0;
+    for (const Chunk &chunk : own()) {
+      result_.push_back(out);
+      out += chunk.capacity;
+      slots_.push_back(in);
+      in += p_ * chunk.capacity;
+    }
+    scratch_.outgoing.resize(out);
+    scratch_.incoming.resize(in);
+    scratch_.gathered.resize(gathered);
+    scratch_.sum.resize(mine_.length);
+  }
+
+  void post_receives() {
+    receive_to_owner_.assign(own().size(), std::vector<size_t>(p_));
+    for (size_t k = 0; k < own().size(); ++k)
+      for (int i = 0; i < p_; ++i)
+        if (i != r_)
+          receive_to_owner_[k][i] = receive(scratch_.incoming.data() + slots_[k] +
+                                                i * own()[k].capacity,
+                                            own()[k].capacity, i, kToOwnerTag);
+    receive_from_owner_.assign(p_, {});
+    for (int j = 0; j < p_; ++j)
+      if (j != r_)
+        for (size_t k = 0; k < chunks_[j].size(); ++k)
+          receive_from_owner_[j].push_back(receive(scratch_.gathered.data() + from_owner_[j][k],
+                                                   chunks_[j][k].capacity, j, kFromOwnerTag));
+  }
+
+  size_t receive(uint8_t *to, uint64_t bytes, int from, int tag) {
+    requests_.receives.push_back(MPI_REQUEST_NULL);
+    check_mpi(c_.call, "MPI_Irecv",
+              MPI_Irecv(to, static_cast<int>(bytes), MPI_BYTE, from, tag, c_.comm,
+                        &requests_.receives.back()));
+    c_.report.wire_bytes_received += bytes;
+    return requests_.receives.size() - 1;
+  }
+
+  void send(const uint8_t *from, uint64_t bytes, int to, int tag) {
+    requests_.sends.push_back(MPI_REQUEST_NULL);
+    check_mpi(c_.call, "MPI_Isend",
+              MPI_Isend(from, static_cast<int>(bytes), MPI_BYTE, to, tag, c_.comm,
+                        &requests_.sends.back()));
+    c_.report.wire_bytes_sent += bytes;
+  }
+
+  void encode(const Chunk &chunk, const float *input, float *residual, uint8_t *message) {
+    size_t written = 0;
+    timed(c_.report.encode_seconds, [&] {
+      check_codec(c_.call, dlk_compress_encode(&chunk.params, input, residual, chunk.length,
+                                               message, chunk.capacity, &written));
+    });
+    if (written != chunk.capacity)
+      throw Error(DLK_COMM_INTERNAL_ERROR, std::string(c_.call) + ": " +
+                                               dlk_compress_algorithm_name(chunk.params.algorithm) +
+                                               " wrote a message of unexpected size");
+  }
+
+  // Phase 1, chunk k of every segment: the other owners' first (they wait for it).
+  void encode_round(size_t k) {
+    for (int offset = 1; offset <= p_; ++offset) {
+      const int j = peer(offset);
+      if (k >= chunks_[j].size()) continue;
+      const Chunk &chunk = chunks_[j][k];
+      uint8_t *message = j == r_ ? scratch_.incoming.data() + slots_[k] + r_ * chunk.capacity
+                                 : scratch_.outgoing.data() + to_owner_[j][k];
+      encode(chunk, c_.data + chunk.begin, worker_residual_ + chunk.begin, message);
+      if (j != r_) send(message, chunk.capacity, j, kToOwnerTag);
+    }
+  }
+
+  // Phase 2 at the owner: the sum of chunk k, its message to every rank, and its
+  // own decode of that message.
+  void reduce(size_t k) {
+    const Chunk &chunk = own()[k];
+    std::vector<uint64_t> sizes(p_, chunk.capacity);
+    for (int i = 0; i < p_; ++i)
+      if (i != r_) sizes[i] = received(receive_to_owner_[k][i]);
+    const Frames frames = frame_slots(c_.call, sizes, chunk.capacity);
+    const uint64_t at = chunk.begin - mine_.begin;
+    float *sum = scratch_.sum.data() + at;
+    timed(c_.report.decode_seconds, [&] {
+      sum_messages(c_.call, scratch_.incoming.data() + slots_[k], frames, sum, chunk.length,
+                   Into::overwrite);
+      if (c_.average) divide(sum, chunk.length, p_);
+    });
+    uint8_t *result = scratch_.outgoing.data() + result_[k];
+    encode(chunk, sum, server_residual_ + at, result);
+    for (int offset = 1; offset < p_; ++offset) send(result, chunk.capacity, peer(offset), kFromOwnerTag);
+    decode(result, chunk.capacity, chunk);
+  }
+
+  // Decodes the owners' results of chunk k.
+  void gather(size_t k) {
+    for (int offset = 1; offset < p_; ++offset) {
+      const int j = peer(offset);
+      if (k >= chunks_[j].size()) continue;
+      const uint64_t size = received(receive_from_owner_[j][k]);
+      decode(scratch_.gathered.data() + from_owner_[j][k], size, chunks_[j][k]);
+    }
+  }
+
+  void decode(const uint8_t *message, uint64_t size, const Chunk &chunk) {
+    timed(c_.report.decode_seconds, [&] {
+      check_codec(c_.call, dlk_compress_decode(message, size, c_.data + chunk.begin,
+                                               chunk.length));
+    });
+  }
+
+  // Waits for receive `index`; the bytes it brought.
+  uint64_t received(size_t index) {
+    MPI_Status status;
+    timed(c_.report.network_seconds, [&] {
+      check_mpi(c_.call, "MPI_Wait", MPI_Wait(&requests_.receives[index], &status));
+    });
+    int bytes = 0;
+    check_mpi(c_.call, "MPI_Get_count", MPI_Get_count(&status, MPI_BYTE, &bytes));
+    return static_cast<uint64_t>(std::max(bytes, 0));
+  }
+
+  void wait(std::vector<MPI_Request> &requests) {
+    timed(c_.report.network_seconds, [&] {
+      check_mpi(c_.call, "MPI_Waitall",
+                MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                            MPI_STATUSES_IGNORE));
+    });
+  }
+
+  const Collective &c_;
+  const int p_, r_;
+  const Span mine_;
+  float *worker_residual_, *server_residual_;
+  Scratch &scratch_;
+  PipelineRequests &requests_;
+  std::vector<std::vector<Chunk>> chunks_;  // per segment
+  size_t rounds_ = 0;                       // the most chunks of any segment
+  std::vector<std::vector<uint64_t>> to_owner_, from_owner_;  // offsets, per segment and chunk
+  std::vector<uint64_t> result_, slots_;                      // per own chunk
+  std::vector<std::vector<size_t>> receive_to_owner_;         // own chunk, rank: receive index
+  std::vector<std::vector<size_t>> receive_from_owner_;       // segment, chunk: receive index
+};
 
 }  // namespace
 
 void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,
                          float *worker_residual, float *server_residual, Scratch &scratch) {
-  const int p = c.size, r = c.rank;
-  std::vector<uint64_t> bytes(p);
-  for (int j = 0; j < p; ++j)
-    check_codec(c.call, dlk_compress_max_message_size(&params, split(c.count, p, j).length,
-                                                      &bytes[j]));
-  const uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
-  const Frames out = frame_messages(c.call, bytes, largest);
-  // Every rank also checks the largest incoming total (rank totals differ), so
-  // that all refuse together, and before any residual changes.
-  frame_messages(c.call, std::vector<uint64_t>(p, largest), largest);
-  const Frames in = frame_messages(c.call, std::vector<uint64_t>(p, bytes[r]), bytes[r]);
-  const std::vector<int> &sizes = out.sizes, &displacements = out.displacements;
-  const uint64_t total = out.total;
-  const Span mine = split(c.count, p, r);
-  const int my_size = sizes[r];
-
-  // Phase 1: compress every segment for its owner; all-to-all.
-  std::vector<uint8_t> &outgoing = scratch.outgoing;
-  outgoing.resize(total);
-  timed(c.report.encode_seconds, [&] {
-    for (int j = 0; j < p; ++j) {
-      const Span s = split(c.count, p, j);
-      encode(c, params, c.data + s.begin, worker_residual + s.begin, s.length,
-             outgoing.data() + displacements[j], sizes[j]);
-    }
+  with_pipeline_requests(scratch, [&](PipelineRequests &requests) {
+    TwoPhase(c, params, worker_residual, server_residual, scratch, requests).run();
   });
-  std::vector<uint8_t> &incoming = scratch.incoming;
-  incoming.resize(in.total);
-  timed(c.report.network_seconds, [&] {
-    check_mpi(c.call, "MPI_Alltoallv",
-              MPI_Alltoallv(outgoing.data(), sizes.data(), displacements.data(), MPI_BYTE,
-                            incoming.data(), in.sizes.data(), in.displacements.data(), MPI_BYTE,
-                            c.comm));
-  });
-
-  // The owner's sum, in rank order, then its own compressed message.
-  std::vector<float> &sum = scratch.sum;
-  sum.resize(mine.length);
-  timed(c.report.decode_seconds, [&] {
-    sum_messages(c.call, incoming.data(), in, sum.data(), mine.length, Into::overwrite);
-    if (c.average) divide(sum.data(), mine.length, p);
-  });
-  // The owner's message goes straight to its place in the gathered buffer.
-  std::vector<uint8_t> &gathered = scratch.gathered;
-  gathered.resize(total);
-  uint8_t *result = gathered.data() + displacements[r];
-  timed(c.report.encode_seconds, [&] {
-    encode(c, params, sum.data(), server_residual, mine.length, result, my_size);
-  });
-
-  // Phase 2: all-gather the owners' messages; everyone decodes every one.
-  timed(c.report.network_seconds, [&] {
-    check_mpi(c.call, "MPI_Allgatherv",
-              MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gathered.data(), sizes.data(),
-                             displacements.data(), MPI_BYTE, c.comm));
-  });
-  timed(c.report.decode_seconds, [&] {
-    for (int j = 0; j < p; ++j) {
-      const Span s = split(c.count, p, j);
-      check_codec(c.call, dlk_compress_decode(gathered.data() + displacements[j], sizes[j],
-                                              c.data + s.begin, s.length));
-    }
-  });
-
-  const uint64_t others = total - static_cast<uint64_t>(my_size);
-  const uint64_t peers = static_cast<uint64_t>(p - 1);
-  c.report.wire_bytes_sent += others + peers * static_cast<uint64_t>(my_size);
-  c.report.wire_bytes_received += peers * static_cast<uint64_t>(my_size) + others;
 }
 
 }  // namespace dlk::comm

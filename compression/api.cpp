@@ -5,6 +5,7 @@
 #include "compression/api_guard.hpp"
 #include "compression/codec.hpp"
 #include "compression/isa.hpp"
+#include "compression/message_shape.hpp"
 #include "compression/params.hpp"
 #include "compression/wire_format.hpp"
 
@@ -38,7 +39,7 @@ void no_overlap(const char *call, const char *a_name, const void *a, uint64_t a_
 }
 
 uint64_t max_message_size(const dlk_codec_params &params, uint64_t count) {
-  return wire::kHeaderSize + codec_for(params.algorithm).max_payload_size(params, count);
+  return wire::kHeaderSize + max_payload_size(params, count);
 }
 
 // Header, then payload size, then the algorithm's own checks; returns the header.
@@ -48,7 +49,9 @@ wire::Header validate_message(const char *call, const uint8_t *message, size_t m
     throw_corrupt(call, "header says " + std::to_string(h.payload_size) +
                             " payload bytes, the buffer holds " +
                             std::to_string(message_size - wire::kHeaderSize));
-  codec_for(h.algorithm).validate(call, h, message + wire::kHeaderSize);
+  const uint8_t *payload = message + wire::kHeaderSize;
+  validate_shape(call, h, [&] { return payload[h.payload_size - 1]; });
+  if (const auto check = codec_for(h.algorithm).validate_payload) check(call, h, payload);
   return h;
 }
 
@@ -91,15 +94,7 @@ const char *dlk_compress_status_name(dlk_codec_status status) {
 }
 
 const char *dlk_compress_algorithm_name(dlk_codec_algorithm algorithm) {
-  switch (stored_int(algorithm)) {
-    case DLK_CODEC_ONEBIT: return "onebit";
-    case DLK_CODEC_TOPK: return "topk";
-    case DLK_CODEC_INT8: return "int8";
-    case DLK_CODEC_INT4: return "int4";
-    case DLK_CODEC_FP16: return "fp16";
-    case DLK_CODEC_BF16: return "bf16";
-  }
-  return "unknown";
+  return algorithm_name(stored_int(algorithm));
 }
 
 const char *dlk_compress_last_error(void) { return last_error(); }

@@ -1,5 +1,5 @@
-// One codec per algorithm: the payload layout, encode, validation and decode of
-// the bytes after the header. codec_for() is the table (codec_table.cpp).
+// One codec per algorithm: encode, validation and decode of the bytes after the
+// header. codec_for() is the table (codec_table.cpp).
 #pragma once
 
 #include <cstddef>
@@ -28,14 +28,14 @@ struct DecodeJob {
   const KernelTable &kernels;
 };
 
+// Payload sizes and the header's rules are message_shape.hpp's, shared with the
+// device codecs; a codec adds what only its payload's content can break.
 struct Codec {
-  // The most bytes encode writes after the header (params validated for count).
-  uint64_t (*max_payload_size)(const dlk_codec_params &params, uint64_t count);
   // Encodes, and returns the payload bytes written.
   uint64_t (*encode)(const EncodeJob &job);
-  // Checks the payload size, the block size and every structural field of the
-  // payload against the header; throws Error(DLK_CODEC_CORRUPT_MESSAGE).
-  void (*validate)(const char *call, const wire::Header &header, const uint8_t *payload);
+  // Checks the structural fields of a payload whose shape validate_shape has
+  // passed; throws Error(DLK_CODEC_CORRUPT_MESSAGE). nullptr: nothing to check.
+  void (*validate_payload)(const char *call, const wire::Header &header, const uint8_t *payload);
   // Runs only on a validated message.
   void (*decode)(const DecodeJob &job);
 };

@@ -11,6 +11,18 @@ bool known_algorithm(int algorithm) {
   return algorithm >= DLK_CODEC_ONEBIT && algorithm <= DLK_CODEC_BF16;
 }
 
+const char *algorithm_name(int algorithm) {
+  switch (algorithm) {
+    case DLK_CODEC_ONEBIT: return "onebit";
+    case DLK_CODEC_TOPK: return "topk";
+    case DLK_CODEC_INT8: return "int8";
+    case DLK_CODEC_INT4: return "int4";
+    case DLK_CODEC_FP16: return "fp16";
+    case DLK_CODEC_BF16: return "bf16";
+  }
+  return "unknown";
+}
+
 bool blocked_algorithm(dlk_codec_algorithm algorithm) {
   return algorithm == DLK_CODEC_ONEBIT || algorithm == DLK_CODEC_INT8 ||
          algorithm == DLK_CODEC_INT4;

@@ -21,6 +21,8 @@ int stored_int(const Enum &field) {
 }
 
 bool known_algorithm(int algorithm);
+// "onebit", "topk", "int8", "int4", "fp16", "bf16"; "unknown" otherwise.
+const char *algorithm_name(int algorithm);
 bool blocked_algorithm(dlk_codec_algorithm algorithm);  // onebit, int8, int4
 
 void default_params(dlk_codec_params &params, dlk_codec_algorithm algorithm);

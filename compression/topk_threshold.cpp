@@ -19,6 +19,7 @@ constexpr uint64_t kMinSample = 8192;
 // count / kMaxSampleShare the exact threshold costs about as much.
 constexpr uint64_t kMaxSampleShare = 8;
 constexpr uint64_t kPrefetchAhead = 32;
+constexpr uint64_t kLine = 16;  // floats per 64-byte cache line
 // Fixed, so that the sample (hence the message) depends on the data only.
 constexpr uint64_t kSampleKey = 0x646C6B746F706B31ull;  // "dlktopk1"
 
@@ -26,8 +27,10 @@ inline uint32_t key_at(const float *input, const float *residual, size_t i) {
   return magnitude_key(residual ? input[i] + residual[i] : input[i]);
 }
 
+// Whole runs of kLine elements.
 uint64_t sample_size(size_t count, size_t k) {
-  return std::max<uint64_t>(kMinSample, (kSampleHits * count + k - 1) / k);
+  const uint64_t s = std::max<uint64_t>(kMinSample, (kSampleHits * count + k - 1) / k);
+  return (s + kLine - 1) / kLine * kLine;
 }
 
 bool worth_sampling(size_t count, size_t k) {
@@ -73,22 +76,29 @@ uint32_t sampled_threshold(ThresholdScratch &scratch, const float *input,
                            const float *residual, size_t count, size_t k) {
   if (!worth_sampling(count, k)) return exact_threshold(scratch, input, residual, count, k);
   std::vector<uint32_t> &sample = scratch.sample;
-  const uint64_t s = sample.size();
-  // One element drawn from each of s strata of count / s elements (the few past
-  // the last stratum are never drawn), without a division per draw. The draws
-  // miss the caches, so those kPrefetchAhead strata on are requested early.
-  const uint64_t stratum = count / s;  // >= kMaxSampleShare, < 2^32
+  const uint64_t lines = sample.size() / kLine;
+  // One run of kLine consecutive elements (a cache line when the buffer is
+  // 64-byte aligned) drawn from each of `lines` strata of count / lines elements
+  // (the few past the last stratum are never drawn), at a multiple of kLine
+  // into it: the sample reads one line in every count / (lines * kLine) >= 8,
+  // where an element per stratum read nearly every line at k = 1 % (a second
+  // pass over memory before the selection pass). The draws miss the caches, so
+  // those kPrefetchAhead strata on are requested early.
+  const uint64_t stratum = count / lines;     // >= kLine * kMaxSampleShare
+  const uint64_t starts = stratum / kLine;    // < 2^32
   auto position = [&](uint64_t j) {
-    return j * stratum + ((uint64_t(random_word(kSampleKey, j)) * stratum) >> 32);
+    return j * stratum + ((uint64_t(random_word(kSampleKey, j)) * starts) >> 32) * kLine;
   };
-  for (uint64_t j = 0; j < s; ++j) {
-    if (j + kPrefetchAhead < s) {
+  for (uint64_t j = 0; j < lines; ++j) {
+    if (j + kPrefetchAhead < lines) {
       const uint64_t ahead = position(j + kPrefetchAhead);
       __builtin_prefetch(input + ahead);
       if (residual) __builtin_prefetch(residual + ahead);
     }
-    sample[j] = key_at(input, residual, position(j));
+    const uint64_t at = position(j);
+    for (uint64_t e = 0; e < kLine; ++e) sample[j * kLine + e] = key_at(input, residual, at + e);
   }
+  const uint64_t s = sample.size();
   // The sample's rank that corresponds to k in the whole buffer.
   const uint64_t rank = std::min<uint64_t>(s, std::max<uint64_t>(1, (k * s + count - 1) / count));
   std::nth_element(sample.begin(), sample.begin() + (rank - 1), sample.end(),

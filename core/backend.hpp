@@ -12,6 +12,7 @@
 #include "core/numeric.hpp"
 #include "core/op_args.hpp"
 #include "dlk/dlk.h"
+#include "dlk/dlk_compress.h"
 
 namespace dlk::core {
 
@@ -50,6 +51,31 @@ struct OpResult {
   dlk_sim_record sim{};
 };
 
+// A codec run on the backend's device (include/dlk/dlk_device_codec.h): core has
+// validated the parameters, the buffers (require_codec_memory included) and, for
+// a decode, the whole message but for topk's index order. Core makes the 32-byte
+// header and checks a received one, so a backend writes the header core gives it
+// and otherwise writes or reads only the payload, 32 bytes into the message.
+struct CodecEncodeArgs {
+  const dlk_codec_params &params;  // validated for count
+  const float *input;
+  float *residual;  // nullptr: no error feedback
+  uint64_t count;
+  const uint8_t *header;  // host memory: the 32 bytes to put first in the message
+  void *message;          // room for the header and the payload size core computed
+};
+
+struct CodecDecodeArgs {
+  const char *call;  // for the error of a topk message whose indices are out of order
+  dlk_codec_algorithm algorithm;
+  uint32_t block_size;  // onebit, int8, int4
+  uint64_t count;
+  const void *payload;
+  uint64_t payload_size;
+  float *output;
+  bool accumulate;  // output[i] += decoded[i], else output[i] = decoded[i]
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -74,6 +100,22 @@ class Backend {
   virtual OpResult conv2d_backward_weights(const Conv2dArgs &args) = 0;
   virtual OpResult pool2d_forward(const Pool2dArgs &args) = 0;
   virtual OpResult pool2d_backward(const Pool2dArgs &args) = 0;
+
+  // Codecs on the device: optional. A backend that keeps its memory on the host
+  // leaves these, and callers use libdlk_compress on that memory directly.
+  virtual bool supports_codec(const dlk_codec_params & /*params*/) const { return false; }
+  // Throws an invalid-argument Error naming `argument` when ptr is not memory
+  // this backend's device can address (called only when supports_codec is true).
+  virtual void require_codec_memory(const char * /*call*/, const char * /*argument*/,
+                                    const void * /*ptr*/) const {}
+  // Writes the payload; returns its size in bytes (sampled topk may write less
+  // than the most core made room for).
+  virtual uint64_t codec_encode(const CodecEncodeArgs & /*args*/) {
+    throw Error(DLK_STATUS_UNSUPPORTED, std::string(name()) + ": no codecs on this backend");
+  }
+  virtual void codec_decode(const CodecDecodeArgs & /*args*/) {
+    throw Error(DLK_STATUS_UNSUPPORTED, std::string(name()) + ": no codecs on this backend");
+  }
 };
 
 // True in a process made by fork() from one that had loaded libdlk: the parent's
@@ -92,7 +134,7 @@ std::unique_ptr<Backend> make_host_compute_backend(const BackendConfig &config);
 // A backend built as a separate module (libdlk_<name>.so) exports this C symbol,
 // which core finds with dlsym after dlopen. api_version guards against a module
 // built from another dlk. On refusal it returns NULL with *status and error set.
-#define DLK_BACKEND_MODULE_API_VERSION 1
+#define DLK_BACKEND_MODULE_API_VERSION 2
 #define DLK_BACKEND_MODULE_ENTRY "dlk_backend_module_create"
 using BackendModuleCreateFn = Backend *(*)(int api_version, const BackendConfig *config,
                                            dlk_status *status, char *error, size_t error_size);

@@ -20,25 +20,19 @@ void require_supported(const char *call, const dlk_context &ctx, dlk_op op, dlk_
                                 dlk_dtype_name(b) + ":" + dlk_dtype_name(c));
 }
 
-namespace {
+ExclusiveUse::ExclusiveUse(dlk_context &ctx, dlk_op op) : busy_(ctx.busy) {
+  if (busy_.exchange(true, std::memory_order_acquire)) refuse((std::string("dlk_") + dlk_op_name(op)).c_str());
+}
 
-class ExclusiveUse {
- public:
-  ExclusiveUse(dlk_context &ctx, dlk_op op) : busy_(ctx.busy) {
-    if (busy_.exchange(true, std::memory_order_acquire))
-      throw_invalid((std::string("dlk_") + dlk_op_name(op)).c_str(), "context",
-                    "is running another thread's call (a context may be used by one thread at a "
-                    "time: give each thread its own)");
-  }
-  ~ExclusiveUse() { busy_.store(false, std::memory_order_release); }
-  ExclusiveUse(const ExclusiveUse &) = delete;
-  ExclusiveUse &operator=(const ExclusiveUse &) = delete;
+ExclusiveUse::ExclusiveUse(dlk_context &ctx, const char *call) : busy_(ctx.busy) {
+  if (busy_.exchange(true, std::memory_order_acquire)) refuse(call);
+}
 
- private:
-  std::atomic<bool> &busy_;
-};
-
-}  // namespace
+void ExclusiveUse::refuse(const char *call) {
+  throw_invalid(call, "context",
+                "is running another thread's call (a context may be used by one thread at a "
+                "time: give each thread its own)");
+}
 
 void run_op(dlk_context &ctx, const OpSummary &summary, const std::function<OpResult()> &body) {
   const ExclusiveUse claim(ctx, summary.op);

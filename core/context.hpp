@@ -35,6 +35,22 @@ inline bool prints_exec_lines(const dlk_context &ctx) {
   return ctx.config.backend_config.verbose >= 1;
 }
 
+// Holds the context's busy flag for one call: a call that finds it set, another
+// thread's call running on the same context, is refused (an invalid-argument
+// Error naming 'context') instead of racing with it.
+class ExclusiveUse {
+ public:
+  ExclusiveUse(dlk_context &ctx, dlk_op op);
+  ExclusiveUse(dlk_context &ctx, const char *call);
+  ~ExclusiveUse() { busy_.store(false, std::memory_order_release); }
+  ExclusiveUse(const ExclusiveUse &) = delete;
+  ExclusiveUse &operator=(const ExclusiveUse &) = delete;
+
+ private:
+  [[noreturn]] static void refuse(const char *call);
+  std::atomic<bool> &busy_;
+};
+
 // Runs one op on the backend: times it, keeps its record, prints the verbose line.
 // Throws an invalid-argument Error naming 'context' when another thread's op is
 // running on the same context.

@@ -23,6 +23,7 @@ packages=(
   python3  # tests/docs/links_test.py (README and docs links)
   abigail-tools  # tests/abi: abidw/abidiff compare each library's ABI with tests/abi/*.abi
   chromium  # tests/perf/render_charts.sh renders every chart (perf:charts_render_in_chromium)
+  python3-pytest python3-pip python3-venv python3-setuptools python3-wheel  # python/: the dlk package's tests, pip install ./python
 )
 
 install_missing_packages() {

@@ -44,13 +44,37 @@ const char *direction_name(ConvDirection d) {
   }
 }
 
-// Picks the fastest result that succeeded; cuDNN sorts them by time.
+// The algorithms whose results keep dlk's numerics contract (products summed in f32, the result
+// rounded once to its type): FFT and Winograd transform the operands first, so their error does not
+// follow K x eps. Measured on an H100: Winograd's f16 forward missed the bound by up to 1.5x.
+bool within_contract(cudnnConvolutionFwdAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+         a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+}
+bool within_contract(cudnnConvolutionBwdDataAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 || a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+}
+bool within_contract(cudnnConvolutionBwdFilterAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 || a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 ||
+         a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3;
+}
+
+// Picks the fastest result (cuDNN sorts them by time) that succeeded and keeps the contract.
+// The non-deterministic backward algorithms add partial sums atomically in the output's type,
+// which for f16/bf16 rounds every partial sum (up to 16x the bound on an H100): 16-bit types take
+// deterministic ones only. A result that needs operands converted to f16 is never taken.
 template <class Perf>
-const Perf &fastest(const std::vector<Perf> &results, int returned) {
-  for (int i = 0; i < returned; ++i)
-    if (results[static_cast<size_t>(i)].status == CUDNN_STATUS_SUCCESS) return results[static_cast<size_t>(i)];
+const Perf &fastest(const std::vector<Perf> &results, int returned, dlk_dtype type) {
+  for (int i = 0; i < returned; ++i) {
+    const Perf &r = results[static_cast<size_t>(i)];
+    if (r.status != CUDNN_STATUS_SUCCESS || !within_contract(r.algo)) continue;
+    if (r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) continue;
+    if (type != DLK_DTYPE_F32 && r.determinism != CUDNN_DETERMINISTIC) continue;
+    return r;
+  }
   throw core::Error(DLK_STATUS_UNSUPPORTED,
-                    "cuda: cuDNN found no algorithm for this convolution (shape, groups, dilation and type)");
+                    "cuda: cuDNN found no algorithm within dlk's numerics contract for this convolution "
+                    "(shape, groups, dilation and type)");
 }
 
 }  // namespace
@@ -116,6 +140,17 @@ CudnnConv::Plan &CudnnConv::plan(ConvDirection direction, const core::Conv2dArgs
 }
 
 void CudnnConv::search(Plan &p, ConvDirection direction, const core::Conv2dArgs &a) {
+  // For f16/bf16 the chosen result's math type goes onto the descriptor: a result found under
+  // tensor-op math may be an FMA kernel (odd channel counts), and running it under the other math
+  // type is a CUDNN_STATUS_BAD_PARAM (seen on an H100 for f16 1x1 stride-2 backward data). f32
+  // keeps the descriptor's math, which is what rules TF32 in or out.
+  const bool half = a.desc.src_type != DLK_DTYPE_F32;
+  const auto take = [&p, half](const auto &best) {
+    p.algo = static_cast<int>(best.algo), p.workspace_bytes = best.memory;
+    if (half)
+      check_cudnn(cudnnSetConvolutionMathType(p.conv, best.mathType),
+                  "cudnnSetConvolutionMathType (chosen algorithm)");
+  };
   void *workspace = workspace_.get(kSearchWorkspaceBytes);
   int returned = 0;
   switch (direction) {
@@ -125,8 +160,7 @@ void CudnnConv::search(Plan &p, ConvDirection direction, const core::Conv2dArgs 
                                                          int(results.size()), &returned, results.data(), workspace,
                                                          kSearchWorkspaceBytes),
                   "cudnnFindConvolutionForwardAlgorithmEx");
-      const auto &best = fastest(results, returned);
-      p.algo = best.algo, p.workspace_bytes = best.memory;
+      take(fastest(results, returned, a.desc.src_type));
       break;
     }
     case ConvDirection::backward_data: {
@@ -135,8 +169,7 @@ void CudnnConv::search(Plan &p, ConvDirection direction, const core::Conv2dArgs 
                                                               a.diff_src, int(results.size()), &returned,
                                                               results.data(), workspace, kSearchWorkspaceBytes),
                   "cudnnFindConvolutionBackwardDataAlgorithmEx");
-      const auto &best = fastest(results, returned);
-      p.algo = best.algo, p.workspace_bytes = best.memory;
+      take(fastest(results, returned, a.desc.src_type));
       break;
     }
     case ConvDirection::backward_weights: {
@@ -145,8 +178,7 @@ void CudnnConv::search(Plan &p, ConvDirection direction, const core::Conv2dArgs 
                                                                 a.diff_weights, int(results.size()), &returned,
                                                                 results.data(), workspace, kSearchWorkspaceBytes),
                   "cudnnFindConvolutionBackwardFilterAlgorithmEx");
-      const auto &best = fastest(results, returned);
-      p.algo = best.algo, p.workspace_bytes = best.memory;
+      take(fastest(results, returned, a.desc.src_type));
       break;
     }
   }
@@ -161,7 +193,7 @@ core::OpResult CudnnConv::forward(const core::Conv2dArgs &a) {
                                       workspace_.get(p.workspace_bytes), p.workspace_bytes, &zero, p.y, a.dst),
               "cudnnConvolutionForward");
   if (!a.bias && !a.desc.relu) return {p.implementation, 0};
-  check_cuda(launch_bias_relu(a, stream_), "bias_relu kernel launch");
+  check_cuda(launch_bias_relu(a, nullptr, stream_), "bias_relu kernel launch");
   return {p.implementation + "+dlk_bias_relu", 0};
 }
 

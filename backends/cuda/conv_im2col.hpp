@@ -13,7 +13,12 @@
 
 namespace dlk::cuda {
 
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, LtGemm &gemm, DeviceScratch &col,
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, LtGemm &gemm, DeviceScratch &scratch,
                                      cudaStream_t stream);
+
+// f16/bf16 with a bias: the sum must be rounded once to 16 bits, and cuDNN's legacy API rounds the
+// convolution before the bias is added, so these run here with an f32 product (the GEMM writes
+// f32, the bias kernel rounds once). Measured on an H100: cuDNN + bias missed the bound by 1.4x.
+bool forward_needs_f32_product(const core::Conv2dArgs &args);
 
 }  // namespace dlk::cuda

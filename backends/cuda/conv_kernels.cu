@@ -32,11 +32,11 @@ struct ChannelOf {
 };
 
 template <class Storage>
-__global__ void bias_relu(typename Storage::type *dst, int64_t total, ChannelOf channel, const float *bias,
-                          bool relu) {
+__global__ void bias_relu(typename Storage::type *dst, const float *product, int64_t total, ChannelOf channel,
+                          const float *bias, bool relu) {
   for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total;
        e += int64_t{gridDim.x} * blockDim.x) {
-    float v = Storage::load(dst[e]);
+    float v = product ? product[e] : Storage::load(dst[e]);
     if (bias) v = __fadd_rn(v, bias[channel(e)]);
     if (relu && v < 0.0f) v = 0.0f;
     dst[e] = Storage::store(v);
@@ -125,7 +125,7 @@ cudaError_t launch_im2col(const core::Conv2dArgs &a, int64_t image, void *col, c
   return cudaGetLastError();
 }
 
-cudaError_t launch_bias_relu(const core::Conv2dArgs &a, cudaStream_t stream) {
+cudaError_t launch_bias_relu(const core::Conv2dArgs &a, const float *product, cudaStream_t stream) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t total = d.n * d.k * a.oh * a.ow;
   const ChannelOf channel{d.k, a.oh * a.ow, d.format == DLK_FORMAT_NHWC};
@@ -133,8 +133,8 @@ cudaError_t launch_bias_relu(const core::Conv2dArgs &a, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8));
   return with_storage(d.dst_type, [&](auto storage) {
     using Storage = decltype(storage);
-    bias_relu<Storage><<<grid, kThreads, 0, stream>>>(static_cast<typename Storage::type *>(a.dst), total,
-                                                      channel, a.bias, d.relu != 0);
+    bias_relu<Storage><<<grid, kThreads, 0, stream>>>(static_cast<typename Storage::type *>(a.dst), product,
+                                                      total, channel, a.bias, d.relu != 0);
   });
 }
 

@@ -7,9 +7,10 @@
 
 namespace dlk::cuda {
 
-// dst = relu(dst + bias_k) in dst's type (either part optional), as the CPU's
-// forward epilogue: ReLU maps negatives to 0 and lets NaN through.
-cudaError_t launch_bias_relu(const core::Conv2dArgs &args, cudaStream_t stream);
+// dst = relu(x + bias_k) rounded once to dst's type (either part optional), as the CPU's forward
+// epilogue: ReLU maps negatives to 0 and lets NaN through. x is `product` (f32, dst's shape and
+// layout) where given, else dst itself.
+cudaError_t launch_bias_relu(const core::Conv2dArgs &args, const float *product, cudaStream_t stream);
 
 // diff_bias[k] = sum over n, oh, ow of diff_dst, in f32.
 cudaError_t launch_diff_bias(const core::Conv2dArgs &args, cudaStream_t stream);

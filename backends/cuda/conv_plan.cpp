@@ -53,13 +53,14 @@ size_t ConvKeyHash::operator()(const ConvKey &key) const {
   return h;
 }
 
-core::GemmArgs im2col_gemm_args(const core::Conv2dArgs &a, int64_t image, const void *col) {
+core::GemmArgs im2col_gemm_args(const core::Conv2dArgs &a, int64_t image, const void *col, void *out,
+                                dlk_dtype out_type) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t pixels = a.oh * a.ow, taps = d.kh * d.kw * a.c_per_group, kpg = a.k_per_group;
-  const size_t element = d.src_type == DLK_DTYPE_F32 ? 4 : 2;
+  const size_t element = out_type == DLK_DTYPE_F32 ? 4 : 2;
   core::GemmArgs g;
   g.batch = d.groups;
-  g.c_type = d.dst_type;
+  g.c_type = out_type;
   g.alpha = 1.0f, g.beta = 0.0f;
   core::MatrixView weights{a.weights, d.weights_type, 0, 0, kpg * taps};
   core::MatrixView columns{col, d.src_type, 0, 0, taps * pixels};
@@ -69,7 +70,7 @@ core::GemmArgs im2col_gemm_args(const core::Conv2dArgs &a, int64_t image, const 
     weights.rs = taps, weights.cs = 1;
     columns.rs = pixels, columns.cs = 1;
     g.a = weights, g.b = columns;
-    g.c = static_cast<char *>(a.dst) + static_cast<size_t>(image * d.k * pixels) * element;
+    g.c = static_cast<char *>(out) + static_cast<size_t>(image * d.k * pixels) * element;
     g.rs_c = pixels, g.cs_c = 1, g.batch_stride_c = kpg * pixels;
   } else {
     // dst[p][k_g] (pixels x kpg, row stride k) = col_g (pixels x taps) * W_g^T (taps x kpg).
@@ -77,7 +78,7 @@ core::GemmArgs im2col_gemm_args(const core::Conv2dArgs &a, int64_t image, const 
     columns.rs = taps, columns.cs = 1;
     weights.rs = 1, weights.cs = taps;
     g.a = columns, g.b = weights;
-    g.c = static_cast<char *>(a.dst) + static_cast<size_t>(image * pixels * d.k) * element;
+    g.c = static_cast<char *>(out) + static_cast<size_t>(image * pixels * d.k) * element;
     g.rs_c = d.k, g.cs_c = 1, g.batch_stride_c = kpg;
   }
   return g;

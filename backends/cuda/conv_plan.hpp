@@ -48,7 +48,9 @@ struct ConvKeyHash {
 // (batch = groups) of image `image` whose column matrix is `col`, laid out as
 // launch_im2col writes it: NCHW col[g][c_g * kh * kw + r * kw + s][oy * ow + ox]
 // is B with the weights as A; NHWC col[g][oy * ow + ox][(r * kw + s) * c_g + c]
-// is A with the weights transposed as B. C is that image's dst.
-core::GemmArgs im2col_gemm_args(const core::Conv2dArgs &args, int64_t image, const void *col);
+// is A with the weights transposed as B. C is that image's part of `out`, a tensor of dst's
+// shape and layout whose elements are `out_type` (dst itself, or an f32 product).
+core::GemmArgs im2col_gemm_args(const core::Conv2dArgs &args, int64_t image, const void *col, void *out,
+                                dlk_dtype out_type);
 
 }  // namespace dlk::cuda

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backends/cuda/codec_device.hpp"
 #include "backends/cuda/conv_im2col.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/device_ceilings.hpp"
@@ -162,7 +163,7 @@ core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &a) {
   require_device_pointer("dlk_conv2d_forward", "weights", a.weights, device_);
   require_device_pointer("dlk_conv2d_forward", "dst", a.dst, device_);
   if (a.bias) require_device_pointer("dlk_conv2d_forward", "bias", a.bias, device_);
-  if (conv_im2col_) return conv2d_forward_im2col(a, *gemm_, *columns_, stream_);
+  if (conv_im2col_ || forward_needs_f32_product(a)) return conv2d_forward_im2col(a, *gemm_, *columns_, stream_);
 #ifdef DLK_CUDA_HAVE_CUDNN
   return conv().forward(a);
 #else
@@ -236,6 +237,22 @@ core::OpResult CudaBackend::pool2d_backward(const core::Pool2dArgs &a) {
   }
   pool2d_backward_cuda(a, static_cast<int *>(flag_->get(sizeof(int))), stream_);
   return {a.desc.kind == DLK_POOL_MAX ? "cuda:pool_max" : "cuda:pool_avg", 0};
+}
+
+bool CudaBackend::supports_codec(const dlk_codec_params &params) const { return device_codec_supports(params); }
+
+void CudaBackend::require_codec_memory(const char *call, const char *argument, const void *ptr) const {
+  require_device_pointer(call, argument, ptr, device_);
+}
+
+uint64_t CudaBackend::codec_encode(const core::CodecEncodeArgs &args) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  return device_codec_encode(args, stream_);
+}
+
+void CudaBackend::codec_decode(const core::CodecDecodeArgs &args) {
+  check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+  device_codec_decode(args, stream_);
 }
 
 }  // namespace dlk::cuda

@@ -38,6 +38,11 @@ class CudaBackend final : public core::Backend {
   core::OpResult pool2d_forward(const core::Pool2dArgs &args) override;
   core::OpResult pool2d_backward(const core::Pool2dArgs &args) override;
 
+  bool supports_codec(const dlk_codec_params &params) const override;
+  void require_codec_memory(const char *call, const char *argument, const void *ptr) const override;
+  uint64_t codec_encode(const core::CodecEncodeArgs &args) override;
+  void codec_decode(const core::CodecDecodeArgs &args) override;
+
  private:
   int device_ = 0;
   bool allow_tf32_ = false;
@@ -46,7 +51,7 @@ class CudaBackend final : public core::Backend {
   bool owns_stream_ = false;
   std::unique_ptr<LtGemm> gemm_;
   std::unique_ptr<DeviceScratch> flag_;     // pool2d backward's argmax check
-  std::unique_ptr<DeviceScratch> columns_;  // im2col's column matrices
+  std::unique_ptr<DeviceScratch> columns_;  // im2col's column matrices (+ the f32 product: conv_im2col.hpp)
 #ifdef DLK_CUDA_HAVE_CUDNN
   // Created on the first convolution: cuDNN's handle costs time and memory that a
   // GEMM-only context need not pay.

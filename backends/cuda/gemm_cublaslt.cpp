@@ -125,6 +125,10 @@ const LtGemm::Cached &LtGemm::cached(const GemmKey &key) {
   set_attribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align_b);
   set_attribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align_c);
   set_attribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align_c);
+  // A split-K product whose parts are added in a 16-bit output type rounds every part, outside the
+  // numerics contract (48x the bound on an H100, bf16, k = 12): 16-bit products reduce in f32 only.
+  if (key.d_type == DLK_DTYPE_F16 || key.d_type == DLK_DTYPE_BF16)
+    set_attribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, uint32_t{CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE});
   cublasLtMatmulHeuristicResult_t result{};
   int returned = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(

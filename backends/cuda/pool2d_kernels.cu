@@ -45,6 +45,9 @@ struct Int8 {
   static __device__ int32_t load(T v) { return v; }
 };
 
+__device__ bool is_nan(float v) { return isnan(v); }
+__device__ bool is_nan(int32_t) { return false; }
+
 // Which output element thread e computes: (plane, oy, ox) with ox fastest.
 __device__ void output_of(const PoolGeometry &g, int64_t e, int64_t &plane, int64_t &oy, int64_t &ox) {
   ox = e % g.ow;
@@ -67,7 +70,8 @@ __global__ void max_forward(PoolGeometry g, const typename Storage::type *src, t
     for (int64_t y = y0; y < y1; ++y)
       for (int64_t x = x0; x < x1; ++x) {
         const auto k = Storage::load(s[(y * g.w + x) * ps]);
-        if (k > best_key) best_key = k, best = y * g.w + x;
+        // dlk.h's NaN rule: the first NaN beats every number.
+        if (k > best_key || (is_nan(k) && !is_nan(best_key))) best_key = k, best = y * g.w + x;
       }
     const int64_t out = g.dst_plane(plane) + (oy * g.ow + ox) * ps;
     dst[out] = s[best * ps];

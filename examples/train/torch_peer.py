@@ -14,6 +14,7 @@ through a file store in /tmp named after the MPI job, so that it also works
 inside scripts/netbed.sh's network namespaces). See docs/training.md.
 """
 import argparse
+import contextlib
 import gzip
 import hashlib
 import json
@@ -216,14 +217,14 @@ def all_sum(values, size):
 
 # ---------------------------------------------------------------- training
 def evaluate(model, x, y, rank, size):
-    """Test accuracy (%): each rank scores its share of the test set."""
+    """Test accuracy (a fraction): each rank scores its share of the test set."""
     lo, hi = rank * len(x) // size, (rank + 1) * len(x) // size
     correct = 0
     with torch.no_grad():
         for i in range(lo, hi, 1000):
             j = min(i + 1000, hi)
             correct += int((model(x[i:j]).argmax(1) == y[i:j]).sum())
-    return 100.0 * all_sum([correct], size)[0] / len(x)
+    return all_sum([correct], size)[0] / len(x)
 
 
 def parse_args(argv):
@@ -275,18 +276,39 @@ def machine():
             "cpus": os.cpu_count(), "load_1min": os.getloadavg()[0]}
 
 
-def table_header(out):
-    out.write(f"{'epoch':>5} {'steps':>6} {'train loss':>10} {'test acc %':>10} "
-              f"{'ms/step':>8} {'fwd ms':>7} {'bwd+comm ms':>11} {'update ms':>9} "
-              f"{'wire B/step':>12}\n")
+def table_header(out, args, size, local, launcher):
+    """The header and columns of dlk-train's table (docs/train.md), PyTorch in place of dlk."""
+    alg = args.algorithm if size > 1 else "none (one process)"
+    out.write(f"# torch_peer {args.model}: {size} rank(s) x {local} samples (global batch "
+              f"{args.batch}), pytorch {torch.__version__} f32, {args.threads} thread(s), "
+              f"algorithm {alg}{'' if not args.no_error_feedback else ' (no error feedback)'}, "
+              f"lr {args.lr:g}, momentum {args.momentum:g}, seed {args.seed}, launcher "
+              f"{launcher}\n")
+    out.write(f"{'epoch':>5} {'steps':>6} {'loss':>8} {'test_acc':>8} {'step_ms':>8} "
+              f"{'compute_ms':>10} {'comm_ms':>8} {'codec_ms':>8} {'wire_KiB':>11}\n")
+    out.flush()
 
 
 def table_row(out, e):
-    out.write(f"{e['epoch']:>5} {e['steps']:>6} {e['train_loss']:>10.4f} "
-              f"{e['test_accuracy']:>10.2f} {e['ms_per_step']:>8.2f} {e['forward_ms']:>7.2f} "
-              f"{e['backward_ms']:>11.2f} {e['update_ms']:>9.2f} "
-              f"{e['wire_bytes_per_step']:>12.0f}\n")
+    out.write(f"{e['epoch']:5d} {e['steps']:6d} {e['train_loss']:8.4f} "
+              f"{100.0 * e['test_accuracy']:7.2f}% {1e3 * e['step_seconds']:8.3f} "
+              f"{1e3 * e['compute_seconds']:10.3f} {1e3 * e['exposed_comm_seconds']:8.3f} "
+              f"{'-':>8} {e['wire_bytes_per_step'] / 1024.0:11.1f}\n")
     out.flush()
+
+
+class GradClock:
+    """When backward produced its last gradient: what backward() spends after that is
+    DDP waiting for its last all-reduces (and finishing them), the exposed communication."""
+
+    def __init__(self, net):
+        self.last = 0.0
+        for p in net.parameters():
+            p.register_hook(self.stamp)
+
+    def stamp(self, grad):
+        self.last = time.perf_counter()
+        return grad
 
 
 def train(args):
@@ -304,49 +326,65 @@ def train(args):
         if size > 1:
             dist.barrier()
             dist.destroy_process_group()
-            if store and rank == 0 and os.path.exists(store):
-                os.unlink(store)
+            if store and rank == 0:
+                # gloo's FileStore may have removed it when the last rank let go.
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(store)
 
 
-def run(args, rank, size, launcher):
-    out = sys.stdout if rank == 0 else open(os.devnull, "w")
+def load_data(args):
     x_train, y_train = load_split(args.data, "train")
     x_test, y_test = load_split(args.data, "test")
     if args.train_subset:
         x_train, y_train = x_train[:args.train_subset], y_train[:args.train_subset]
     if args.test_subset:
         x_test, y_test = x_test[:args.test_subset], y_test[:args.test_subset]
-    steps_per_epoch = len(x_train) // args.batch
-    if steps_per_epoch == 0:
+    if len(x_train) < args.batch:
         raise DataError(f"{len(x_train)} training images make no global batch of {args.batch}")
+    return x_train, y_train, x_test, y_test
 
+
+def write_json(args, result):
+    text = json.dumps(result, indent=2) + "\n"
+    if args.json == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.json, "w") as f:
+            f.write(text)
+
+
+def run(args, rank, size, launcher):
+    out = sys.stdout if rank == 0 else open(os.devnull, "w")
+    x_train, y_train, x_test, y_test = load_data(args)
+    steps_per_epoch = len(x_train) // args.batch
     net = MODELS[args.model]()
     counter = WireCounter() if size > 1 else None
     model = wrap_ddp(net, args) if size > 1 else net
+    clock = GradClock(net)
     opt = torch.optim.SGD(net.parameters(), lr=args.lr, momentum=args.momentum)
     params = sum(p.numel() for p in net.parameters())
     local = args.batch // size
     gen = np.random.default_rng(args.seed)
+    table_header(out, args, size, local, launcher)
 
-    out.write(f"torch_peer: model {args.model} ({params} parameters), {size} rank(s) "
-              f"({launcher}), {args.threads} thread(s) each, algorithm "
-              f"{args.algorithm if size > 1 else 'none (one process)'}, global batch "
-              f"{args.batch}, lr {args.lr}, momentum {args.momentum}, seed {args.seed}, "
-              f"{len(x_train)} training / {len(x_test)} test images, PyTorch {torch.__version__}\n")
-    table_header(out)
-
-    result = {"schema": SCHEMA, "program": "torch_peer", "framework": f"pytorch {torch.__version__}",
-              "model": args.model, "parameters": params, "ranks": size, "threads": args.threads,
-              "algorithm": args.algorithm if size > 1 else "none", "launcher": launcher,
-              "error_feedback": not args.no_error_feedback, "global_batch": args.batch,
-              "lr": args.lr, "momentum": args.momentum, "seed": args.seed,
-              "train_images": len(x_train), "test_images": len(x_test),
+    algorithm = args.algorithm if size > 1 else "none"
+    result = {"schema": SCHEMA, "program": "torch_peer",
+              "config": {"model": args.model, "parameters": params, "ranks": size,
+                         "global_batch": args.batch, "local_batch": local, "lr": args.lr,
+                         "momentum": args.momentum, "seed": args.seed, "epochs": args.epochs,
+                         "steps": args.steps, "steps_per_epoch": steps_per_epoch,
+                         "train_images": len(x_train), "test_images": len(x_test),
+                         "algorithm": algorithm, "error_feedback": not args.no_error_feedback,
+                         "bucket_bytes": int(args.bucket_mb * (1 << 20)),
+                         "backend": f"pytorch {torch.__version__}", "threads": args.threads,
+                         "dtype": "f32", "launcher": launcher},
               "machine": machine(), "epochs": [], "evals": []}
-    step, train_seconds, reached = 0, 0.0, None
-    done = False
+    step, train_seconds, reached, done = 0, 0.0, None, False
+    start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
+        epoch_start = time.perf_counter()
         order = torch.from_numpy(gen.permutation(len(x_train)))
-        times, fwd, bwd, upd, loss_sum, n = [], 0.0, 0.0, 0.0, 0.0, 0
+        times, exposed, loss_sum, n = [], 0.0, 0.0, 0
         wire0 = counter.bytes if counter else 0
         for s in range(steps_per_epoch):
             idx = order[s * args.batch + rank * local: s * args.batch + (rank + 1) * local]
@@ -354,24 +392,24 @@ def run(args, rank, size, launcher):
             t0 = time.perf_counter()
             opt.zero_grad(set_to_none=True)
             loss = F.cross_entropy(model(xb), yb)
-            t1 = time.perf_counter()
             loss.backward()
-            t2 = time.perf_counter()
+            t1 = time.perf_counter()
             opt.step()
-            t3 = time.perf_counter()
-            if counter and args.algorithm == "native":
-                counter.bytes += 4 * params
-            times.append(t3 - t0)
-            fwd, bwd, upd = fwd + t1 - t0, bwd + t2 - t1, upd + t3 - t2
+            t2 = time.perf_counter()
+            if size > 1:
+                exposed += t1 - clock.last
+                if args.algorithm == "native":
+                    counter.bytes += 4 * params
+            times.append(t2 - t0)
             loss_sum += float(loss)
             n += 1
             step += 1
-            train_seconds += t3 - t0
+            train_seconds += t2 - t0
             if args.eval_every and step % args.eval_every == 0:
                 acc = evaluate(net, x_test, y_test, rank, size)
                 result["evals"].append({"step": step, "train_seconds": train_seconds,
                                         "test_accuracy": acc})
-                if args.target_accuracy and acc >= args.target_accuracy and reached is None:
+                if args.target_accuracy and 100.0 * acc >= args.target_accuracy:
                     reached = {"step": step, "train_seconds": train_seconds, "test_accuracy": acc}
                     done = True
             if (args.steps and step >= args.steps) or done:
@@ -380,35 +418,38 @@ def run(args, rank, size, launcher):
         loss_total, wire = all_sum([loss_sum, (counter.bytes - wire0) if counter else 0], size)
         acc = evaluate(net, x_test, y_test, rank, size)
         sums = gather_checksums(net, size)
-        ms = 1000.0 * float(np.median(times))
+        step_s = sum(times) / n
         # Ring all-reduce estimate: each rank sends 2(P-1)/P of what it hands to all-reduce.
         wire_rank = wire / size / n * 2 * (size - 1) / size if size > 1 else 0.0
         e = {"epoch": epoch, "steps": n, "train_loss": loss_total / size / n,
-             "test_accuracy": acc, "ms_per_step": ms,
-             "ms_per_step_mean": 1000.0 * sum(times) / n, "forward_ms": 1000.0 * fwd / n,
-             "backward_ms": 1000.0 * bwd / n, "update_ms": 1000.0 * upd / n,
-             "wire_bytes_per_step": wire_rank, "train_seconds": train_seconds,
-             "weights_checksum": sums}
+             "test_accuracy": acc, "step_seconds": step_s,
+             "step_seconds_median": float(np.median(times)),
+             "compute_seconds": step_s - exposed / n, "exposed_comm_seconds": exposed / n,
+             "codec_seconds": None, "wire_bytes_per_step": wire_rank,
+             "wall_seconds": time.perf_counter() - epoch_start, "train_seconds": train_seconds,
+             "weights_checksum": sums[0], "rank_checksums": sums}
         result["epochs"].append(e)
         table_row(out, e)
         if len(set(sums)) != 1:
             raise DataError(f"epoch {epoch}: the ranks' weights differ (checksums {sums})")
         if done:
             break
+    last = result["epochs"][-1]
+    result["final"] = {"last_step": step, "train_loss": last["train_loss"],
+                       "test_accuracy": last["test_accuracy"],
+                       "weights_checksum": last["weights_checksum"],
+                       "wall_seconds": time.perf_counter() - start}
     if args.target_accuracy:
-        result["time_to_accuracy"] = {"target": args.target_accuracy, "reached": reached}
-        out.write(f"time to {args.target_accuracy} % test accuracy: " +
-                  (f"{reached['train_seconds']:.2f} s (step {reached['step']})\n"
+        result["time_to_accuracy"] = {"target": args.target_accuracy / 100.0, "reached": reached}
+        out.write(f"# time to {args.target_accuracy:g}% test accuracy: " +
+                  (f"{reached['train_seconds']:.2f} s of training (step {reached['step']})\n"
                    if reached else "not reached\n"))
-    out.write(f"weights identical across {size} rank(s): checksum {sums[0]}\n")
+    out.write(f"# weights identical on {size} rank(s): checksum {sums[0]}\n")
     if rank == 0 and args.json:
-        text = json.dumps(result, indent=2) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            with open(args.json, "w") as f:
-                f.write(text)
+        write_json(args, result)
     return 0
+
+
 
 
 def main(argv=None):

@@ -77,6 +77,10 @@ TEST_CASE("int8/int4: inf decodes to inf of its sign, finite values stay finite"
       std::vector<float> x = gaussian(1000, 4);
       x[3] = kInf;
       x[300] = -kInf;
+      // Huge finite values beside the inf: their codes before rounding are the largest a
+      // finite value gets (about 2^-21), which a stochastic draw of 0 used to round to 1 (inf).
+      x[4] = 3.0e38f;
+      x[5] = -3.0e38f;
       const auto [decoded, residual] = round_trip(p, x);
       CHECK(decoded[3] == kInf);
       CHECK(decoded[300] == -kInf);
@@ -84,8 +88,9 @@ TEST_CASE("int8/int4: inf decodes to inf of its sign, finite values stay finite"
       for (size_t i = 0; i < x.size(); ++i)
         if (i != 3 && i != 300 && (i / block == 3 / block || i / block == 300 / block)) {
           REQUIRE(!std::isnan(decoded[i]));
-          // Finite values of an inf block go to 0 and wait in the residual.
-          if (!stochastic) CHECK(residual[i] == x[i]);
+          // Finite values of an inf block go to 0 and wait in the residual, in either rounding mode.
+          CHECK(decoded[i] == 0.0f);
+          CHECK(residual[i] == x[i]);
         }
       x[600] = std::numeric_limits<float>::quiet_NaN();
       CHECK(std::isnan(round_trip(p, x).first[600]));
@@ -104,5 +109,24 @@ TEST_CASE("int8/int4: finite blocks still decode within half a step", "[compress
       const float scale = get<float>(message, DLK_CODEC_HEADER_SIZE + 4 * (i / info.block_size));
       CHECK(std::fabs(decoded[i] - x[i]) <= 0.5f * scale * 1.0001f);
     }
+  }
+}
+
+TEST_CASE("int8/int4 stochastic: no finite value of an inf block decodes to inf", "[compression][nonfinite]") {
+  // Every block holds an inf and otherwise values near FLT_MAX of both signs, whose codes before
+  // rounding are about +-2^-21: drawn for each of 2^22 elements, stochastic rounding away from 0
+  // would happen about twice per sign (it did, before such blocks were rounded to nearest).
+  std::vector<float> x(size_t{1} << 22);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (i & 1) ? -3.4e38f : 3.4e38f;
+  for (const auto algorithm : {DLK_CODEC_INT8, DLK_CODEC_INT4}) {
+    CAPTURE(algorithm);
+    dlk_codec_params p = dlk::compress::params(algorithm);
+    p.rounding = DLK_CODEC_ROUND_STOCHASTIC;
+    for (size_t i = 0; i < x.size(); i += p.block_size) x[i] = kInf;
+    const std::vector<float> decoded = round_trip(p, x).first;
+    size_t wrong = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!std::isinf(x[i]) && decoded[i] != 0.0f) ++wrong;
+    CHECK(wrong == 0);
   }
 }

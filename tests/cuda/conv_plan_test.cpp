@@ -170,7 +170,7 @@ TEST_CASE("conv plan: im2col's GEMM views reproduce the direct convolution, NCHW
     a.dst = reinterpret_cast<void *>(dst_base);
     for (int64_t n = 0; n < d.n; ++n) {
       const std::vector<double> col = im2col_host(a, src, n);
-      const core::GemmArgs g = cuda::im2col_gemm_args(a, n, col.data());
+      const core::GemmArgs g = cuda::im2col_gemm_args(a, n, col.data(), a.dst, a.desc.dst_type);
       const auto c_offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(g.c) - dst_base) / 4;  // f32
       const bool weights_are_a = format == DLK_FORMAT_NCHW;
       host_gemm(g, weights_are_a ? weights : col, weights_are_a ? col : weights, got, c_offset);

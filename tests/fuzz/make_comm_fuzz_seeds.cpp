@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/chunk_plan.hpp"
 #include "dlk/dlk_comm.hpp"
 #include "dlk/dlk_compress.hpp"
 
@@ -62,18 +63,30 @@ const dlk_codec_algorithm kCodecs[] = {DLK_CODEC_ONEBIT, DLK_CODEC_TOPK, DLK_COD
 
 void messages(const std::string &dir) {
   int seed = 0;
+  // mode: bit 0 overwrite, bit 2 chunks of 1024 floats, bits 3-7 the chunk.
+  struct Shape {
+    uint16_t count;
+    uint8_t mode;
+  };
   for (uint8_t codec = 0; codec < 6; ++codec)
     for (const uint8_t ranks : {1, 3})
-      for (const uint16_t count : {uint16_t(1), uint16_t(100)}) {
-        const dlk_codec_params params = dlk::compress::params(kCodecs[codec]);
-        std::vector<uint8_t> input{static_cast<uint8_t>(ranks - 1), codec,
-                                   static_cast<uint8_t>(seed % 2)};
-        append(input, count);
+      for (const Shape shape : {Shape{1, 0}, Shape{100, 1}, Shape{3000, 1 | 4 | (2 << 3)}}) {
+        dlk_codec_params params = dlk::compress::params(kCodecs[codec]);
+        if (shape.mode & 4) params.topk_fraction = 1.0;  // as the fuzzer does
+        const uint64_t chunk_bytes =
+            (shape.mode & 4) ? dlk::comm::kMinChunkBytes : dlk::comm::kMaxChunkBytes;
+        const auto chunks =
+            dlk::comm::plan_chunks("seeds", params, shape.count, {0, shape.count}, chunk_bytes);
+        const dlk::comm::Chunk &chunk = chunks[(shape.mode >> 3) % chunks.size()];
+        std::vector<uint8_t> input{static_cast<uint8_t>(ranks - 1), codec, shape.mode};
+        append(input, shape.count);
         std::vector<uint8_t> gathered;
         for (int r = 0; r < ranks; ++r) {
-          const std::vector<float> x = wave(count, r);
-          const std::vector<uint8_t> m = dlk::compress::encode(params, x.data(), nullptr, count);
+          const std::vector<float> x = wave(shape.count, r);
+          std::vector<uint8_t> m = dlk::compress::encode(chunk.params, x.data() + chunk.begin,
+                                                         nullptr, chunk.length);
           append<uint64_t>(input, m.size());
+          m.resize(chunk.capacity);  // each message in a slot of the chunk's capacity
           gathered.insert(gathered.end(), m.begin(), m.end());
         }
         input.insert(input.end(), gathered.begin(), gathered.end());
@@ -85,7 +98,7 @@ void agreements(const std::string &dir) {
   int seed = 0;
   for (const uint8_t ranks : {1, 2, 4})
     for (const bool agree : {true, false}) {
-      const uint8_t fields = 11;  // what an all-reduce exchanges
+      const uint8_t fields = 12;  // what an all-reduce exchanges
       std::vector<uint8_t> input{static_cast<uint8_t>(ranks - 1), fields - 1};
       for (uint8_t i = 0; i < fields; ++i) input.push_back(i == 1);  // algorithm second
       for (int r = 0; r < ranks; ++r)

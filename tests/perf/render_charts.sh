@@ -28,6 +28,8 @@ quick=(--quiet --min-seconds 0.01)
 "$dlk_perf" pool --batches 1 --passes fwd "${quick[@]}" --svg "$out/cli_pool.svg" >/dev/null
 "$dlk_perf" compress --sizes 1 --algorithms onebit,int8 "${quick[@]}" --svg "$out/cli_compress.svg" >/dev/null
 "$dlk_perf" resnet50 --backend fpga_sim --passes 1 --quiet --svg "$out/cli_resnet50_fpga_sim.svg" >/dev/null
+"$dlk_perf" plan --model lenet5 --batch 8 --min-seconds 0.005 --scaling 2 --quiet --svg "$out/cli_plan.svg" \
+  --roofline-svg "$out/cli_plan_roofline.svg" >/dev/null
 charts=()
 for svg in "$out"/*.svg; do
   [ "$(basename "$svg")" = blank.svg ] || charts+=("$svg")

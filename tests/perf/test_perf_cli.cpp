@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perf/plan/plan_model.hpp"
 #include "xml_well_formed.hpp"
 
 using dlk::perf::test::xml_problem;
@@ -450,6 +451,85 @@ TEST_CASE("comm with one size says an alpha-beta fit needs two, in text and JSON
   CHECK(doc.at("points").size() == 2);
   CHECK(doc.at("fits").empty());
   CHECK(doc.at("fits_note").get<std::string>().find("two sizes") != std::string::npos);
+}
+
+TEST_CASE("plan --json follows its schema and draws both of its charts", "[perf][cli][plan]") {
+  Sandbox box;
+  const std::string roof = box.dir + "/plan_roofline.svg";
+  const nlohmann::json doc = run_with_chart(
+      box, "plan", "--model lenet5 --batch 8 --ranks 2 --link 1gbit --min-seconds 0.005 --scaling 1,2 --roofline-svg '" +
+                       roof + "'",
+      "dlk-perf/plan/1", {"dlk-perf plan: step time against link bandwidth", "link bandwidth (Gbit/s)", "native", "onebit"});
+  check_chart(roof, {"compute x network roofline", "compute roof", "1 Gbit", "FLOP per byte"});
+  CHECK(doc.at("model").at("name") == "lenet5");
+  CHECK(doc.at("model").at("parameters") == 61706);
+  CHECK(doc.at("ranks") == 2);
+  CHECK(doc.at("link").at("bandwidth").get<double>() == Approx(125e6));
+  CHECK(doc.at("compute").at("source") == "measured");
+  CHECK(doc.at("compute").at("layers").size() == 12);
+  REQUIRE(doc.at("steps").size() == 10);  // every algorithm by default
+  for (const auto &s : doc.at("steps")) {
+    INFO(s.dump());
+    for (const char *key : {"step_seconds", "compute_seconds", "contention_seconds", "exposed_network_seconds",
+                            "exposed_codec_seconds", "network_seconds", "codec_seconds", "wire_bytes",
+                            "samples_per_second", "speedup_vs_native"})
+      check_number(s, key);
+    const double parts = s.at("compute_seconds").get<double>() + s.at("contention_seconds").get<double>() +
+                         s.at("exposed_network_seconds").get<double>() + s.at("exposed_codec_seconds").get<double>();
+    CHECK(parts == Approx(s.at("step_seconds").get<double>()));
+  }
+  CHECK(doc.at("winner").is_string());
+  CHECK(doc.at("crossovers").size() == 9);  // every algorithm but native
+  REQUIRE(doc.at("scaling").size() == 2);
+  CHECK(doc.at("scaling")[0].at("ranks") == 1);
+  CHECK(doc.at("buckets").size() == 1);  // lenet5's 247 KB in one 25 MiB bucket
+}
+
+TEST_CASE("plan reads a dlk-train/describe/1 file and plans from given ceilings", "[perf][cli][plan]") {
+  Sandbox box;
+  const std::string file = box.dir + "/vgg_small.json";
+  std::ofstream(file) << dlk::perf::model_json(dlk::perf::builtin_model("vgg_small")).dump(1);
+  const Run r = box.run("plan --model '" + file + "' --batch 256 --ranks 4 --compute peak=19.5TFLOP/s,bandwidth=1.5TB/s "
+                        "--link bandwidth=12.5GB/s,latency=5us --algorithms native,onebit,topk --scaling 4 --json --quiet");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("model").at("name") == "vgg_small");
+  CHECK(doc.at("compute").at("source") == "roofline");
+  CHECK(doc.at("steps").size() == 3);
+  CHECK(doc.at("link").at("latency_seconds").get<double>() == Approx(5e-6));
+}
+
+TEST_CASE("plan refuses an unknown model, a link that does not parse, P < 1 and a bad model file", "[perf][cli][plan]") {
+  Sandbox box;
+  const std::string quick = " --compute peak=1TFLOP/s,bandwidth=100GB/s --quiet";
+  Run r = box.run("plan --model alexnet" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("--model is 'alexnet'") != std::string::npos);
+  CHECK(r.err.find("lenet5, vgg_small, wide, resnet50, transformer") != std::string::npos);
+  r = box.run("plan --link 10gbyte" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("--link '10gbyte'") != std::string::npos);
+  r = box.run("plan --link bandwidth=fast,latency=5us" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("bandwidth") != std::string::npos);
+  r = box.run("plan --ranks 0" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("--ranks is 0: it must be at least 1") != std::string::npos);
+  r = box.run("plan --ranks 3 --batch 64" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("does not split evenly") != std::string::npos);
+  r = box.run("plan --compute peak=1TFLOP/s --quiet");
+  CHECK(r.status != 0);
+  CHECK(r.err.find("--compute") != std::string::npos);
+  const std::string file = box.dir + "/bad.json";
+  std::ofstream(file) << R"({"schema": "dlk-train/describe/1", "model": "x", "input": [1, 28, 28]})";
+  r = box.run("plan --model '" + file + "'" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("plan model JSON") != std::string::npos);
+  r = box.run("plan --algorithms nccl" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("nccl") != std::string::npos);
 }
 
 TEST_CASE("progress goes to stderr on a terminal only, and never with --quiet", "[perf][cli]") {

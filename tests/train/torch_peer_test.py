@@ -42,7 +42,7 @@ def one_process(peer, tmp):
     run([sys.executable, peer, *SHORT, "--epochs", "3", "--train-subset", "1280", "--json", out])
     r = json.load(open(out))
     l = losses(r)
-    check(r["schema"] == "dlk-train/run/1" and r["ranks"] == 1 and len(l) == 3,
+    check(r["schema"] == "dlk-train/run/1" and r["config"]["ranks"] == 1 and len(l) == 3,
           "one process: JSON has 3 epochs", r)
     check(l[2] < l[1] < l[0] and l[2] < 0.8 * l[0], f"one process: loss falls {l}", r)
 
@@ -53,8 +53,8 @@ def two_ranks(peer, mpiexec, tmp, algorithm):
          *SHORT, "--epochs", "2", "--train-subset", "1280", "--algorithm", algorithm,
          "--json", out])
     r = json.load(open(out))
-    sums = [e["weights_checksum"] for e in r["epochs"]]
-    check(r["ranks"] == 2 and all(len(s) == 2 and s[0] == s[1] for s in sums),
+    sums = [e["rank_checksums"] for e in r["epochs"]]
+    check(r["config"]["ranks"] == 2 and all(len(s) == 2 and s[0] == s[1] for s in sums),
           f"2 ranks, {algorithm}: identical weights on both ranks every epoch {sums}", r)
     l = losses(r)
     check(l[1] < l[0], f"2 ranks, {algorithm}: loss falls {l}", r)

@@ -77,10 +77,12 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
 
     const __m256 inverse = _mm256_set1_ps(s.inverse), scale = _mm256_set1_ps(s.scale);
     const __m256 lo = _mm256_set1_ps(-kMaxCode), hi = _mm256_set1_ps(kMaxCode);
+    const bool stochastic = Stochastic && rounds_stochastically(s.scale);
     auto quantize = [&](__m256 v, __m256i lanes, uint64_t first) {
       const __m256 y = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(v, inverse), lo), hi);
+      const __m256 q = stochastic ? round_code<true>(y, key, first) : round_code<false>(y, key, first);
       // Lanes past the end hold code 0, so the padding nibble of int4 is 0.
-      return _mm256_and_si256(_mm256_cvttps_epi32(round_code<Stochastic>(y, key, first)), lanes);
+      return _mm256_and_si256(_mm256_cvttps_epi32(q), lanes);
     };
     for_each_group(len, [&](size_t g, const PairMask &m) {
       const size_t i = start + g;

@@ -62,13 +62,14 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
 
     const __m512 inverse = _mm512_set1_ps(s.inverse), scale = _mm512_set1_ps(s.scale);
     const __m512 lo = _mm512_set1_ps(-kMaxCode), hi = _mm512_set1_ps(kMaxCode);
+    const bool stochastic = Stochastic && rounds_stochastically(s.scale);
     for_each_group(len, [&](size_t g, __mmask16 m) {
       const size_t i = start + g;
       const __m512 v = load_v(x + g, r ? r + g : nullptr, m);
       const __m512 y = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, inverse), lo), hi);
       // Lanes past the end hold code 0, so the padding nibble of int4 is 0.
-      const __m512i code =
-          _mm512_maskz_mov_epi32(m, _mm512_cvttps_epi32(round_code<Stochastic>(y, key, i)));
+      const __m512 q = stochastic ? round_code<true>(y, key, i) : round_code<false>(y, key, i);
+      const __m512i code = _mm512_maskz_mov_epi32(m, _mm512_cvttps_epi32(q));
       const __m128i code8 = _mm512_cvtepi32_epi8(code);
       if (Bits == 8) {
         if (m == 0xFFFF)

@@ -26,10 +26,11 @@ void encode(const float *input, float *residual, size_t count, size_t block_size
     store_le<float>(scales + 4 * block, s.scale);
 
     if (Bits == 4) std::memset(codes + start / 2, 0, (len + 1) / 2);
+    const bool stochastic = Stochastic && rounds_stochastically(s.scale);
     for (size_t i = 0; i < len; ++i) {
       const float v = r ? x[i] + r[i] : x[i];
       const float y = clamp_code(v * s.inverse, kMaxCode);
-      const float q = Stochastic ? round_stochastic(y, random_word(key, start + i))
+      const float q = stochastic ? round_stochastic(y, random_word(key, start + i))
                                  : round_nearest_even(y);
       const auto code = static_cast<int32_t>(q);
       if (Bits == 8) {

@@ -1,0 +1,394 @@
+#!/usr/bin/python3
+"""Runs issue 21's comparison tables, dlk-train against its PyTorch peer
+(examples/train/torch_peer.py), and writes them as markdown (docs/training.md
+holds the measured ones). Every run writes dlk-train/run/1 JSON; the tables are
+made from those files, so --report-only re-makes them without running anything.
+
+  examples/train/tables.py --suite speed --dlk-train build/rel/examples/train/dlk-train
+  examples/train/tables.py --suite accuracy --models lenet5 --ranks 2 --epochs 3
+  examples/train/tables.py --suite link --links 1gbit --hosts 2      # as root (netbed)
+
+Suites:
+  speed     LeNet-5, 1 rank, --threads 1 and 2: time per step of dlk-train and of the
+            peer, interleaved, --repeat times each; medians and the ratio dlk / PyTorch
+  accuracy  per model and rank count (mpirun): dlk-train with every --algorithms
+            (and --no-error-feedback for the compressed ones), PyTorch in one process
+            and DDP over gloo (native, fp16 hook, PowerSGD hook with and without
+            error feedback); final loss, test accuracy, difference to dlk's native
+  link      the wide model on scripts/netbed.sh's shaped links: time to a fixed test
+            accuracy (--target-accuracy, scored after every epoch of --train-subset
+            images) of native and each compressed algorithm, and the speed-up
+"""
+import argparse
+import datetime
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PEER = os.path.join(HERE, "torch_peer.py")
+NETBED = os.path.join(ROOT, "scripts", "netbed.sh")
+DLK_ALGORITHMS = ["native", "ring", "ps", "onebit", "topk", "int8", "int4", "fp16", "bf16"]
+# Algorithms whose quantisation error the residuals carry (--no-error-feedback rows).
+LOSSY = ["onebit", "topk", "int8", "int4", "fp16", "bf16"]
+PEER_ALGORITHMS = ["native", "fp16", "powersgd"]
+
+
+# ---------------------------------------------------------------- running
+class Run:
+    """One training run: what it is, how it is launched, what it measured."""
+
+    def __init__(self, program, model, ranks, threads, algorithm, error_feedback=True,
+                 link=None, extra=(), tag=""):
+        self.program, self.model, self.ranks, self.threads = program, model, ranks, threads
+        self.algorithm, self.error_feedback, self.link = algorithm, error_feedback, link
+        self.extra, self.tag = list(extra), tag
+        self.result, self.error, self.load, self.wall = None, None, None, None
+
+    def name(self):
+        ef = "" if self.error_feedback else "-noef"
+        link = f"-{self.link}" if self.link else ""
+        return (f"{self.program}-{self.model}-p{self.ranks}-t{self.threads}-{self.algorithm}"
+                f"{ef}{link}{self.tag}")
+
+    def argv(self, args, json_path):
+        if self.program == "dlk":
+            prog = [args.dlk_train, "--quiet"]
+        else:
+            prog = [args.python, PEER]
+        prog += ["--model", self.model, "--threads", str(self.threads), "--json", json_path]
+        if self.ranks > 1 or self.program == "dlk":
+            prog += ["--algorithm", self.algorithm]
+        if not self.error_feedback:
+            prog.append("--no-error-feedback")
+        prog += self.extra
+        if self.link:
+            return [NETBED, "-n", str(self.ranks), "-r", self.link, "--"] + prog
+        if self.ranks > 1:
+            mpi = [args.mpirun, "-np", str(self.ranks), "--oversubscribe", "--bind-to", "none"]
+            if os.geteuid() == 0:
+                mpi.append("--allow-run-as-root")
+            return mpi + prog
+        return prog
+
+    def execute(self, args):
+        path = os.path.join(args.workdir, self.name() + ".json")
+        cmd = self.argv(args, path)
+        self.command = " ".join(shlex.quote(c) for c in cmd)
+        meta = os.path.join(args.workdir, self.name() + ".meta.json")
+        if args.report_only:
+            return self.read(path, meta)
+        print(f"== {self.command}", file=sys.stderr, flush=True)
+        self.load = os.getloadavg()[0]
+        start = datetime.datetime.now()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        self.wall = (datetime.datetime.now() - start).total_seconds()
+        with open(os.path.join(args.workdir, self.name() + ".log"), "w") as f:
+            f.write(f"$ {self.command}\nload {self.load:.2f}, {self.wall:.1f} s, exit "
+                    f"{p.returncode}\n{p.stdout}\n{p.stderr}")
+        if p.returncode != 0:
+            self.error = f"exit {p.returncode}: {first_error(p.stderr + p.stdout)[:160]}"
+            print(f"   failed: {self.error}", file=sys.stderr)
+        else:
+            sys.stderr.write(p.stdout)
+        with open(meta, "w") as f:
+            json.dump({"command": self.command, "load": self.load, "wall": self.wall,
+                       "error": self.error}, f)
+        return self.read(path, meta)
+
+    def read(self, path, meta):
+        try:
+            with open(meta) as f:
+                m = json.load(f)
+            self.load, self.wall, self.error = m["load"], m["wall"], m["error"]
+        except (OSError, ValueError, KeyError):
+            self.error = "not run"
+            return self
+        if self.error:
+            return self
+        try:
+            with open(path) as f:
+                self.result = json.load(f)
+        except (OSError, ValueError) as e:
+            self.error = f"no JSON ({e})"
+        return self
+
+
+def first_error(output):
+    """The program's own message (mpirun wraps it in banners of dashes)."""
+    lines = [l.strip() for l in output.splitlines() if l.strip().strip("-")]
+    for l in lines:
+        if l.startswith(("dlk-train:", "torch_peer:", "netbed:")) or "rror" in l:
+            return l
+    return lines[-1] if lines else "no output"
+
+
+# ---------------------------------------------------------------- reading a run
+def epochs(run):
+    return run.result["epochs"] if run.result else []
+
+
+def last(run, field):
+    e = epochs(run)
+    return e[-1].get(field) if e else None
+
+
+def accuracy(run):
+    """Test accuracy after the last epoch, in %."""
+    a = last(run, "test_accuracy")
+    return None if a is None else 100.0 * a
+
+
+def best_accuracy(run):
+    return max((100.0 * e["test_accuracy"] for e in epochs(run)), default=None)
+
+
+def ms_per_step(run):
+    """Time per step (each epoch's mean step; the median over the run's epochs)."""
+    values = [1e3 * e["step_seconds"] for e in epochs(run)]
+    return statistics.median(values) if values else None
+
+
+def train_seconds(run):
+    """Training time (test scoring left out) up to the end of each epoch."""
+    out, total = [], 0.0
+    for e in epochs(run):
+        total += e["step_seconds"] * e["steps"]
+        out.append(total)
+    return out
+
+
+def time_to_accuracy(run, target):
+    for e, seconds in zip(epochs(run), train_seconds(run)):
+        if 100.0 * e["test_accuracy"] >= target:
+            return seconds, e["epoch"]
+    return None, None
+
+
+def fmt(value, spec, missing="-"):
+    return missing if value is None else format(value, spec)
+
+
+def status(run):
+    return f"failed ({run.error})" if run.error else ""
+
+
+# ---------------------------------------------------------------- suites
+def suite_speed(args):
+    rows = []
+    steps = ["--steps", str(args.steps), "--train-subset", str(args.steps * 64),
+             "--test-subset", "1000"]
+    for threads in args.threads:
+        pairs = []
+        for _ in range(args.repeat):
+            pair = []
+            for program in ("dlk", "torch"):
+                pair.append(Run(program, "lenet5", 1, threads, "native", extra=steps,
+                                tag=f"-r{len(pairs)}").execute(args))
+            pairs.append(pair)
+        dlk = [ms_per_step(p[0]) for p in pairs if ms_per_step(p[0]) is not None]
+        pt = [ms_per_step(p[1]) for p in pairs if ms_per_step(p[1]) is not None]
+        ratios = [ms_per_step(a) / ms_per_step(b) for a, b in pairs
+                  if ms_per_step(a) is not None and ms_per_step(b)]
+        loads = [r.load for p in pairs for r in p if r.load is not None]
+        rows.append([str(threads), fmt(median(dlk), ".2f"), fmt(median(pt), ".2f"),
+                     fmt(median(ratios), ".2f"),
+                     "met" if ratios and median(ratios) <= 0.5 else
+                     ("missed" if ratios else "not run"),
+                     f"{len(ratios)}", fmt(min(loads, default=None), ".1f") + "-" +
+                     fmt(max(loads, default=None), ".1f"),
+                     "; ".join(status(r) for p in pairs for r in p if r.error)])
+    text = [f"LeNet-5, 1 rank, global batch 64, {args.steps} steps per run on "
+            f"{args.steps * 64} images; dlk-train and PyTorch alternate, {args.repeat} runs "
+            "each; ms/step is each run's mean step, then the median over runs; the ratio "
+            "is taken run pair by run pair (target: dlk <= 0.5x PyTorch)."]
+    return text, ["threads", "dlk ms/step", "PyTorch ms/step", "dlk / PyTorch",
+                  "target <= 0.5", "pairs", "load (1 min)", "notes"], rows
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def accuracy_runs(args, model, ranks):
+    common = ["--epochs", str(args.epochs)] + subset(args)
+    runs = []
+    if not args.skip_dlk:
+        runs += [Run("dlk", model, ranks, 1, a, extra=common) for a in args.algorithms]
+    if not args.skip_no_ef and not args.skip_dlk:
+        runs += [Run("dlk", model, ranks, 1, a, False, extra=common)
+                 for a in args.algorithms if a in LOSSY]
+    if not args.skip_peer:
+        runs.append(Run("torch", model, 1, 1, "none", extra=common))
+        runs += [Run("torch", model, ranks, 1, a, extra=common) for a in PEER_ALGORITHMS]
+        if not args.skip_no_ef:
+            runs.append(Run("torch", model, ranks, 1, "powersgd", False, extra=common))
+    return runs
+
+
+def subset(args):
+    out = []
+    if args.train_subset:
+        out += ["--train-subset", str(args.train_subset)]
+    if args.test_subset:
+        out += ["--test-subset", str(args.test_subset)]
+    return out
+
+
+def suite_accuracy(args):
+    rows = []
+    for model in args.models:
+        for ranks in args.ranks:
+            runs = [r.execute(args) for r in accuracy_runs(args, model, ranks)]
+            native = next((r for r in runs if r.program == "dlk" and r.algorithm == "native"
+                           and r.result), None)
+            base = accuracy(native) if native else None
+            for r in runs:
+                acc = accuracy(r)
+                delta = acc - base if acc is not None and base is not None else None
+                rows.append([model, "dlk-train" if r.program == "dlk" else "PyTorch",
+                             r.algorithm + ("" if r.error_feedback else ", no error feedback"),
+                             str(r.ranks), str(r.threads), str(len(epochs(r)) or "-"),
+                             fmt(last(r, "train_loss"), ".4f"), fmt(acc, ".2f"),
+                             fmt(delta, "+.2f"), fmt(ms_per_step(r), ".2f"),
+                             fmt(last(r, "wire_bytes_per_step"), ".0f"),
+                             fmt(r.load, ".1f"), status(r)])
+    text = [f"Global batch 64 split over the ranks, lr 0.05, momentum 0.9, seed 1, "
+            f"{args.epochs} epoch(s)"
+            + (f" of the first {args.train_subset} training images" if args.train_subset else "")
+            + (f", test on the first {args.test_subset}" if args.test_subset else "")
+            + "; ranks under mpirun on this machine (shared memory for dlk, gloo over "
+            "loopback TCP for PyTorch), 1 thread each. Delta: test accuracy minus dlk-train "
+            "native's at the same model and rank count (target: within 0.5 points)."]
+    return text, ["model", "program", "all-reduce", "ranks", "threads", "epochs", "train loss",
+                  "test acc %", "delta pp", "ms/step", "wire B/step", "load", "notes"], rows
+
+
+def suite_link(args):
+    rows = []
+    common = ["--epochs", str(args.epochs)] + subset(args)
+    for link in args.links:
+        for hosts in args.hosts:
+            runs = [] if args.skip_dlk else [
+                Run("dlk", "wide", hosts, 1, a, link=link, extra=common).execute(args)
+                for a in args.algorithms]
+            if not args.skip_peer:
+                runs += [Run("torch", "wide", hosts, 1, a, link=link, extra=common)
+                         .execute(args) for a in PEER_ALGORITHMS]
+            native = next((r for r in runs if r.program == "dlk" and r.algorithm == "native"),
+                          None)
+            base, _ = time_to_accuracy(native, args.target_accuracy) if native else (None, None)
+            for r in runs:
+                seconds, epoch = time_to_accuracy(r, args.target_accuracy)
+                speedup = base / seconds if base and seconds else None
+                rows.append([link, str(hosts), "dlk-train" if r.program == "dlk" else "PyTorch",
+                             r.algorithm, fmt(ms_per_step(r), ".1f"),
+                             fmt(last(r, "wire_bytes_per_step"), ".0f"),
+                             fmt(seconds, ".1f", "not reached"), fmt(epoch, "d"),
+                             fmt(best_accuracy(r), ".2f"),
+                             fmt(speedup, ".2f"), fmt(r.load, ".1f"), status(r)])
+    text = [f"The wide model (784-4096-4096-10, 20.0 M parameters) on scripts/netbed.sh's "
+            f"emulated cluster: one rank per host (network namespace), every link shaped by tc "
+            f"tbf, 1 thread per rank; {args.epochs} epoch(s) of "
+            f"{args.train_subset or 60000} training images, the test set"
+            + (f" (first {args.test_subset})" if args.test_subset else "")
+            + f" scored after each; time to {args.target_accuracy} % is the training time "
+            "(test scoring excluded) up to the first epoch that reaches it. Speed-up: dlk-train "
+            "native's time over the row's (target: at least 5x for the best compressed "
+            "algorithm at 1 Gbit)."]
+    return text, ["link", "ranks", "program", "all-reduce", "ms/step", "wire B/step",
+                  f"time to {args.target_accuracy} % (s)", "epoch", "best acc %",
+                  "speed-up vs native", "load", "notes"], rows
+
+
+SUITES = {"speed": suite_speed, "accuracy": suite_accuracy, "link": suite_link}
+
+
+# ---------------------------------------------------------------- report
+def machine_line():
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                fields.setdefault(k.strip(), v.strip())
+    except OSError:
+        pass
+    return (f"{fields.get('model name', '?')} (family {fields.get('cpu family', '?')}, model "
+            f"{fields.get('model', '?')}), {os.cpu_count()} CPUs")
+
+
+def markdown(suite, text, header, rows, args):
+    out = [f"### {suite}", "",
+           f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on "
+           f"{machine_line()}; load is the 1-minute load average as each run started.", ""]
+    out += text + ["", "| " + " | ".join(header) + " |",
+                   "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                epilog=__doc__.split("\n\n", 2)[2],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    csv = lambda s: [x for x in s.split(",") if x]  # noqa: E731
+    ints = lambda s: [int(x) for x in csv(s)]  # noqa: E731
+    p.add_argument("--suite", choices=sorted(SUITES) + ["all"], default="all")
+    p.add_argument("--dlk-train", default=os.path.join(ROOT, "build/rel/examples/train/dlk-train"))
+    p.add_argument("--python", default="/usr/bin/python3", help="the interpreter with torch")
+    p.add_argument("--mpirun", default="mpirun")
+    p.add_argument("--workdir", default="build/train-tables", help="JSON and logs of each run")
+    p.add_argument("--out", help="write the markdown here (default: stdout)")
+    p.add_argument("--report-only", action="store_true", help="re-make tables from --workdir")
+    p.add_argument("--threads", type=ints, default=[1, 2], help="speed: thread counts")
+    p.add_argument("--steps", type=int, default=100, help="speed: steps per run")
+    p.add_argument("--repeat", type=int, default=3, help="speed: runs per program and threads")
+    p.add_argument("--models", type=csv, default=["lenet5", "vgg_small"], help="accuracy")
+    p.add_argument("--ranks", type=ints, default=[2, 4], help="accuracy: rank counts")
+    p.add_argument("--algorithms", type=csv, default=DLK_ALGORITHMS, help="dlk-train's")
+    p.add_argument("--skip-no-ef", action="store_true", help="no --no-error-feedback rows")
+    p.add_argument("--skip-peer", action="store_true", help="no PyTorch rows")
+    p.add_argument("--skip-dlk", action="store_true",
+                   help="no dlk-train rows (accuracy, link; --report-only merges runs made apart)")
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--train-subset", type=int, default=0)
+    p.add_argument("--test-subset", type=int, default=0)
+    p.add_argument("--links", type=csv, default=["1gbit", "10gbit"], help="link: tbf rates")
+    p.add_argument("--hosts", type=ints, default=[2, 4], help="link: hosts (ranks)")
+    p.add_argument("--target-accuracy", type=float, default=80.0, help="link: test accuracy %%")
+    a = p.parse_args(argv)
+    for alg in a.algorithms:
+        if alg not in DLK_ALGORITHMS + ["auto"]:
+            p.error(f"--algorithms: {alg} is not one of {', '.join(DLK_ALGORITHMS)}, auto")
+    needs_dlk = a.suite in ("speed", "all") or not a.skip_dlk
+    if not a.report_only and needs_dlk and not os.access(a.dlk_train, os.X_OK):
+        p.error(f"--dlk-train {a.dlk_train}: not an executable (build dlk-train first)")
+    return a
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    os.makedirs(args.workdir, exist_ok=True)
+    suites = sorted(SUITES) if args.suite == "all" else [args.suite]
+    parts = []
+    for s in suites:
+        if s == "link" and os.geteuid() != 0 and not args.report_only:
+            parts.append("### link\n\nNot run: scripts/netbed.sh needs root.\n")
+            continue
+        parts.append(markdown(s, *SUITES[s](args), args))
+    text = "\n".join(parts)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

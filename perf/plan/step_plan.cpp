@@ -1,0 +1,66 @@
+#include "perf/plan/step_plan.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace dlk::perf {
+
+AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, const CodecLookup &codecs) {
+  if (s.ranks < 1) throw std::invalid_argument("plan: ranks must be at least 1");
+  AlgorithmPlan plan;
+  plan.algorithm = algorithm;
+  StepInputs in;
+  in.forward_seconds = s.compute->forward_seconds;
+  in.backward_seconds = s.compute->backward_seconds;
+  in.update_seconds = s.compute->update_seconds;
+  in.contention = s.ranks > 1 ? s.contention : 1;
+  in.buckets = synchronizer_buckets(*s.model, s.bucket_bytes);
+  const bool any_codec = algorithm == "auto" || is_compressed(algorithm);
+  for (PlanBucket &b : in.buckets) {
+    std::vector<std::pair<std::string, BucketCodec>> measured;
+    const auto count = static_cast<std::uint64_t>(b.bytes / 4);
+    if (any_codec && s.ranks > 1)
+      for (const std::string &a : plan_algorithms())
+        if (is_compressed(a) && (a == algorithm || (algorithm == "auto" && a != "topk" && a != "int4" && a != "bf16")))
+          measured.emplace_back(a, codecs(a, count));
+    const BucketCost cost = bucket_cost(algorithm, b.bytes, s.ranks, s.link, measured, s.chunk_bytes, s.topk_fraction);
+    b.codec_seconds = cost.codec_phase_seconds;
+    b.network_seconds = cost.network_phase_seconds;
+    plan.network_seconds += cost.network_seconds;
+    plan.codec_seconds += cost.codec_seconds;
+    plan.wire_bytes += cost.wire_bytes;
+    plan.bucket_algorithms.push_back(cost.algorithm);
+  }
+  plan.step = predict_step(in);
+  return plan;
+}
+
+Crossover crossover_bandwidth(const StepSetup &setup, const std::string &algorithm, const CodecLookup &codecs) {
+  Crossover c;
+  const auto gain = [&](double bandwidth) {  // > 0: algorithm faster than native
+    StepSetup s = setup;
+    s.link.bandwidth = bandwidth;
+    return plan_algorithm(s, "native", codecs).step.step_seconds - plan_algorithm(s, algorithm, codecs).step.step_seconds;
+  };
+  double lo = 1e5, hi = 1e13;
+  const double g_lo = gain(lo), g_hi = gain(hi);
+  if ((g_lo > 0) == (g_hi > 0)) {
+    c.note = g_lo > 0 ? "faster than native at every bandwidth from 0.8 Mbit/s to 80 Tbit/s"
+                      : "never faster than native from 0.8 Mbit/s to 80 Tbit/s";
+    c.wins_below = g_lo > 0;
+    return c;
+  }
+  c.wins_below = g_lo > 0;
+  for (int i = 0; i < 60; ++i) {  // bisection in log space, to 1e-5 relative
+    const double mid = std::sqrt(lo * hi);
+    if ((gain(mid) > 0) == (g_lo > 0))
+      lo = mid;
+    else
+      hi = mid;
+    if (hi / lo < 1 + 1e-5) break;
+  }
+  c.bandwidth = std::sqrt(lo * hi);
+  return c;
+}
+
+}  // namespace dlk::perf

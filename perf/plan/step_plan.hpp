@@ -1,0 +1,59 @@
+// The plan of one step per algorithm: the model's compute times, its
+// synchronizer buckets priced by allreduce_model.hpp on the link, scheduled by
+// step_schedule.hpp; and where each codec's step crosses native's as the link's
+// bandwidth falls (the crossover).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perf/plan/allreduce_model.hpp"
+#include "perf/plan/layer_times.hpp"
+#include "perf/plan/link_spec.hpp"
+#include "perf/plan/plan_model.hpp"
+#include "perf/plan/step_schedule.hpp"
+
+namespace dlk::perf {
+
+// A codec's cost for a bucket of `count` floats (CodecCosts::at, or a fixed table in tests).
+using CodecLookup = std::function<BucketCodec(const std::string &algorithm, std::uint64_t count)>;
+
+struct StepSetup {
+  const PlanModel *model = nullptr;
+  const ComputeTimes *compute = nullptr;
+  int ranks = 2;
+  LinkSpec link;
+  std::uint64_t bucket_bytes = 25u << 20;
+  double contention = 1;
+  double chunk_bytes = 1 << 20;  // the compressed algorithms' chunk (allreduce_model.hpp)
+  double topk_fraction = 0.01;
+};
+
+struct AlgorithmPlan {
+  std::string algorithm;
+  StepPrediction step;
+  double wire_bytes = 0;  // a rank's bytes on the wire per step
+  // All wire time and all codec work of the step; the schedule's network and
+  // codec figures are what is left of them after the chunks' pipelining.
+  double network_seconds = 0, codec_seconds = 0;
+  std::vector<std::string> bucket_algorithms;  // what each bucket runs (auto: its choice)
+};
+
+// Throws std::invalid_argument for ranks < 1 or an unknown algorithm.
+AlgorithmPlan plan_algorithm(const StepSetup &setup, const std::string &algorithm, const CodecLookup &codecs);
+
+// The link bandwidth (bytes/s, latency held) below which `algorithm` gives a
+// shorter step than native, searched over [1e5, 1e13] B/s; none when one of
+// the two is faster over the whole range. below_wins says which side the
+// algorithm wins on (true: below the crossover, as a codec should).
+struct Crossover {
+  std::optional<double> bandwidth;
+  bool wins_below = true;
+  std::string note;  // when there is none: "never faster", "faster at every bandwidth"
+};
+Crossover crossover_bandwidth(const StepSetup &setup, const std::string &algorithm, const CodecLookup &codecs);
+
+}  // namespace dlk::perf

@@ -1,0 +1,128 @@
+#include "perf/plan/step_schedule.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace dlk::perf {
+namespace {
+
+void check_time(double t, const char *what) {
+  if (!std::isfinite(t) || t < 0) throw std::invalid_argument(std::string("predict_step: ") + what + " must be finite and >= 0");
+}
+
+}  // namespace
+
+std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes) {
+  std::vector<PlanBucket> buckets;
+  std::uint64_t fused = 0;  // elements in the last bucket
+  for (const PlanGradient &g : model.gradients) {
+    const std::uint64_t count = static_cast<std::uint64_t>(g.elements);
+    // comm/synchronizer.cpp's rule: a new bucket when the last one holds something
+    // and this gradient would take it past the cap.
+    if (buckets.empty() || (fused > 0 && 4 * (fused + count) > bucket_bytes)) {
+      buckets.emplace_back();
+      fused = 0;
+    }
+    fused += count;
+    PlanBucket &b = buckets.back();
+    b.bytes = 4.0 * static_cast<double>(fused);
+    for (std::size_t i = 0; i < model.layers.size(); ++i)
+      if (model.layers[i].name == g.layer) b.ready_layer = i;  // backward order: the last one is the earliest
+  }
+  return buckets;
+}
+
+StepPrediction predict_step(const StepInputs &in) {
+  const std::size_t layers = in.forward_seconds.size();
+  if (in.backward_seconds.size() != layers)
+    throw std::invalid_argument("predict_step: forward and backward times differ in length");
+  if (!(in.contention >= 1) || !std::isfinite(in.contention))
+    throw std::invalid_argument("predict_step: contention must be >= 1");
+  StepPrediction p;
+  double forward = 0;
+  for (std::size_t i = 0; i < layers; ++i) {
+    check_time(in.forward_seconds[i], "a forward time");
+    check_time(in.backward_seconds[i], "a backward time");
+    forward += in.forward_seconds[i];
+    p.compute_seconds += in.forward_seconds[i] + in.backward_seconds[i];
+  }
+  check_time(in.update_seconds, "the update time");
+  p.compute_seconds += in.update_seconds;
+  for (const PlanBucket &b : in.buckets) {
+    if (b.ready_layer >= layers) throw std::invalid_argument("predict_step: a bucket's layer is not there");
+    check_time(b.codec_seconds, "a bucket's codec time");
+    check_time(b.network_seconds, "a bucket's network time");
+    p.codec_seconds += b.codec_seconds;
+    p.network_seconds += b.network_seconds;
+  }
+
+  // Backward as events: the compute threads work through the layers last to
+  // first; the background thread through the buckets in order, each its codec
+  // work then its wire time. Rates: 1, or 1 / contention for CPU work while
+  // both are busy.
+  const double inf = std::numeric_limits<double>::infinity();
+  double t = 0;
+  std::size_t layer = layers;  // layers still to run: [0, layer)
+  double compute_left = layers > 0 ? in.backward_seconds[layers - 1] : 0;
+  std::size_t released = 0;  // buckets handed to the thread
+  std::size_t current = 0;   // the bucket on the thread (== released: none)
+  bool on_codec = true;
+  double comm_left = 0;
+  bool backward_done = layers == 0;
+  // Releases every bucket whose gradients are all ready.
+  const auto release = [&](std::size_t finished_layer) {
+    while (released < in.buckets.size() && in.buckets[released].ready_layer >= finished_layer) ++released;
+  };
+  const auto start_bucket = [&] {
+    if (current < released && comm_left <= 0) {
+      on_codec = true;
+      comm_left = in.buckets[current].codec_seconds;
+    }
+  };
+  if (backward_done) release(0);
+  start_bucket();
+  for (int guard = 0; guard < 10000000; ++guard) {
+    const bool computing = !backward_done, communicating = current < released;
+    if (!computing && !communicating && released == in.buckets.size()) break;
+    const double compute_rate = communicating ? 1 / in.contention : 1;
+    const double comm_rate = on_codec && computing ? 1 / in.contention : 1;
+    const double dt_compute = computing ? compute_left / compute_rate : inf;
+    const double dt_comm = communicating ? comm_left / comm_rate : inf;
+    const double dt = std::min(dt_compute, dt_comm);
+    if (!computing) (on_codec ? p.exposed_codec_seconds : p.exposed_network_seconds) += dt;
+    t += dt;
+    if (computing) compute_left = dt == dt_compute ? 0 : compute_left - dt * compute_rate;
+    if (communicating) comm_left = dt == dt_comm ? 0 : comm_left - dt * comm_rate;
+    if (computing && dt == dt_compute) {
+      --layer;
+      release(layer);
+      if (layer == 0) {
+        backward_done = true;
+        p.backward_end_seconds = forward + t;
+      } else {
+        compute_left = in.backward_seconds[layer - 1];
+      }
+    }
+    if (communicating && dt == dt_comm) {
+      if (on_codec) {
+        on_codec = false;
+        comm_left = in.buckets[current].network_seconds;
+      }
+      if (!on_codec && comm_left <= 0) {
+        ++current;
+        comm_left = 0;
+      }
+    }
+    start_bucket();
+  }
+  if (layers == 0) p.backward_end_seconds = forward;
+  double backward = 0;
+  for (double b : in.backward_seconds) backward += b;
+  p.contention_seconds = (p.backward_end_seconds - forward) - backward;
+  if (p.contention_seconds < 0) p.contention_seconds = 0;  // rounding
+  p.step_seconds = p.compute_seconds + p.contention_seconds + p.exposed_network_seconds + p.exposed_codec_seconds;
+  return p;
+}
+
+}  // namespace dlk::perf

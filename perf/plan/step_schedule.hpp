@@ -1,0 +1,57 @@
+// One training step as dlk-train runs it on one rank: forward, then backward
+// from the last layer to the first; after each layer its gradients are ready,
+// and a bucket (comm/synchronizer.cpp: gradients fused in registration order,
+// which is backward order, a new bucket when the next gradient would pass the
+// byte cap) is handed to the communicator's background thread once all of its
+// gradients are ready; buckets go one at a time, in order, on that thread,
+// overlapping the rest of backward. The step ends when the last bucket is done
+// and the update (SGD with momentum over every parameter) has run.
+//
+// While the background thread works, it shares the cores with the compute
+// threads: compute and the codec then run `contention` times slower (the
+// network part waits on the wire, at full speed). With T compute threads on C
+// cores the default is max(1, (T + 1) / C): one more busy thread (Open MPI
+// polls while it waits) among the same cores.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "perf/plan/plan_model.hpp"
+
+namespace dlk::perf {
+
+struct PlanBucket {
+  double bytes = 0;
+  std::size_t ready_layer = 0;  // the forward index of the layer whose backward completes it
+  double codec_seconds = 0;
+  double network_seconds = 0;
+};
+
+// The synchronizer's buckets of `model`'s gradients at `bucket_bytes` (bytes,
+// ready_layer set; costs 0).
+std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes);
+
+struct StepInputs {
+  std::vector<double> forward_seconds, backward_seconds;  // per layer, forward order
+  double update_seconds = 0;
+  std::vector<PlanBucket> buckets;
+  double contention = 1;  // >= 1
+};
+
+struct StepPrediction {
+  double step_seconds = 0;
+  double compute_seconds = 0;     // forward + backward + update, alone on the cores
+  double contention_seconds = 0;  // what sharing the cores with the background thread adds
+  double exposed_network_seconds = 0;  // the background thread's wire time after backward
+  double exposed_codec_seconds = 0;    // ... and its codec time after backward
+  double network_seconds = 0;          // all wire time of the step
+  double codec_seconds = 0;            // all codec time of the step (alone on a core)
+  double backward_end_seconds = 0;     // from the start of the step
+};
+
+// Throws std::invalid_argument when the per-layer vectors differ in length,
+// a time is negative or not finite, contention < 1 or a bucket's layer is not there.
+StepPrediction predict_step(const StepInputs &inputs);
+
+}  // namespace dlk::perf

@@ -1,0 +1,354 @@
+"""dlk.Context: a libdlk context and its ops on numpy arrays and torch tensors."""
+import ctypes as C
+
+from . import _c, _library
+from ._errors import Error
+from ._tensors import (check_ndim, check_shape, empty_like_kind, scales_array, view)
+
+
+def _pair(v, name, call):
+    if isinstance(v, int):
+        return v, v
+    if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(e, int) for e in v):
+        return int(v[0]), int(v[1])
+    raise TypeError(f"{call}: '{name}' must be an int or a pair of ints, not {v!r}")
+
+
+class Context:
+    """A dlk context: one backend, one ISA, a thread count.
+
+    Context(backend=None, isa=None, threads=0, verbose=-1, fpga_sim_config=None, device=0)
+    Unset settings come from the environment (DLK_BACKEND, DLK_CPU_ISA, DLK_NUM_THREADS, ...).
+    A context is used by one thread at a time. On fpga_sim, sim_seconds sums the simulated
+    accelerator time of every op run on the context (reset_sim() sets it to 0).
+    """
+
+    def __init__(self, backend=None, isa=None, threads=0, verbose=-1, fpga_sim_config=None,
+                 device=0):
+        self._lib = _library.load("dlk")
+        self._handle = None
+        opts = _c.ContextOptions()
+        self._lib.dlk_context_options_init_sized(C.byref(opts), C.sizeof(opts))
+        self._keep = [s.encode() if s is not None else None
+                      for s in (backend, isa, fpga_sim_config)]
+        opts.backend, opts.cpu_isa, opts.fpga_sim_config = self._keep
+        opts.num_threads = int(threads)
+        opts.verbose = int(verbose)
+        opts.device = int(device)
+        handle = C.c_void_p()
+        self._check(self._lib.dlk_context_create(C.byref(handle), C.byref(opts)))
+        self._handle = handle
+        info = self.info()
+        self.backend = info["backend"]
+        self.isa = info["isa"]
+        self.threads = info["num_threads"]
+        self._device = "cuda" if self.backend == "cuda" else "cpu"
+        self._sim = self.backend == "fpga_sim"
+        self.sim_seconds = 0.0
+
+    # ------------------------------------------------------------ housekeeping
+    def _check(self, status):
+        if status != 0:
+            name = self._lib.dlk_status_name(status).decode()
+            raise Error(self._lib.dlk_last_error().decode() or name, name)
+
+    def close(self):
+        if self._handle is not None:
+            self._lib.dlk_context_destroy(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return f"dlk.Context(backend={self.backend!r}, isa={self.isa!r}, threads={self.threads})"
+
+    def _h(self):
+        if self._handle is None:
+            raise Error("dlk.Context: the context is closed", "invalid_argument")
+        return self._handle
+
+    def info(self):
+        """backend, device, isa, num_threads and the theoretical peaks, as a dict."""
+        info = _c.ContextInfo()
+        self._check(self._lib.dlk_context_get_info_sized(self._h(), C.byref(info),
+                                                         C.sizeof(info)))
+        return _c.struct_to_dict(info)
+
+    def supports(self, op, a_type, b_type, c_type):
+        ops = {v: k for k, v in _c.OP.items()}
+        out = C.c_int()
+        self._check(self._lib.dlk_context_supports(self._h(), ops[op], _c.DTYPE[a_type],
+                                                   _c.DTYPE[b_type], _c.DTYPE[c_type],
+                                                   C.byref(out)))
+        return bool(out.value)
+
+    def last_op(self):
+        """What the last op did: op, implementation, seconds, flops, bytes, sim_cycles."""
+        rec = _c.OpRecord()
+        self._check(self._lib.dlk_context_last_op_sized(self._h(), C.byref(rec), C.sizeof(rec)))
+        d = _c.struct_to_dict(rec)
+        d["op"] = _c.OP.get(d["op"], d["op"])
+        return d
+
+    def last_sim(self):
+        """fpga_sim: the simulated accelerator's record of the last op, as a dict."""
+        rec = _c.SimRecord()
+        rec.struct_size = C.sizeof(rec)
+        self._check(self._lib.dlk_context_last_sim(self._h(), C.byref(rec)))
+        d = _c.struct_to_dict(rec)
+        del d["struct_size"]
+        return d
+
+    def reset_sim(self):
+        self.sim_seconds = 0.0
+
+    def synchronize(self):
+        self._check(self._lib.dlk_synchronize(self._h()))
+
+    def _ran(self, status):
+        self._check(status)
+        if self._sim:
+            rec = _c.SimRecord()
+            rec.struct_size = C.sizeof(rec)
+            if self._lib.dlk_context_last_sim(self._handle, C.byref(rec)) == 0:
+                self.sim_seconds += rec.seconds
+
+    def _view(self, x, call, arg, **kw):
+        return view(x, call, arg, device=self._device, **kw)
+
+    # ------------------------------------------------------------ GEMM
+    def gemm(self, a, b, out=None, *, trans_a=False, trans_b=False, alpha=1.0, beta=0.0,
+             out_dtype=None, a_zero_point=0, c_zero_point=0, scales=None):
+        """out = alpha * op(a) @ op(b) + beta * out, row-major.
+
+        a is (m, k), or (k, m) with trans_a; b is (k, n), or (n, k) with trans_b; a leading
+        batch dimension on a, b and out gives a batched GEMM (a 2-D a or b is shared). out is
+        made when not given (beta must then be 0), of out_dtype (default: a's dtype, s32 for
+        integer inputs). scales: one value (per tensor) or n (per column), float32.
+        """
+        call = "dlk.Context.gemm"
+        va = self._view(a, call, "a")
+        vb = self._view(b, call, "b")
+        if len(va.shape) not in (2, 3) or len(vb.shape) not in (2, 3):
+            raise ValueError(f"{call}: 'a' and 'b' must be 2-D matrices or 3-D batches, got "
+                             f"{va.shape} and {vb.shape}")
+        m, k = (va.shape[-1], va.shape[-2]) if trans_a else (va.shape[-2], va.shape[-1])
+        kb, n = (vb.shape[-1], vb.shape[-2]) if trans_b else (vb.shape[-2], vb.shape[-1])
+        if k != kb:
+            raise ValueError(f"{call}: op(a) is {m} x {k} but op(b) is {kb} x {n}: the inner "
+                             f"dimensions differ")
+        batches = {s[0] for s in (va.shape, vb.shape) if len(s) == 3}
+        if len(batches) > 1:
+            raise ValueError(f"{call}: 'a' and 'b' have different batch counts {sorted(batches)}")
+        batch = batches.pop() if batches else None
+        if out_dtype is None:
+            out_dtype = "s32" if va.dtype in ("s8", "u8") else va.dtype
+        shape = (m, n) if batch is None else (batch, m, n)
+        if out is None:
+            if beta != 0:
+                raise ValueError(f"{call}: beta is {beta} but no 'out' was given to accumulate "
+                                 f"into")
+            out = empty_like_kind(va, shape, out_dtype)
+        vc = self._view(out, call, "out", writable=True)
+        check_shape(vc, shape, call, "out")
+        d = _c.GemmDesc()
+        self._lib.dlk_gemm_desc_init_sized(C.byref(d), C.sizeof(d), _c.DTYPE[va.dtype],
+                                           _c.DTYPE[vb.dtype], _c.DTYPE[vc.dtype], m, n, k)
+        d.trans_a, d.trans_b = int(bool(trans_a)), int(bool(trans_b))
+        d.lda, d.ldb, d.ldc = va.shape[-1], vb.shape[-1], n
+        if batch is not None:
+            d.batch_count = batch
+            d.stride_a = m * k if len(va.shape) == 3 else 0
+            d.stride_b = k * n if len(vb.shape) == 3 else 0
+            d.stride_c = m * n
+        d.alpha, d.beta = alpha, beta
+        d.a_zero_point, d.c_zero_point = a_zero_point, c_zero_point
+        sc = scales_array(scales, call)
+        if sc is not None:
+            d.scale_mode = _c.SCALE_PER_TENSOR if sc.size == 1 else _c.SCALE_PER_CHANNEL
+            d.scales = sc.ctypes.data_as(C.POINTER(C.c_float))
+        self._ran(self._lib.dlk_gemm(self._h(), C.byref(d), va.ptr, vb.ptr, vc.ptr))
+        return out
+
+    # ------------------------------------------------------------ conv2d
+    def _conv_desc(self, call, src_shape, w_shape, dtype, stride, padding, dilation, groups,
+                   fmt):
+        if fmt not in _c.FORMAT:
+            raise ValueError(f"{call}: 'format' must be 'nchw' or 'nhwc', not {fmt!r}")
+        if len(src_shape) != 4 or len(w_shape) != 4:
+            raise ValueError(f"{call}: src and weights must be 4-D, got {tuple(src_shape)} and "
+                             f"{tuple(w_shape)}")
+        if fmt == "nchw":
+            n, c, h, w = src_shape
+            k, _, kh, kw = w_shape
+        else:
+            n, h, w, c = src_shape
+            k, kh, kw, _ = w_shape
+        d = _c.Conv2dDesc()
+        self._lib.dlk_conv2d_desc_init_sized(C.byref(d), C.sizeof(d), _c.DTYPE[dtype], n, c, h,
+                                             w, k, kh, kw)
+        d.format = _c.FORMAT[fmt]
+        d.stride_h, d.stride_w = _pair(stride, "stride", call)
+        d.pad_h, d.pad_w = _pair(padding, "padding", call)
+        d.dilation_h, d.dilation_w = _pair(dilation, "dilation", call)
+        d.groups = int(groups)
+        oh, ow = C.c_int64(), C.c_int64()
+        self._check(self._lib.dlk_conv2d_output_shape(C.byref(d), C.byref(oh), C.byref(ow)))
+        expected_w = (k, c // max(d.groups, 1), kh, kw) if fmt == "nchw" else \
+            (k, kh, kw, c // max(d.groups, 1))
+        if tuple(w_shape) != expected_w:
+            raise ValueError(f"{call}: weights have shape {tuple(w_shape)}, expected {expected_w} "
+                             f"for {c} input channels in {d.groups} group(s)")
+        dst_shape = (n, k, oh.value, ow.value) if fmt == "nchw" else (n, oh.value, ow.value, k)
+        return d, dst_shape
+
+    def conv2d_forward(self, src, weights, bias=None, out=None, *, stride=1, padding=0,
+                       dilation=1, groups=1, relu=False, format="nchw"):
+        """dst = conv2d(src, weights) + bias (then relu). src NCHW (or NHWC), weights
+        k x c/groups x kh x kw (or k x kh x kw x c/groups), bias k float32 values."""
+        call = "dlk.Context.conv2d_forward"
+        vs = self._view(src, call, "src")
+        vw = self._view(weights, call, "weights")
+        d, dst_shape = self._conv_desc(call, vs.shape, vw.shape, vs.dtype, stride, padding,
+                                       dilation, groups, format)
+        d.weights_type = _c.DTYPE[vw.dtype]
+        d.relu = int(bool(relu))
+        bptr = None
+        if bias is not None:
+            vb = self._view(bias, call, "bias", dtypes=("f32",))
+            check_shape(vb, (d.k,), call, "bias")
+            bptr = vb.ptr
+        if out is None:
+            out = empty_like_kind(vs, dst_shape, vs.dtype)
+        vd = self._view(out, call, "out", writable=True)
+        check_shape(vd, dst_shape, call, "out")
+        d.dst_type = _c.DTYPE[vd.dtype]
+        self._ran(self._lib.dlk_conv2d_forward(self._h(), C.byref(d), vs.ptr, vw.ptr, bptr,
+                                               vd.ptr))
+        return out
+
+    def conv2d_backward_data(self, diff_dst, weights, src_shape, out=None, *, stride=1,
+                             padding=0, dilation=1, groups=1, format="nchw"):
+        """diff_src (of src_shape) = conv2d^T(diff_dst, weights)."""
+        call = "dlk.Context.conv2d_backward_data"
+        vdd = self._view(diff_dst, call, "diff_dst")
+        vw = self._view(weights, call, "weights")
+        d, dst_shape = self._conv_desc(call, tuple(src_shape), vw.shape, vdd.dtype, stride,
+                                       padding, dilation, groups, format)
+        check_shape(vdd, dst_shape, call, "diff_dst")
+        if out is None:
+            out = empty_like_kind(vdd, tuple(src_shape), vdd.dtype)
+        vds = self._view(out, call, "out", writable=True)
+        check_shape(vds, tuple(src_shape), call, "out")
+        self._ran(self._lib.dlk_conv2d_backward_data(self._h(), C.byref(d), vdd.ptr, vw.ptr,
+                                                     vds.ptr))
+        return out
+
+    def conv2d_backward_weights(self, src, diff_dst, weights_shape, bias=True, out=None,
+                                out_bias=None, *, stride=1, padding=0, dilation=1, groups=1,
+                                format="nchw"):
+        """(diff_weights, diff_bias) from src and diff_dst; diff_bias is None when bias is
+        False."""
+        call = "dlk.Context.conv2d_backward_weights"
+        vs = self._view(src, call, "src")
+        vdd = self._view(diff_dst, call, "diff_dst")
+        d, dst_shape = self._conv_desc(call, vs.shape, tuple(weights_shape), vs.dtype, stride,
+                                       padding, dilation, groups, format)
+        check_shape(vdd, dst_shape, call, "diff_dst")
+        if out is None:
+            out = empty_like_kind(vs, tuple(weights_shape), vs.dtype)
+        vdw = self._view(out, call, "out", writable=True)
+        check_shape(vdw, tuple(weights_shape), call, "out")
+        bptr = None
+        if bias:
+            if out_bias is None:
+                out_bias = empty_like_kind(vs, (d.k,), "f32")
+            vdb = self._view(out_bias, call, "out_bias", dtypes=("f32",), writable=True)
+            check_shape(vdb, (d.k,), call, "out_bias")
+            bptr = vdb.ptr
+        self._ran(self._lib.dlk_conv2d_backward_weights(self._h(), C.byref(d), vs.ptr, vdd.ptr,
+                                                        vdw.ptr, bptr))
+        return out, (out_bias if bias else None)
+
+    # ------------------------------------------------------------ pool2d
+    def _pool_desc(self, call, src_shape, dtype, kind, kernel, stride, padding, fmt):
+        if kind not in _c.POOL_KIND:
+            raise ValueError(f"{call}: 'kind' must be one of {', '.join(_c.POOL_KIND)}, not "
+                             f"{kind!r}")
+        if fmt not in _c.FORMAT:
+            raise ValueError(f"{call}: 'format' must be 'nchw' or 'nhwc', not {fmt!r}")
+        if len(src_shape) != 4:
+            raise ValueError(f"{call}: src must be 4-D, got {tuple(src_shape)}")
+        n, c, h, w = src_shape if fmt == "nchw" else (src_shape[0], src_shape[3], src_shape[1],
+                                                      src_shape[2])
+        kh, kw = _pair(kernel, "kernel", call)
+        d = _c.Pool2dDesc()
+        self._lib.dlk_pool2d_desc_init_sized(C.byref(d), C.sizeof(d), _c.POOL_KIND[kind],
+                                             _c.DTYPE[dtype], n, c, h, w, kh, kw)
+        d.format = _c.FORMAT[fmt]
+        d.stride_h, d.stride_w = _pair(kernel if stride is None else stride, "stride", call)
+        d.pad_h, d.pad_w = _pair(padding, "padding", call)
+        oh, ow = C.c_int64(), C.c_int64()
+        self._check(self._lib.dlk_pool2d_output_shape(C.byref(d), C.byref(oh), C.byref(ow)))
+        dst_shape = (n, c, oh.value, ow.value) if fmt == "nchw" else (n, oh.value, ow.value, c)
+        return d, dst_shape
+
+    def pool2d_forward(self, src, kernel, stride=None, padding=0, *, kind="max", format="nchw",
+                       out=None, argmax=True):
+        """(dst, argmax): max or average pooling; stride defaults to the kernel. argmax
+        (int32, one per dst element) is made for max pooling when argmax is True (or given
+        as an array), None otherwise."""
+        call = "dlk.Context.pool2d_forward"
+        vs = self._view(src, call, "src")
+        d, dst_shape = self._pool_desc(call, vs.shape, vs.dtype, kind, kernel, stride, padding,
+                                       format)
+        if out is None:
+            out = empty_like_kind(vs, dst_shape, vs.dtype)
+        vd = self._view(out, call, "out", writable=True)
+        check_shape(vd, dst_shape, call, "out")
+        aptr, am = None, None
+        if kind == "max" and argmax is not False and argmax is not None:
+            am = empty_like_kind(vs, dst_shape, "s32") if argmax is True else argmax
+            va = self._view(am, call, "argmax", dtypes=("s32",), writable=True)
+            check_shape(va, dst_shape, call, "argmax")
+            aptr = va.ptr
+        self._ran(self._lib.dlk_pool2d_forward(self._h(), C.byref(d), vs.ptr, vd.ptr, aptr))
+        return out, am
+
+    def pool2d_backward(self, diff_dst, src_shape, kernel, stride=None, padding=0, *,
+                        kind="max", argmax=None, format="nchw", out=None):
+        """diff_src (of src_shape); max pooling needs the forward's argmax."""
+        call = "dlk.Context.pool2d_backward"
+        vdd = self._view(diff_dst, call, "diff_dst")
+        d, dst_shape = self._pool_desc(call, tuple(src_shape), vdd.dtype, kind, kernel, stride,
+                                       padding, format)
+        check_shape(vdd, dst_shape, call, "diff_dst")
+        aptr = None
+        if argmax is not None:
+            va = self._view(argmax, call, "argmax", dtypes=("s32",))
+            check_shape(va, dst_shape, call, "argmax")
+            aptr = va.ptr
+        elif kind == "max":
+            raise ValueError(f"{call}: max pooling's backward needs 'argmax' from the forward")
+        if out is None:
+            out = empty_like_kind(vdd, tuple(src_shape), vdd.dtype)
+        vds = self._view(out, call, "out", writable=True)
+        check_shape(vds, tuple(src_shape), call, "out")
+        self._ran(self._lib.dlk_pool2d_backward(self._h(), C.byref(d), vdd.ptr, aptr, vds.ptr))
+        return out
+
+
+def version():
+    """libdlk's version: (major, minor, patch, abi)."""
+    v = _library.load("dlk").dlk_get_version()
+    return v.major, v.minor, v.patch, v.abi

@@ -1,0 +1,169 @@
+"""Run under mpiexec -n 2 by test_mpi.py: libdlk_comm's Python API, the DDP hook and the
+DistributedOptimizer on a small classifier. Rank 0 prints one JSON object: check -> result."""
+import copy
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import dlk.comm
+import dlk.torch as dt
+
+HOOK_ALGORITHMS = ["native", "ring", "int8", "onebit", "topk"]
+OPTIMIZER_ALGORITHMS = ["native", "int4", "bf16", "onebit"]
+comm = dlk.comm.world()
+rank, size = comm.rank, comm.size
+torch.set_num_threads(1)
+results = {}
+
+
+def identical_across_ranks(tensors):
+    """Bitwise: rank 0's values plus the other rank's negated sum to exactly 0 only when
+    equal (2 ranks)."""
+    flat = torch.cat([t.detach().reshape(-1) for t in tensors]).clone()
+    if rank:
+        flat.neg_()
+    buf = dlk.comm.Buffer(comm, flat.numel(), "native")
+    buf.allreduce(flat)
+    buf.close()
+    return bool((flat == 0).all())
+
+
+def batch(step):
+    g = torch.Generator().manual_seed(1000 * step + rank)
+    x = torch.randn(64, 20, generator=g)
+    return x, (x[:, 0] > 0).long() + (x[:, 1] > 0).long()
+
+
+def model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(20, 32), torch.nn.ReLU(), torch.nn.Linear(32, 3))
+
+
+def train(step_fn, first, steps):
+    losses = []
+    for s in range(first, first + steps):
+        x, y = batch(s)
+        losses.append(step_fn(x, y))
+    return losses
+
+
+def hook_run(algorithm, saved=None, first=0, steps=10, save_at=None):
+    m = model()
+    if saved:
+        m.load_state_dict(saved["model"])
+    ddp = DDP(m)
+    state = dt.AllreduceHookState(algorithm, communicator=comm)
+    if saved:
+        state.load_state_dict(saved["hook"])
+    ddp.register_comm_hook(state, dt.allreduce_hook)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
+    if saved:
+        opt.load_state_dict(saved["opt"])
+    snapshot = {}
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(ddp(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    losses = []
+    for s in range(first, first + steps):
+        if s == save_at:
+            snapshot = {"model": {k: v.clone() for k, v in m.state_dict().items()},
+                        "opt": copy.deepcopy(opt.state_dict()), "hook": state.state_dict()}
+        losses += train(step, s, 1)
+    return m, losses, snapshot, state
+
+
+def optimizer_run(algorithm, saved=None, first=0, steps=10, save_at=None):
+    m = model()
+    if saved:
+        m.load_state_dict(saved["model"])
+    else:
+        dt.broadcast_parameters(m.state_dict(), root_rank=0, communicator=comm)
+    opt = dt.DistributedOptimizer(torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9),
+                                  m.named_parameters(), algorithm=algorithm,
+                                  communicator=comm, bucket_mb=0.002)
+    if saved:
+        opt.load_state_dict(saved["opt"])
+    snapshot = {}
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    losses = []
+    for s in range(first, first + steps):
+        if s == save_at:
+            snapshot = {"model": {k: v.clone() for k, v in m.state_dict().items()},
+                        "opt": copy.deepcopy(opt.state_dict())}
+        losses += train(step, s, 1)
+    return m, losses, snapshot, opt
+
+
+def check_run(name, run, algorithm):
+    m, losses, snap, handle = run(algorithm, steps=10, save_at=6)
+    resumed, _, _, _ = run(algorithm, saved=snap, first=6, steps=4)
+    same = all(torch.equal(a, b) for a, b in zip(m.parameters(), resumed.parameters()))
+    results[f"{name}:{algorithm}"] = {
+        "loss_falls": sum(losses[-3:]) / 3 < 0.9 * sum(losses[:3]) / 3,
+        "ranks_identical": identical_across_ranks(list(m.parameters())),
+        "resume_identical": identical_across_ranks([torch.tensor(float(same))]) and same,
+        "losses": [round(v, 4) for v in losses],
+    }
+    return handle
+
+
+def comm_api():
+    t = torch.full((1000,), float(rank + 1))
+    buf = dlk.comm.Buffer(comm, 1000, "int8", average=True)
+    report = buf.allreduce(t)
+    ok_sum = bool(torch.all(t == 1.5)) and report["logical_bytes"] == 4000
+    req = buf.iallreduce(t)
+    req.wait()
+    state = buf.state()
+    buf.load_state(state)
+    grads = [torch.full((10,), float(rank)), torch.ones(5) * (rank + 1)]
+    sync = dlk.comm.Synchronizer(comm, "native", average=True)
+    for g in grads:
+        sync.add(g)
+    sync.commit()
+    for i in reversed(range(len(grads))):
+        sync.ready(i)
+    rep = sync.wait()
+    ok_sync = bool(torch.all(grads[0] == 0.5)) and bool(torch.all(grads[1] == 1.5))
+    try:
+        buf.allreduce(torch.ones(3))
+        refused = False
+    except ValueError:
+        refused = True
+    sync.close()
+    buf.close()
+    results["comm_api"] = {"allreduce": ok_sum, "synchronizer": ok_sync and rep["buckets"] >= 1,
+                           "size_refused": refused, "background": comm.background}
+
+
+def main():
+    comm_api()
+    dt.init_process_group_from_mpi()
+    for a in HOOK_ALGORITHMS:
+        state = check_run("hook", hook_run, a)
+        results[f"hook:{a}"]["reordered"] = state.reordered
+    for a in OPTIMIZER_ALGORITHMS:
+        opt = check_run("optimizer", optimizer_run, a)
+        results[f"optimizer:{a}"]["buckets"] = len(opt._dlk_buckets)
+    if rank == 0:
+        print("RESULTS " + json.dumps(results))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

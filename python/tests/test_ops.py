@@ -1,0 +1,138 @@
+"""dlk.Context's ops against numpy/torch references, on every backend that runs here: the
+cpu backend at each ISA this CPU has, and fpga_sim."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import dlk
+
+
+def _backends():
+    out = []
+    for isa in ("avx512", "avx2", "scalar"):
+        try:
+            dlk.Context(backend="cpu", isa=isa, threads=2).close()
+            out.append(("cpu", isa))
+        except dlk.Error:
+            pass  # this CPU lacks the ISA: dlk says so, and the others still run
+    out.append(("fpga_sim", None))
+    return out
+
+
+BACKENDS = _backends()
+
+
+@pytest.fixture(params=BACKENDS, ids=lambda b: b[0] + (f"-{b[1]}" if b[1] else ""))
+def ctx(request):
+    backend, isa = request.param
+    c = dlk.Context(backend=backend, isa=isa, threads=2)
+    yield c
+    c.close()
+
+
+def close(actual, expected, k):
+    """The f32 contract: error within k ulp-scale sums (|a||b| accumulated)."""
+    a = np.asarray(actual, dtype=np.float64)
+    e = np.asarray(expected, dtype=np.float64)
+    tol = 4 * k * np.finfo(np.float32).eps * (np.abs(e).max() + 1)
+    assert np.abs(a - e).max() <= tol, f"max error {np.abs(a - e).max()} > {tol}"
+
+
+def test_cpu_isas_present():
+    assert ("cpu", "scalar") in BACKENDS and len(BACKENDS) >= 3
+
+
+def test_gemm_numpy(ctx):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((33, 47), dtype=np.float32)
+    b = rng.standard_normal((47, 29), dtype=np.float32)
+    close(ctx.gemm(a, b), a.astype(np.float64) @ b, 47)
+    # transposes, alpha/beta into an existing C, a batch sharing B
+    at = np.ascontiguousarray(a.T)
+    c = rng.standard_normal((33, 29), dtype=np.float32)
+    ref = 0.5 * (a.astype(np.float64) @ b) + 2.0 * c
+    ctx.gemm(at, b, c, trans_a=True, alpha=0.5, beta=2.0)
+    close(c, ref, 47)
+    batch = rng.standard_normal((3, 33, 47), dtype=np.float32)
+    close(ctx.gemm(batch, b), batch.astype(np.float64) @ b, 47)
+    assert ctx.last_op()["op"] == "gemm"
+
+
+def test_gemm_torch_and_int8(ctx):
+    a = torch.randn(16, 24)
+    b = torch.randn(20, 24)
+    close(ctx.gemm(a, b, trans_b=True).numpy(), (a.double() @ b.double().T).numpy(), 24)
+    if not ctx.supports("gemm", "u8", "s8", "s32"):
+        pytest.skip(f"{ctx.backend} has no u8 x s8 GEMM")  # pragma: no cover
+    rng = np.random.default_rng(1)
+    ai = rng.integers(0, 255, (8, 40), dtype=np.uint8)
+    bi = rng.integers(-128, 127, (40, 12), dtype=np.int8)
+    out = ctx.gemm(ai, bi, a_zero_point=128)
+    assert out.dtype == np.int32
+    assert np.array_equal(out, (ai.astype(np.int64) - 128) @ bi.astype(np.int64))
+
+
+@pytest.mark.parametrize("stride,padding,dilation,groups", [(1, 1, 1, 1), (2, 0, 1, 1),
+                                                            (1, 2, 2, 2)])
+def test_conv2d_forward_backward(ctx, stride, padding, dilation, groups):
+    torch.manual_seed(0)
+    x = torch.randn(2, 4, 11, 9, dtype=torch.float64)
+    w = torch.randn(6, 4 // groups, 3, 3, dtype=torch.float64)
+    bias = torch.randn(6, dtype=torch.float64)
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    xr, wr, br = (t.clone().requires_grad_() for t in (x, w, bias))
+    ref = F.conv2d(xr, wr, br, **kw)
+    g = torch.randn_like(ref)
+    ref.backward(g)
+    x32, w32, b32, g32 = (t.float().contiguous() for t in (x, w, bias, g))
+    k = 4 * 9
+    close(ctx.conv2d_forward(x32, w32, b32, **kw).numpy(), ref.detach().numpy(), k)
+    close(ctx.conv2d_backward_data(g32, w32, x32.shape, **kw).numpy(), xr.grad.numpy(), k)
+    gw, gb = ctx.conv2d_backward_weights(x32, g32, w32.shape, **kw)
+    close(gw.numpy(), wr.grad.numpy(), 2 * 121)
+    close(gb.numpy(), br.grad.numpy(), 2 * 121)
+
+
+def test_conv2d_nhwc_relu_numpy(ctx):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 7, 7, 3), dtype=np.float32)
+    w = rng.standard_normal((5, 3, 3, 3), dtype=np.float32)  # k x kh x kw x c
+    out = ctx.conv2d_forward(x, w, padding=1, relu=True, format="nhwc")
+    ref = F.conv2d(torch.from_numpy(x).permute(0, 3, 1, 2).double(),
+                   torch.from_numpy(w).permute(0, 3, 1, 2).double(), padding=1).relu()
+    close(out, ref.permute(0, 2, 3, 1).numpy(), 27)
+
+
+@pytest.mark.parametrize("kind", ["max", "avg_include_padding", "avg_exclude_padding"])
+def test_pool2d_forward_backward(ctx, kind):
+    torch.manual_seed(3)
+    x = torch.randn(2, 3, 9, 10, dtype=torch.float64, requires_grad=True)
+    if kind == "max":
+        ref = F.max_pool2d(x, 3, 2, 1)
+    else:
+        ref = F.avg_pool2d(x, 3, 2, 1, count_include_pad=kind == "avg_include_padding")
+    g = torch.randn_like(ref)
+    ref.backward(g)
+    y, argmax = ctx.pool2d_forward(x.detach().float(), 3, 2, 1, kind=kind)
+    close(y.numpy(), ref.detach().numpy(), 9)
+    assert (argmax is not None) == (kind == "max")
+    gx = ctx.pool2d_backward(g.float(), x.shape, 3, 2, 1, kind=kind, argmax=argmax)
+    close(gx.numpy(), x.grad.numpy(), 9)
+
+
+def test_fpga_sim_reports_simulated_time():
+    c = dlk.Context(backend="fpga_sim")
+    a = np.ones((64, 64), np.float32)
+    c.gemm(a, a)
+    sim = c.last_sim()
+    assert sim["cycles"] > 0 and sim["macs"] == 64 ** 3
+    assert c.sim_seconds == pytest.approx(sim["seconds"])
+    c.gemm(a, a)
+    assert c.sim_seconds == pytest.approx(2 * sim["seconds"])
+
+
+def test_context_settings():
+    c = dlk.Context(backend="cpu", isa="scalar", threads=3)
+    assert (c.backend, c.isa, c.threads) == ("cpu", "scalar", 3)
+    assert dlk.version()[3] == dlk.ABI_VERSION

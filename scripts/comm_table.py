@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Markdown table of `dlk-perf comm --json` runs against the wire time.
+
+    scripts/netbed.sh -n 2 -r 1gbit -- build/rel/perf/dlk-perf comm -b 64M -e 64M --json > run1.json
+    python3 scripts/comm_table.py --rate 1e9 run1.json [run2.json ...]
+
+One row per (size, algorithm): the median over the runs of each run's time (itself the
+median of the slowest rank per call), the most bytes a rank sent per call, the wire
+time of those bytes at --rate bits per second (omit --rate for shared memory), time /
+wire time, and MPI_Allreduce's time / this time taken within each run, then the median
+over runs. Text before the JSON (netbed's or uptime's lines) is skipped. Only the
+standard library: any python3 runs it.
+"""
+import argparse
+import json
+import statistics
+
+
+def load(path):
+    with open(path) as f:
+        text = f.read()
+    return json.loads(text[text.index("{"):text.rindex("}") + 1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rate", type=float, help="link rate in bits per second")
+    parser.add_argument("runs", nargs="+")
+    args = parser.parse_args()
+    rows, order = {}, []
+    for path in args.runs:
+        run = load(path)
+        peer = {p["bytes"]: p["seconds"] for p in run["points"] if p["algorithm"] == "MPI_Allreduce"}
+        for p in run["points"]:
+            key = (p["bytes"], p["algorithm"])
+            if key not in rows:
+                rows[key] = {"seconds": [], "wire": [], "x_mpi": []}
+                order.append(key)
+            rows[key]["seconds"].append(p["seconds"])
+            rows[key]["wire"].append(p["wire_bytes_sent"])
+            if p["bytes"] in peer:
+                rows[key]["x_mpi"].append(peer[p["bytes"]] / p["seconds"])
+    wire_head = " wire time | time / wire |" if args.rate else ""
+    print("| bytes | algorithm | time per call | wire bytes / rank |%s x MPI_Allreduce | runs |" % wire_head)
+    print("|---:|---|---:|---:|%s---:|---:|" % ("---:|---:|" if args.rate else ""))
+    for key in order:
+        r = rows[key]
+        seconds = statistics.median(r["seconds"])
+        wire = max(r["wire"])
+        cells = ["%d" % key[0], key[1], "%.1f ms" % (seconds * 1e3), "%d" % wire]
+        if args.rate:
+            wire_seconds = wire * 8 / args.rate
+            cells += ["%.1f ms" % (wire_seconds * 1e3), "%.2f" % (seconds / wire_seconds)]
+        cells += ["%.2f" % statistics.median(r["x_mpi"]) if r["x_mpi"] else "-", "%d" % len(r["seconds"])]
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+// dlk-perf plan's pure parts: the built-in models against dlk-train's figures,
+// the describe/1 parser (round trip and bad input), link strings, the
+// all-reduce cost per algorithm and its growth with P, the synchronizer's
+// buckets, the step schedule (overlap, exposure, contention), the crossover,
+// and both charts as well-formed SVG.
+#include <cmath>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "perf/charts/svg_chart.hpp"
+#include "perf/plan/plan_charts.hpp"
+#include "perf/plan/step_plan.hpp"
+#include "xml_well_formed.hpp"
+
+namespace dlk::perf {
+namespace {
+
+// A fixed codec table: the message a quarter of the bucket (int8-like), or
+// 1/32 (onebit-like), encode and decode at 1 GB/s.
+BucketCodec table_codec(const std::string &algorithm, std::uint64_t count) {
+  const double bytes = 4.0 * static_cast<double>(count);
+  const double ratio = algorithm == "onebit" ? 1.0 / 32 : algorithm == "topk" ? 0.02 : algorithm == "int4" ? 1.0 / 8
+                       : algorithm == "int8"                                 ? 0.25
+                                                                             : 0.5;
+  return {bytes * ratio, bytes / 1e9, bytes / 1e9};
+}
+
+ComputeTimes flat_compute(const PlanModel &m, double per_layer) {
+  ComputeTimes t;
+  t.forward_seconds.assign(m.layers.size(), per_layer);
+  t.backward_seconds.assign(m.layers.size(), 2 * per_layer);
+  t.update_seconds = per_layer;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("the built-in dlk-train models have dlk-train's parameters, FLOPs and gradient order", "[perf][plan]") {
+  CHECK(builtin_model("lenet5").parameters == 61706);
+  CHECK(builtin_model("vgg_small").parameters == 870634);
+  CHECK(builtin_model("wide").parameters == 20037642);
+  const PlanModel lenet = builtin_model("lenet5");
+  REQUIRE(lenet.gradients.size() == 10);
+  CHECK(lenet.gradients.front().name == "fc3.weight");
+  CHECK(lenet.gradients.back().name == "conv1.bias");
+  // conv1: 6x1x5x5 weights at 28x28 outputs; its input gradient is never computed.
+  const PlanLayer &conv1 = lenet.layers[0];
+  CHECK(conv1.forward_flop == 2.0 * 150 * 784 + 6 * 784);
+  CHECK(conv1.backward_flop == conv1.forward_flop);
+  CHECK(lenet.layers[1].fused_into == "conv1");
+  CHECK(lenet.layers[1].forward_flop == 0);
+  CHECK(builtin_model("resnet50").parameters > 25000000);
+  CHECK(builtin_model("transformer").parameters == 3 * 768 * 768 + 3 * 768 + 768 * 768 + 768 + 2 * 768 * 3072 + 3072 + 768);
+  CHECK_THROWS_WITH(builtin_model("alexnet"), Catch::Contains("lenet5, vgg_small, wide, resnet50, transformer"));
+}
+
+TEST_CASE("describe/1 JSON parses back to the same model, and bad documents say what is wrong", "[perf][plan]") {
+  for (const char *name : {"lenet5", "vgg_small", "wide"}) {
+    const PlanModel m = builtin_model(name);
+    const PlanModel back = parse_model_json(model_json(m).dump());
+    CHECK(back.parameters == m.parameters);
+    CHECK(back.layers.size() == m.layers.size());
+    CHECK(back.gradients.size() == m.gradients.size());
+    CHECK(back.forward_flop() == m.forward_flop());
+    CHECK(back.backward_flop() == m.backward_flop());
+  }
+  const nlohmann::ordered_json good = model_json(builtin_model("lenet5"));
+  const auto broken = [&](const std::function<void(nlohmann::ordered_json &)> &change) {
+    nlohmann::ordered_json j = good;
+    change(j);
+    return j.dump();
+  };
+  CHECK_THROWS_WITH(parse_model_json("{"), Catch::Contains("does not parse"));
+  CHECK_THROWS_WITH(parse_model_json(broken([](auto &j) { j["schema"] = "dlk-train/describe/2"; })),
+                    Catch::Contains("schema"));
+  CHECK_THROWS_WITH(parse_model_json(broken([](auto &j) { j["layers"][0]["kind"] = "lstm"; })),
+                    Catch::Contains("layers[0].kind") && Catch::Contains("lstm"));
+  CHECK_THROWS_WITH(parse_model_json(broken([](auto &j) { j["layers"][0]["out_shape"][1] = -3; })),
+                    Catch::Contains("layers[0].out_shape[1]"));
+  CHECK_THROWS_WITH(parse_model_json(broken([](auto &j) { j["layers"][0]["parameters"] = 7; })),
+                    Catch::Contains("layers[0].parameters"));
+  CHECK_THROWS_WITH(parse_model_json(broken([](auto &j) { j["gradients"][0]["layer"] = "nowhere"; })),
+                    Catch::Contains("gradients[0].layer"));
+  CHECK_THROWS_WITH(parse_model_json(broken([](auto &j) { j["layers"][6]["in_shape"] = {7}; })),
+                    Catch::Contains("layers[6]"));
+  CHECK_THROWS_WITH(parse_model_json(broken([](auto &j) { j.erase("gradients"); })), Catch::Contains("gradients"));
+}
+
+TEST_CASE("link strings: presets and bandwidth=,latency=; bad ones are refused with the forms", "[perf][plan]") {
+  CHECK(parse_link("1gbit").bandwidth == Approx(125e6));
+  CHECK(parse_link("10gbit").latency == kPresetLatency);
+  CHECK(parse_link("100mbit").bandwidth == Approx(12.5e6));
+  const LinkSpec l = parse_link("bandwidth=12.5GB/s,latency=5us");
+  CHECK(l.bandwidth == Approx(12.5e9));
+  CHECK(l.latency == Approx(5e-6));
+  CHECK(parse_link("bandwidth=1Gbit/s").bandwidth == Approx(125e6));
+  for (const char *bad : {"", "fast", "10", "10gbyte", "bandwidth=", "bandwidth=12GB", "latency=5us",
+                          "bandwidth=1GB/s,latency=5", "bandwidth=1GB/s,bandwidth=2GB/s", "bandwidth=-1GB/s",
+                          "bandwidth=1GB/s,", "speed=1GB/s", "1e400gbit", "nangbit"})
+    CHECK_THROWS_WITH(parse_link(bad), Catch::Contains("--link") && Catch::Contains("bandwidth=<rate>"));
+}
+
+TEST_CASE("all-reduce cost per algorithm follows the alpha-beta model and grows with P", "[perf][plan]") {
+  const LinkSpec link{"test", 1e9, 1e-5};
+  const double n = 4e6;
+  const std::vector<std::pair<std::string, BucketCodec>> codecs{{"onebit", table_codec("onebit", 1000000)},
+                                                                {"topk", table_codec("topk", 1000000)},
+                                                                {"int8", table_codec("int8", 1000000)},
+                                                                {"fp16", table_codec("fp16", 1000000)}};
+  CHECK(bucket_cost("ring", n, 1, link, codecs).network_seconds == 0);
+  CHECK(bucket_cost("ring", n, 2, link, codecs).network_seconds == Approx(2e-5 + n / 1e9));
+  CHECK(bucket_cost("ring", n, 4, link, codecs).network_seconds == Approx(6e-5 + 1.5 * n / 1e9));
+  CHECK(bucket_cost("ps", n, 4, link, codecs).network_seconds == Approx(6e-5 + 6 * n / 1e9));
+  const BucketCost onebit = bucket_cost("onebit", n, 4, link, codecs);
+  CHECK(onebit.wire_bytes == Approx(1.5 * n / 32));
+  CHECK(onebit.codec_seconds == Approx(1.25 * n / 1e9 + 2 * n / 1e9));
+  // Chunks of 1 MiB pipeline the codec with the wire: the larger hides all but
+  // one chunk of the smaller.
+  CHECK(onebit.chunks == 4);
+  CHECK(onebit.codec_phase_seconds == Approx(onebit.codec_seconds));
+  CHECK(onebit.network_phase_seconds == Approx(onebit.network_seconds / 4));
+  CHECK(bucket_cost("ring", n, 4, link, codecs).network_phase_seconds ==
+        bucket_cost("ring", n, 4, link, codecs).network_seconds);
+  // top-k's all-gather grows with P; the ring's per-rank bytes stay under 2n.
+  CHECK(bucket_cost("topk", n, 8, link, codecs).wire_bytes == Approx(7 * 0.02 * n));
+  CHECK(bucket_cost("topk", n, 16, link, codecs).wire_bytes > bucket_cost("topk", n, 8, link, codecs).wire_bytes);
+  CHECK(bucket_cost("ring", n, 64, link, codecs).wire_bytes < 2 * n);
+  // auto takes the cheapest of native, fp16, int8, onebit.
+  const BucketCost chosen = bucket_cost("auto", n, 2, LinkSpec{"slow", 1e6, 1e-5}, codecs);
+  CHECK(chosen.algorithm == "onebit");
+  CHECK_THROWS(bucket_cost("nccl", n, 2, link, codecs));
+  CHECK_THROWS(bucket_cost("ring", n, 0, link, codecs));
+}
+
+TEST_CASE("buckets follow the synchronizer's rule: backward order, a new one past the cap", "[perf][plan]") {
+  // fc3 (164 KB), fc2's weight (67 MB), its bias (16 KB), fc1 (12.8 MB): a gradient
+  // past the cap gets a bucket of its own, and the next one starts another.
+  const PlanModel wide = builtin_model("wide");
+  const std::vector<PlanBucket> b = synchronizer_buckets(wide, 25u << 20);
+  REQUIRE(b.size() == 3);
+  CHECK(b[0].bytes == 4.0 * (4096 * 10 + 10));  // fc3 alone: fc2's weight would pass the cap
+  CHECK(wide.layers[b[0].ready_layer].name == "fc3");
+  CHECK(b[1].bytes == 4.0 * 4096 * 4096);
+  CHECK(b[2].bytes == 4.0 * (4096 + 784 * 4096 + 4096));
+  CHECK(wide.layers[b[2].ready_layer].name == "fc1");
+  CHECK(synchronizer_buckets(wide, std::uint64_t{1} << 40).size() == 1);
+}
+
+TEST_CASE("the step schedule overlaps communication with backward, exposes the tail, and counts contention",
+          "[perf][plan]") {
+  StepInputs in;
+  in.forward_seconds = {1, 1, 1};
+  in.backward_seconds = {2, 2, 2};
+  in.update_seconds = 0.5;
+  StepPrediction p = predict_step(in);
+  CHECK(p.step_seconds == Approx(9.5));
+  CHECK(p.compute_seconds == Approx(9.5));
+  // A bucket ready after the last layer's backward (index 2), 1 s of wire: hidden under layers 1 and 0.
+  in.buckets = {{4, 2, 0, 1}};
+  p = predict_step(in);
+  CHECK(p.step_seconds == Approx(9.5));
+  CHECK(p.exposed_network_seconds == 0);
+  // A bucket ready only at the end (layer 0): all of it exposed.
+  in.buckets = {{4, 0, 0.5, 1}};
+  p = predict_step(in);
+  CHECK(p.exposed_network_seconds == Approx(1));
+  CHECK(p.exposed_codec_seconds == Approx(0.5));
+  CHECK(p.step_seconds == Approx(11));
+  // Contention 2: the background thread's 1 s of wire during layer 1 slows compute by 0.5 s.
+  in.buckets = {{4, 2, 0, 1}};
+  in.contention = 2;
+  p = predict_step(in);
+  CHECK(p.contention_seconds == Approx(0.5));
+  CHECK(p.step_seconds == Approx(10));
+  in.contention = 0.5;
+  CHECK_THROWS(predict_step(in));
+}
+
+TEST_CASE("a codec beats native below its crossover bandwidth, not above", "[perf][plan]") {
+  const PlanModel wide = builtin_model("wide");
+  const ComputeTimes compute = flat_compute(wide, 1e-3);
+  StepSetup s;
+  s.model = &wide;
+  s.compute = &compute;
+  s.ranks = 2;
+  s.link = parse_link("10gbit");
+  const Crossover c = crossover_bandwidth(s, "onebit", table_codec);
+  REQUIRE(c.bandwidth);
+  CHECK(c.wins_below);
+  StepSetup slow = s, fast = s;
+  slow.link.bandwidth = *c.bandwidth / 2;
+  fast.link.bandwidth = *c.bandwidth * 2;
+  CHECK(plan_algorithm(slow, "onebit", table_codec).step.step_seconds <
+        plan_algorithm(slow, "native", table_codec).step.step_seconds);
+  CHECK(plan_algorithm(fast, "onebit", table_codec).step.step_seconds >
+        plan_algorithm(fast, "native", table_codec).step.step_seconds);
+  // One rank: no communication at all.
+  StepSetup one = s;
+  one.ranks = 1;
+  CHECK(plan_algorithm(one, "onebit", table_codec).step.step_seconds == Approx(compute.total()));
+}
+
+TEST_CASE("the plan's two charts are well-formed SVG with their axes and series", "[perf][plan]") {
+  std::vector<StepCurve> curves{{"native", {{1e8, 0.02}, {1e9, 0.005}}, {1.25e9, 0.004}},
+                                {"onebit", {{1e8, 0.006}, {1e9, 0.005}}, {1.25e9, 0.005}}};
+  const std::string a = render_svg(step_time_chart(curves, "step", "sub"));
+  CHECK(test::xml_problem(a, "svg").empty());
+  CHECK(a.find("link bandwidth (Gbit/s)") != std::string::npos);
+  const std::string b = render_svg(step_roofline_chart(
+      1e10, {{"1 Gbit", 1.25e8}, {"10 Gbit", 1.25e9}}, {{"native", 30, 3e9}, {"onebit", 900, 8e9}}, "roof", "sub"));
+  CHECK(test::xml_problem(b, "svg").empty());
+  CHECK(b.find("compute roof") != std::string::npos);
+  CHECK(b.find("10 Gbit") != std::string::npos);
+}
+
+}  // namespace dlk::perf
