@@ -2,8 +2,6 @@
 // all-reduce algorithm, from the model's compute (measured here, simulated, or
 // from given ceilings) and the link's alpha-beta (given). perf/plan/ holds the
 // model; docs/plan.md explains it and its limits.
-#include <sched.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -64,18 +62,6 @@ PlanModel load_model(const std::string &name) {
   return builtin_model(name);  // throws, naming the valid names
 }
 
-int allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return 1;
-}
-
-struct Planned {
-  ComputeTimes compute;
-  std::vector<AlgorithmPlan> plans;
-};
-
 int run_plan(const PlanOptions &o) {
   const double start = now_seconds();
   if (o.ranks < 1) throw std::invalid_argument(fmt::format("--ranks is {}: it must be at least 1", o.ranks));
@@ -110,7 +96,7 @@ int run_plan(const PlanOptions &o) {
   }
   const int cores = allowed_cpus();
   const double contention =
-      o.contention > 0 ? o.contention : (roof ? 1.0 : std::max(1.0, static_cast<double>(threads + 1) / cores));
+      o.contention > 0 ? o.contention : (roof ? 1.0 : default_contention(threads));
   const std::string cache_key = ceilings_cache_key(threads) + " " + backend;
   CodecCosts codec_costs(o.topk_fraction, std::min(o.min_seconds, 0.05));
   const CodecLookup codecs = [&](const std::string &a, std::uint64_t count) { return codec_costs.at(a, count); };

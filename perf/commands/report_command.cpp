@@ -6,7 +6,7 @@
 // verdict per backend and all-reduce algorithm: what bounds it and how far from
 // its roof it is. Each piece is the code of its own subcommand (GemmProblem,
 // time_conv_point, time_pool_point, add_codec_points, `dlk-perf comm`).
-// The JSON schema is documented in perf/README.md ("dlk-perf/report/1").
+// The JSON schema is documented in perf/README.md ("dlk-perf/report/2").
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -34,6 +34,8 @@
 #include "perf/workloads/pool_point.hpp"
 #include "perf/common/progress.hpp"
 #include "perf/report/report_allreduce.hpp"
+#include "perf/report/report_link_roofs.hpp"
+#include "perf/report/report_plan.hpp"
 #include "perf/common/report_table.hpp"
 #include "perf/ceilings/roofline.hpp"
 #include "perf/charts/roofline_chart.hpp"
@@ -356,39 +358,6 @@ Codecs measure_codecs(const Plan &plan, const CacheSizes &caches, Steps &steps) 
   return c;
 }
 
-// The all-reduce rows of the verdict, at the largest size measured. The roof
-// of 2 ranks on one machine is memory: the transport copies through shared
-// memory, so a rank's wire bytes per second are bounded by the read bandwidth
-// of the level the message fits in. A compressed algorithm whose encode and
-// decode_add of the message (at the codec section's rates) take at least half
-// its time is bound by its codec's compute; otherwise by the network, by its
-// latency where the fitted alpha is at least half the time.
-void add_allreduce_verdicts(ReportTable &verdict, const AllreduceRun &run, const MachineCeilings &cpu,
-                            const Codecs &codecs) {
-  const nlohmann::json &points = run.comm.at("points");
-  std::int64_t largest = 0;
-  for (const auto &p : points) largest = std::max(largest, p.at("bytes").get<std::int64_t>());
-  std::map<std::string, double> alpha;
-  for (const auto &f : run.comm.at("fits")) alpha[f.at("algorithm")] = f.at("alpha_seconds").get<double>();
-  for (const auto &p : points) {
-    if (p.at("bytes").get<std::int64_t>() != largest) continue;
-    const std::string algorithm = p.at("algorithm");
-    const double seconds = p.at("seconds").get<double>();
-    const double wire = p.at("wire_bytes_sent").get<double>();
-    std::string level;
-    const MemoryCeiling *roof = memory_roof(cpu, static_cast<double>(largest), level);
-    std::string bound = alpha[algorithm] >= 0.5 * seconds ? "network (latency)" : "network (bandwidth)";
-    const auto codec = codecs.rates.find(algorithm);
-    if (codec != codecs.rates.end() && codec->second.encode > 0 && codec->second.decode_add > 0) {
-      const double codec_seconds = largest / codec->second.encode + largest / codec->second.decode_add;
-      if (codec_seconds >= 0.5 * seconds) bound = "compute (codec)";
-    }
-    verdict.add_row({"allreduce " + algorithm, fmt::format("{} B, {} ranks", largest, run.ranks), bound,
-                     roof ? Cell{100.0 * wire / seconds / roof->bytes_per_second} : Cell{},
-                     roof ? fmt::format("{} bandwidth (shared memory)", level) : std::string("-")});
-  }
-}
-
 std::string dlk_version_text() {
   const dlk_version v = dlk_get_version();
   return fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
@@ -427,7 +396,7 @@ int run_report(const ReportOptions &o) {
 
   Progress progress(o.output.progress());
   Steps steps(progress, static_cast<int>(backends.size()) * Tour::kSteps +
-                            static_cast<int>(codec_names().size()) + 1);
+                            static_cast<int>(codec_names().size()) + 2);
   Tour tour(plan, cpu, steps);
   nlohmann::ordered_json backend_json = nlohmann::ordered_json::array();
   std::vector<std::string> backend_lines;
@@ -458,11 +427,13 @@ int run_report(const ReportOptions &o) {
   const Codecs codecs = measure_codecs(plan, cpu.caches, steps);
   steps.next("all-reduce under mpirun");
   const AllreduceRun allreduce = run_allreduce_under_mpirun(plan.allreduce, comm_subcommand_built());
+  steps.next("plan of lenet5 on this machine's link");
+  const ReportPlan plan_here = plan_on_machine_link(machine_link(allreduce), allreduce.ranks, threads, o.quick);
   progress.finish();
 
   ReportTable verdict = verdict_table();
   for (const Verdict &v : tour.verdicts) verdict.add_row({v.backend, v.point, v.bound, v.percent, v.roof});
-  if (allreduce.ran) add_allreduce_verdicts(verdict, allreduce, cpu, codecs);
+  if (allreduce.ran) add_allreduce_roof_verdicts(verdict, allreduce, codecs.rates);
 
   MachineHeader header = machine_header(threads, cpu.clock_hz);
   const OpenBlasPeer::Description blas = openblas.describe();
@@ -482,7 +453,7 @@ int run_report(const ReportOptions &o) {
 
   if (o.output.json) {
     nlohmann::ordered_json doc;
-    doc["schema"] = "dlk-perf/report/1";
+    doc["schema"] = "dlk-perf/report/2";
     doc["dlk"] = {{"version", dlk_version_text()}, {"threads", threads}, {"quick", o.quick}};
     doc["machine"] = header.json();
     doc["ceilings"] = {{"from_cache", got.from_cache},
@@ -505,6 +476,7 @@ int run_report(const ReportOptions &o) {
     }
     doc["allreduce"] = ar;
     doc["verdict"] = verdict.json();
+    doc["plan"] = plan_here.json();
     doc["warnings"] = warnings;
     doc["wall_seconds"] = wall;
     fmt::print("{}\n", doc.dump(2));
@@ -548,8 +520,16 @@ int run_report(const ReportOptions &o) {
   } else {
     fmt::print("  skipped: {}\n", allreduce.reason);
   }
-  fmt::print("\nverdict: what bounds each backend's f32 points and each all-reduce, and how close to that roof\n{}",
+  fmt::print("\nverdict: what bounds each backend's f32 points and each all-reduce (held against this machine's "
+             "link and its codecs), and how close to that roof\n{}",
              verdict.text());
+  if (plan_here.ran)
+    fmt::print("\nplan (dlk-perf plan, docs/plan.md): {}, global batch {} on {} ranks over this machine's link "
+               "({}, latency {:.2f} us), the layers measured on cpu\n{}winner: {}\n",
+               plan_here.model, plan_here.batch, plan_here.ranks, bandwidth_text(plan_here.link.bandwidth),
+               plan_here.link.latency * 1e6, plan_here.steps.text(), plan_here.winner);
+  else
+    fmt::print("\nplan: skipped: {}\n", plan_here.reason);
   for (const std::string &w : warnings) fmt::print("warning: {}\n", w);
   fmt::print("\nwall time {:.1f} s\n", wall);
   return 0;
@@ -566,7 +546,7 @@ RunFn setup_report(CLI::App &command) {
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--quick", o->quick, "small sizes and short timing (seconds; for CI)");
   command.add_flag("--refresh", o->refresh, "measure the ceilings again even when they are cached");
-  o->output.add_to(command, "dlk-perf/report/1", "the roofline of the report's points");
+  o->output.add_to(command, "dlk-perf/report/2", "the roofline of the report's points");
   return [o] { return run_report(*o); };
 }
 

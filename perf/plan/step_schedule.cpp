@@ -1,5 +1,8 @@
 #include "perf/plan/step_schedule.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -12,6 +15,17 @@ void check_time(double t, const char *what) {
 }
 
 }  // namespace
+
+int allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return 1;
+}
+
+double default_contention(int threads) {
+  return std::max(1.0, static_cast<double>(threads + 1) / allowed_cpus());
+}
 
 std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes) {
   std::vector<PlanBucket> buckets;

@@ -50,6 +50,11 @@ struct StepPrediction {
   double backward_end_seconds = 0;     // from the start of the step
 };
 
+// The hardware threads this process may run on (sched_getaffinity), at least 1.
+int allowed_cpus();
+// max(1, (threads + 1) / allowed_cpus()): the default contention.
+double default_contention(int threads);
+
 // Throws std::invalid_argument when the per-layer vectors differ in length,
 // a time is negative or not finite, contention < 1 or a bucket's layer is not there.
 StepPrediction predict_step(const StepInputs &inputs);

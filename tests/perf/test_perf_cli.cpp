@@ -221,7 +221,7 @@ TEST_CASE("report --quick --json follows its schema", "[perf][cli]") {
   CHECK(r.err.find('\r') == std::string::npos);
   CHECK(slurp(box.dir + "/report.svg").rfind("<?xml", 0) == 0);
   const nlohmann::json doc = nlohmann::json::parse(r.out);
-  CHECK(doc.at("schema") == "dlk-perf/report/1");
+  CHECK(doc.at("schema") == "dlk-perf/report/2");
   CHECK(doc.at("dlk").at("threads") == 1);
   CHECK(doc.at("dlk").at("quick") == true);
   for (const char *key : {"cpu", "isa", "caches", "versions", "peers", "gpu"}) CHECK(doc.at("machine").contains(key));
@@ -279,8 +279,7 @@ TEST_CASE("report --quick --json follows its schema", "[perf][cli]") {
   for (const auto &v : doc.at("verdict")) {
     INFO(v.dump());
     const std::string bound = v.at("bound");
-    CHECK((bound == "compute" || bound == "memory" || bound.rfind("network", 0) == 0 ||
-           bound == "compute (codec)"));
+    CHECK((bound == "compute" || bound == "memory" || bound.rfind("link", 0) == 0 || bound == "codec"));
     check_number(v, "percent_of_roof");
     subjects.insert(v.at("subject"));
   }
