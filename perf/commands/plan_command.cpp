@@ -42,6 +42,7 @@ struct PlanOptions {
   double bucket_mb = 25;
   double topk_fraction = 0.01;
   double contention = 0;  // 0: from threads and cores
+  int ranks_here = 1;     // ranks sharing this machine's cores (scripts/netbed.sh: all of them)
   std::vector<int> scaling{1, 2, 4, 8, 16, 32};
   bool refresh = false;
   double min_seconds = 0.05;
@@ -95,8 +96,15 @@ int run_plan(const PlanOptions &o) {
                                                  roof->peak * 1e-9, roof->bandwidth * 1e-9));
   }
   const int cores = allowed_cpus();
+  if (o.ranks_here < 1 || o.ranks_here > o.ranks)
+    throw std::invalid_argument(fmt::format("--ranks-here is {}: it must be in [1, --ranks]", o.ranks_here));
+  // Ranks that share the cores each compute more slowly, and their background
+  // threads contend with every rank's compute threads.
+  const double sharing = roof ? 1.0 : std::max(1.0, static_cast<double>(o.ranks_here * threads) / cores);
   const double contention =
-      o.contention > 0 ? o.contention : (roof ? 1.0 : default_contention(threads));
+      o.contention > 0 ? o.contention
+                       : (roof ? 1.0
+                               : std::max(1.0, static_cast<double>(o.ranks_here * (threads + 1)) / cores / sharing));
   const std::string cache_key = ceilings_cache_key(threads) + " " + backend;
   CodecCosts codec_costs(o.topk_fraction, std::min(o.min_seconds, 0.05));
   const CodecLookup codecs = [&](const std::string &a, std::uint64_t count) { return codec_costs.at(a, count); };
@@ -104,8 +112,12 @@ int run_plan(const PlanOptions &o) {
 
   const auto compute_at = [&](std::int64_t local_batch) {
     progress.update(fmt::format("{} layers at batch {}", model.name, local_batch), 0);
-    return roof ? roofline_times(model, local_batch, *roof)
-                : measured_times(model, local_batch, *context, cache_key, o.refresh, o.min_seconds);
+    ComputeTimes t = roof ? roofline_times(model, local_batch, *roof)
+                          : measured_times(model, local_batch, *context, cache_key, o.refresh, o.min_seconds);
+    for (double &f : t.forward_seconds) f *= sharing;
+    for (double &b : t.backward_seconds) b *= sharing;
+    t.update_seconds *= sharing;
+    return t;
   };
   const auto setup_for = [&](const ComputeTimes &compute, int ranks, const LinkSpec &l) {
     StepSetup s;
@@ -245,6 +257,8 @@ int run_plan(const PlanOptions &o) {
                       {"threads", threads},
                       {"cores", cores},
                       {"contention", contention},
+                      {"ranks_here", o.ranks_here},
+                      {"sharing", sharing},
                       {"seconds", compute.total()},
                       {"update_seconds", compute.update_seconds},
                       {"cached_layers", compute.cached_layers},
@@ -318,6 +332,10 @@ RunFn setup_plan(CLI::App &command) {
                      "how much slower compute and codecs run while the background thread works "
                      "(0: (threads + 1) / cores, at least 1)")
       ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  command.add_option("--ranks-here", o->ranks_here,
+                     "ranks that share this machine's cores (scripts/netbed.sh runs all P here): their compute "
+                     "slows by max(1, ranks-here x threads / cores)")
       ->capture_default_str();
   command.add_option("--scaling", o->scaling, "rank counts of the scaling table")
       ->delimiter(',')
