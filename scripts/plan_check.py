@@ -83,7 +83,7 @@ def predicted(build, model, ranks, link, algorithms, batch, threads):
                        "--batch", str(batch), "--threads", str(threads), "--link", link,
                        "--algorithms", ",".join(algorithms), "--scaling", str(ranks), "--quiet", "--json"]))
     steps = {s["algorithm"]: s["step_seconds"] for s in doc["steps"]}
-    crossovers = {c["algorithm"]: (c["crossover_bandwidth"], c["wins_below"]) for c in doc["crossovers"]}
+    crossovers = {c["algorithm"]: (c["crossover_bandwidth"], c["wins_below"] == "yes") for c in doc["crossovers"]}
     return steps, crossovers
 
 
