@@ -38,9 +38,9 @@ size_t matrix_bytes(int64_t rows, int64_t ld, dlk_dtype t) {
 
 }  // namespace
 
-Ops::Ops(const std::string &backend, int threads)
+Ops::Ops(const std::string &backend, int threads, bool stage_operands)
     : context_(make_options(backend, threads)), info_(context_.info()) {
-  staged_ = std::strcmp(info_.backend, "cuda") == 0;
+  staged_ = stage_operands || std::strcmp(info_.backend, "cuda") == 0;
   simulated_ = std::strcmp(info_.backend, "fpga_sim") == 0;
 }
 

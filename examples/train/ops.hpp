@@ -15,7 +15,9 @@ namespace dlk_train {
 
 class Ops {
  public:
-  Ops(const std::string &backend, int threads);
+  // stage_operands: stage through device memory on every backend (a test of the
+  // cuda path's copies on machines without a GPU).
+  Ops(const std::string &backend, int threads, bool stage_operands = false);
 
   void gemm(const dlk_gemm_desc &d, const void *a, const void *b, void *c);
   void conv_forward(const dlk_conv2d_desc &d, const void *src, const void *weights,

@@ -64,6 +64,9 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_option("--inject-divergence", o.inject_divergence,
                  "Test of the cross-rank check: this rank changes a weight after a step")
       ->group("");
+  app.add_flag("--stage-operands", o.stage_operands,
+               "Test of the cuda path: copy every operand through device memory")
+      ->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -36,6 +36,8 @@ struct Options {
   // Self-test of the cross-rank check: this rank nudges one weight after its
   // first step (-1: none), so the epoch's checksum must stop the run.
   int inject_divergence = -1;
+  // Test of the cuda path: stage every operand through dlk_malloc'd memory.
+  bool stage_operands = false;
 };
 
 // Parses argv; returns the exit code when the program should stop now (--help,

@@ -53,7 +53,7 @@ Trainer::Trainer(const Options &options, const ModelSpec &model, const Dataset &
       ranks_(comm_size(comm)),
       local_batch_((options.batch * (rank_ + 1)) / ranks_ - (options.batch * rank_) / ranks_),
       shard_begin_((options.batch * rank_) / ranks_),
-      ops_(options.backend, options.threads),
+      ops_(options.backend, options.threads, options.stage_operands),
       network_(model, local_batch_ > 0 ? local_batch_ : 1,
                options.dtype == "bf16" ? Precision::bf16 : Precision::f32),
       sync_(comm, sync_config(options),

@@ -1,5 +1,5 @@
 # Runs dlk-train for one check of tests/train/CMakeLists.txt and fails with the
-# reason. Variables: CHECK (learn, resume, bad_data, bad_checkpoint, divergence),
+# reason. Variables: CHECK (learn, resume, bad_data, bad_checkpoint, staged, divergence),
 # TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list), WORK (a scratch
 # directory), DATA (the Fashion-MNIST directory).
 cmake_minimum_required(VERSION 3.25)
@@ -119,6 +119,19 @@ elseif(CHECK STREQUAL "bad_checkpoint")
                   OUTPUT_QUIET ERROR_QUIET)
   expect_refusal("a.ckpt: is corrupt: its checksum does not match"
                  ${short} --algorithm onebit --resume ${WORK}/a.ckpt)
+elseif(CHECK STREQUAL "staged")
+  # The cuda backend's path (every operand copied through dlk_malloc'd memory,
+  # forced here on cpu): the same bits as the direct path, f32 and bf16.
+  set(RANKS 1)
+  foreach(dtype f32 bf16)
+    run_ok(out ${short} --steps 6 --dtype ${dtype} --json ${WORK}/direct.json)
+    run_ok(out ${short} --steps 6 --dtype ${dtype} --stage-operands --json ${WORK}/staged.json)
+    json_get(direct ${WORK}/direct.json final weights_checksum)
+    json_get(staged ${WORK}/staged.json final weights_checksum)
+    if(NOT direct STREQUAL staged)
+      message(FATAL_ERROR "${dtype}: staged operands give ${staged}, direct ${direct}")
+    endif()
+  endforeach()
 elseif(CHECK STREQUAL "divergence")
   expect_refusal("the ranks' weights differ after epoch 1: rank 1 has checksum"
                  ${short} --steps 3 --inject-divergence 1)
