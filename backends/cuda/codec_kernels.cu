@@ -259,13 +259,14 @@ __global__ void __launch_bounds__(kQuantizeThreads)
 
     // int8: a lane per element; int4: a lane per pair of elements (one byte).
     constexpr uint32_t kPerLane = Bits == 8 ? 1 : 2;
+    const bool stochastic = Stochastic && codec::rounds_stochastically(s.scale);
     for (uint32_t first = lane * kPerLane; first < len; first += 32 * kPerLane) {
       uint32_t byte = 0;
       for (uint32_t e = 0; e < kPerLane && first + e < len; ++e) {
         const uint32_t i = first + e;
         const float v = Staged ? staged[i] : (r ? add_x86(x[i], r[i]) : x[i]);
         const float y = codec::clamp_code(v * s.inverse, kMaxCode);
-        const float q = Stochastic ? codec::round_stochastic(y, codec::random_word(key, start + i))
+        const float q = stochastic ? codec::round_stochastic(y, codec::random_word(key, start + i))
                                    : codec::round_nearest_even(y);
         const auto code = static_cast<int32_t>(q);
         byte |= static_cast<uint32_t>(code & (Bits == 8 ? 0xFF : 0xF)) << (4 * e);

@@ -152,7 +152,7 @@ DLK_CODEC_HD inline BlockScale block_scale(uint32_t max_key, float max_code) {
 }
 
 // Whether a block of this scale takes stochastic rounding when the mode asks for it.
-inline bool rounds_stochastically(float scale) { return !std::isinf(scale); }
+DLK_CODEC_HD inline bool rounds_stochastically(float scale) { return !std::isinf(scale); }
 
 // code * scale, except that code 0 is +0 also when scale is inf or NaN (see
 // block_scale); for finite scales (always >= +0) that is the same value.
