@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+import dlk
 import dlk.comm
 import dlk.torch as dt
 
@@ -147,8 +148,17 @@ def comm_api():
         refused = True
     sync.close()
     buf.close()
+    # Ranks that disagree get dlk's DLK_COMM_MISMATCH, as dlk.Error, on every rank.
+    odd = dlk.comm.Buffer(comm, 10 + rank, "native")
+    try:
+        odd.allreduce(torch.ones(10 + rank))
+        mismatch = "no error"
+    except dlk.Error as e:
+        mismatch = e.status if "10" in str(e) and "11" in str(e) else f"{e.status}: {e}"
+    odd.close()
     results["comm_api"] = {"allreduce": ok_sum, "synchronizer": ok_sync and rep["buckets"] >= 1,
-                           "size_refused": refused, "background": comm.background}
+                           "size_refused": refused, "background": comm.background,
+                           "mismatch": mismatch}
 
 
 def main():
