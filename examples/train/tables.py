@@ -80,7 +80,7 @@ class Run:
         cmd = self.argv(args, path)
         self.command = " ".join(shlex.quote(c) for c in cmd)
         meta = os.path.join(args.workdir, self.name() + ".meta.json")
-        if args.report_only:
+        if args.report_only or (os.path.exists(meta) and not args.rerun):
             return self.read(path, meta)
         print(f"== {self.command}", file=sys.stderr, flush=True)
         self.load = os.getloadavg()[0]
@@ -163,9 +163,19 @@ def train_seconds(run):
 
 
 def time_to_accuracy(run, target):
+    """(training seconds, step) when the test accuracy first reached target %: from the
+    run's own --eval-every scoring, else from the scores after each epoch."""
+    if not run.result:
+        return None, None
+    tta = run.result.get("time_to_accuracy")
+    if tta is not None:
+        reached = tta.get("reached")
+        return (reached["train_seconds"], reached["step"]) if reached else (None, None)
+    step = 0
     for e, seconds in zip(epochs(run), train_seconds(run)):
+        step += e["steps"]
         if 100.0 * e["test_accuracy"] >= target:
-            return seconds, e["epoch"]
+            return seconds, step
     return None, None
 
 
@@ -253,7 +263,9 @@ def suite_accuracy(args):
                 rows.append([model, "dlk-train" if r.program == "dlk" else "PyTorch",
                              r.algorithm + ("" if r.error_feedback else ", no error feedback"),
                              str(r.ranks), str(r.threads), str(len(epochs(r)) or "-"),
-                             fmt(last(r, "train_loss"), ".4f"), fmt(acc, ".2f"),
+                             fmt(last(r, "train_loss"), ".4f"),
+                             " / ".join(f"{100 * e['test_accuracy']:.2f}" for e in epochs(r))
+                             or "-",
                              fmt(delta, "+.2f"), fmt(ms_per_step(r), ".2f"),
                              fmt(last(r, "wire_bytes_per_step"), ".0f"),
                              fmt(r.load, ".1f"), status(r)])
@@ -265,12 +277,15 @@ def suite_accuracy(args):
             "loopback TCP for PyTorch), 1 thread each. Delta: test accuracy minus dlk-train "
             "native's at the same model and rank count (target: within 0.5 points)."]
     return text, ["model", "program", "all-reduce", "ranks", "threads", "epochs", "train loss",
-                  "test acc %", "delta pp", "ms/step", "wire B/step", "load", "notes"], rows
+                  "test acc % by epoch", "delta pp (last)", "ms/step", "wire B/step", "load", "notes"], rows
 
 
 def suite_link(args):
     rows = []
     common = ["--epochs", str(args.epochs)] + subset(args)
+    if args.eval_every:
+        common += ["--eval-every", str(args.eval_every), "--target-accuracy",
+                   f"{args.target_accuracy:g}"]
     for link in args.links:
         for hosts in args.hosts:
             runs = [] if args.skip_dlk else [
@@ -283,25 +298,27 @@ def suite_link(args):
                           None)
             base, _ = time_to_accuracy(native, args.target_accuracy) if native else (None, None)
             for r in runs:
-                seconds, epoch = time_to_accuracy(r, args.target_accuracy)
+                seconds, step = time_to_accuracy(r, args.target_accuracy)
                 speedup = base / seconds if base and seconds else None
                 rows.append([link, str(hosts), "dlk-train" if r.program == "dlk" else "PyTorch",
                              r.algorithm, fmt(ms_per_step(r), ".1f"),
                              fmt(last(r, "wire_bytes_per_step"), ".0f"),
-                             fmt(seconds, ".1f", "not reached"), fmt(epoch, "d"),
+                             fmt(seconds, ".1f", "not reached"), fmt(step, "d"),
                              fmt(best_accuracy(r), ".2f"),
                              fmt(speedup, ".2f"), fmt(r.load, ".1f"), status(r)])
+    scored = (f"every {args.eval_every} steps (the run stops at the target)" if args.eval_every
+              else "after each epoch")
     text = [f"The wide model (784-4096-4096-10, 20.0 M parameters) on scripts/netbed.sh's "
             f"emulated cluster: one rank per host (network namespace), every link shaped by tc "
-            f"tbf, 1 thread per rank; {args.epochs} epoch(s) of "
+            f"tbf, 1 thread per rank; at most {args.epochs} epoch(s) of "
             f"{args.train_subset or 60000} training images, the test set"
             + (f" (first {args.test_subset})" if args.test_subset else "")
-            + f" scored after each; time to {args.target_accuracy} % is the training time "
-            "(test scoring excluded) up to the first epoch that reaches it. Speed-up: dlk-train "
+            + f" scored {scored}; time to {args.target_accuracy:g} % is the training time "
+            "(test scoring excluded) until a score first reaches it. Speed-up: dlk-train "
             "native's time over the row's (target: at least 5x for the best compressed "
-            "algorithm at 1 Gbit)."]
+            "algorithm at 1 Gbit). ms/step is the mean step of the run's epochs."]
     return text, ["link", "ranks", "program", "all-reduce", "ms/step", "wire B/step",
-                  f"time to {args.target_accuracy} % (s)", "epoch", "best acc %",
+                  f"time to {args.target_accuracy:g} % (s)", "at step", "best acc %",
                   "speed-up vs native", "load", "notes"], rows
 
 
@@ -345,6 +362,8 @@ def parse_args(argv):
     p.add_argument("--workdir", default="build/train-tables", help="JSON and logs of each run")
     p.add_argument("--out", help="write the markdown here (default: stdout)")
     p.add_argument("--report-only", action="store_true", help="re-make tables from --workdir")
+    p.add_argument("--rerun", action="store_true",
+                   help="run again what --workdir already holds (default: keep it)")
     p.add_argument("--threads", type=ints, default=[1, 2], help="speed: thread counts")
     p.add_argument("--steps", type=int, default=100, help="speed: steps per run")
     p.add_argument("--repeat", type=int, default=3, help="speed: runs per program and threads")
@@ -361,6 +380,8 @@ def parse_args(argv):
     p.add_argument("--links", type=csv, default=["1gbit", "10gbit"], help="link: tbf rates")
     p.add_argument("--hosts", type=ints, default=[2, 4], help="link: hosts (ranks)")
     p.add_argument("--target-accuracy", type=float, default=80.0, help="link: test accuracy %%")
+    p.add_argument("--eval-every", type=int, default=25,
+                   help="link: score the test set every N steps (0: after each epoch only)")
     a = p.parse_args(argv)
     for alg in a.algorithms:
         if alg not in DLK_ALGORITHMS + ["auto"]:
