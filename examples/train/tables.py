@@ -153,6 +153,12 @@ def ms_per_step(run):
     return statistics.median(values) if values else None
 
 
+def median_ms_per_step(run):
+    """The run's median step (warm-up and stalls left out), of its first epoch."""
+    e = epochs(run)
+    return 1e3 * e[0]["step_seconds_median"] if e else None
+
+
 def train_seconds(run):
     """Training time (test scoring left out) up to the end of each epoch."""
     out, total = [], 0.0
@@ -200,10 +206,10 @@ def suite_speed(args):
                 pair.append(Run(program, "lenet5", 1, threads, "native", extra=steps,
                                 tag=f"-r{len(pairs)}").execute(args))
             pairs.append(pair)
-        dlk = [ms_per_step(p[0]) for p in pairs if ms_per_step(p[0]) is not None]
-        pt = [ms_per_step(p[1]) for p in pairs if ms_per_step(p[1]) is not None]
-        ratios = [ms_per_step(a) / ms_per_step(b) for a, b in pairs
-                  if ms_per_step(a) is not None and ms_per_step(b)]
+        dlk = [median_ms_per_step(p[0]) for p in pairs if median_ms_per_step(p[0]) is not None]
+        pt = [median_ms_per_step(p[1]) for p in pairs if median_ms_per_step(p[1]) is not None]
+        ratios = [median_ms_per_step(a) / median_ms_per_step(b) for a, b in pairs
+                  if median_ms_per_step(a) is not None and median_ms_per_step(b)]
         loads = [r.load for p in pairs for r in p if r.load is not None]
         rows.append([str(threads), fmt(median(dlk), ".2f"), fmt(median(pt), ".2f"),
                      fmt(median(ratios), ".2f"),
@@ -214,7 +220,7 @@ def suite_speed(args):
                      "; ".join(status(r) for p in pairs for r in p if r.error)])
     text = [f"LeNet-5, 1 rank, global batch 64, {args.steps} steps per run on "
             f"{args.steps * 64} images; dlk-train and PyTorch alternate, {args.repeat} runs "
-            "each; ms/step is each run's mean step, then the median over runs; the ratio "
+            "each; ms/step is each run's median step, then the median over runs; the ratio "
             "is taken run pair by run pair (target: dlk <= 0.5x PyTorch)."]
     return text, ["threads", "dlk ms/step", "PyTorch ms/step", "dlk / PyTorch",
                   "target <= 0.5", "pairs", "load (1 min)", "notes"], rows
