@@ -6,7 +6,8 @@
 // Pipelined as the two-phase algorithms are: chunk c + 1 is encoded and sent
 // before chunk c is waited for and summed. A message's size (sampled topk may
 // keep fewer than k pairs) is what MPI says arrived, at most the chunk's
-// capacity, which every receive posts.
+// capacity, which every receive posts; it travels as pieces below MPI's eager
+// limit (comm/message_pieces.hpp).
 #include <algorithm>
 #include <vector>
 
@@ -14,7 +15,9 @@
 #include "comm/chunk_plan.hpp"
 #include "comm/error.hpp"
 #include "comm/message_frames.hpp"
+#include "comm/message_pieces.hpp"
 #include "comm/pipeline_requests.hpp"
+#include "comm/polite_wait.hpp"
 #include "comm/stopwatch.hpp"
 
 namespace dlk::comm {
@@ -45,22 +48,20 @@ class Topk {
   void run() {
     for (size_t k = 0; k < chunks_.size(); ++k)
       for (int i = 0; i < p_; ++i)
-        if (i != r_) {
-          requests_.receives.push_back(MPI_REQUEST_NULL);
-          check_mpi(c_.call, "MPI_Irecv",
-                    MPI_Irecv(slot(k, i), static_cast<int>(chunks_[k].capacity), MPI_BYTE, i,
-                              kTopkTag, c_.comm, &requests_.receives.back()));
-        }
+        if (i != r_)
+          for (uint64_t j = 0; j < pieces_of(chunks_[k].capacity); ++j) {
+            const Span at = piece(chunks_[k].capacity, j);
+            requests_.receives.push_back(MPI_REQUEST_NULL);
+            check_mpi(c_.call, "MPI_Irecv",
+                      MPI_Irecv(slot(k, i) + at.begin, static_cast<int>(at.length), MPI_BYTE, i,
+                                kTopkTag, c_.comm, &requests_.receives.back()));
+          }
     encode(0);
     for (size_t k = 0; k < chunks_.size(); ++k) {
       if (k + 1 < chunks_.size()) encode(k + 1);
       sum(k);
     }
-    timed(c_.report.network_seconds, [&] {
-      check_mpi(c_.call, "MPI_Waitall",
-                MPI_Waitall(static_cast<int>(requests_.sends.size()), requests_.sends.data(),
-                            MPI_STATUSES_IGNORE));
-    });
+    timed(c_.report.network_seconds, [&] { polite_wait_all(c_.call, requests_.sends); });
   }
 
  private:
@@ -78,11 +79,16 @@ class Topk {
                                                slot(k, r_), chunk.capacity, &written));
     });
     sizes_[k][r_] = written;
+    // As many pieces as the capacity needs, the last ones short or empty: the
+    // receivers know only the capacity.
     for (int offset = 1; offset < p_; ++offset) {
-      requests_.sends.push_back(MPI_REQUEST_NULL);
-      check_mpi(c_.call, "MPI_Isend",
-                MPI_Isend(slot(k, r_), static_cast<int>(written), MPI_BYTE, (r_ + offset) % p_,
-                          kTopkTag, c_.comm, &requests_.sends.back()));
+      for (uint64_t j = 0; j < pieces_of(chunk.capacity); ++j) {
+        const Span at = piece(written, j);
+        requests_.sends.push_back(MPI_REQUEST_NULL);
+        check_mpi(c_.call, "MPI_Isend",
+                  MPI_Isend(slot(k, r_) + at.begin, static_cast<int>(at.length), MPI_BYTE,
+                            (r_ + offset) % p_, kTopkTag, c_.comm, &requests_.sends.back()));
+      }
       c_.report.wire_bytes_sent += written;
     }
   }
@@ -92,13 +98,17 @@ class Topk {
     const Chunk &chunk = chunks_[k];
     for (int i = 0; i < p_; ++i) {
       if (i == r_) continue;
-      MPI_Status status;
-      timed(c_.report.network_seconds, [&] {
-        check_mpi(c_.call, "MPI_Wait", MPI_Wait(&requests_.receives[next_receive_++], &status));
-      });
-      int bytes = 0;
-      check_mpi(c_.call, "MPI_Get_count", MPI_Get_count(&status, MPI_BYTE, &bytes));
-      sizes_[k][i] = static_cast<uint64_t>(std::max(bytes, 0));
+      std::vector<uint64_t> bytes(pieces_of(chunk.capacity));
+      for (uint64_t &b : bytes) {
+        MPI_Status status;
+        timed(c_.report.network_seconds, [&] {
+          polite_wait(c_.call, requests_.receives[next_receive_++], &status);
+        });
+        int count = 0;
+        check_mpi(c_.call, "MPI_Get_count", MPI_Get_count(&status, MPI_BYTE, &count));
+        b = static_cast<uint64_t>(std::max(count, 0));
+      }
+      sizes_[k][i] = joined_size(c_.call, i, bytes, chunk.capacity);
       c_.report.wire_bytes_received += sizes_[k][i];
     }
     const Frames frames = frame_slots(c_.call, sizes_[k], chunk.capacity);

@@ -11,7 +11,8 @@
 // then decode the results of chunk k - 1 from the other owners. While it waits
 // for chunk k, chunk k + 1 is already on the wire; while it encodes, MPI moves
 // what was sent before. Message sizes follow from (params, chunk length) alone,
-// so no sizes travel. Ranks differ in nothing but which segment they own.
+// so no sizes travel. Ranks differ in nothing but which segment they own. Each
+// message travels as pieces below MPI's eager limit (comm/message_pieces.hpp).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -20,7 +21,9 @@
 #include "comm/chunk_plan.hpp"
 #include "comm/error.hpp"
 #include "comm/message_frames.hpp"
+#include "comm/message_pieces.hpp"
 #include "comm/pipeline_requests.hpp"
+#include "comm/polite_wait.hpp"
 #include "comm/segments.hpp"
 #include "comm/stopwatch.hpp"
 
@@ -108,20 +111,29 @@ class TwoPhase {
                                                    chunks_[j][k].capacity, j, kFromOwnerTag));
   }
 
+  // Posts the receives of a message's pieces (comm/message_pieces.hpp); returns
+  // the index of the first.
   size_t receive(uint8_t *to, uint64_t bytes, int from, int tag) {
-    requests_.receives.push_back(MPI_REQUEST_NULL);
-    check_mpi(c_.call, "MPI_Irecv",
-              MPI_Irecv(to, static_cast<int>(bytes), MPI_BYTE, from, tag, c_.comm,
-                        &requests_.receives.back()));
+    const size_t first = requests_.receives.size();
+    for (uint64_t i = 0; i < pieces_of(bytes); ++i) {
+      const Span at = piece(bytes, i);
+      requests_.receives.push_back(MPI_REQUEST_NULL);
+      check_mpi(c_.call, "MPI_Irecv",
+                MPI_Irecv(to + at.begin, static_cast<int>(at.length), MPI_BYTE, from, tag,
+                          c_.comm, &requests_.receives.back()));
+    }
     c_.report.wire_bytes_received += bytes;
-    return requests_.receives.size() - 1;
+    return first;
   }
 
   void send(const uint8_t *from, uint64_t bytes, int to, int tag) {
-    requests_.sends.push_back(MPI_REQUEST_NULL);
-    check_mpi(c_.call, "MPI_Isend",
-              MPI_Isend(from, static_cast<int>(bytes), MPI_BYTE, to, tag, c_.comm,
-                        &requests_.sends.back()));
+    for (uint64_t i = 0; i < pieces_of(bytes); ++i) {
+      const Span at = piece(bytes, i);
+      requests_.sends.push_back(MPI_REQUEST_NULL);
+      check_mpi(c_.call, "MPI_Isend",
+                MPI_Isend(from + at.begin, static_cast<int>(at.length), MPI_BYTE, to, tag,
+                          c_.comm, &requests_.sends.back()));
+    }
     c_.report.wire_bytes_sent += bytes;
   }
 
@@ -156,7 +168,7 @@ class TwoPhase {
     const Chunk &chunk = own()[k];
     std::vector<uint64_t> sizes(p_, chunk.capacity);
     for (int i = 0; i < p_; ++i)
-      if (i != r_) sizes[i] = received(receive_to_owner_[k][i]);
+      if (i != r_) sizes[i] = received(receive_to_owner_[k][i], i, chunk.capacity);
     const Frames frames = frame_slots(c_.call, sizes, chunk.capacity);
     const uint64_t at = chunk.begin - mine_.begin;
     float *sum = scratch_.sum.data() + at;
@@ -176,7 +188,7 @@ class TwoPhase {
     for (int offset = 1; offset < p_; ++offset) {
       const int j = peer(offset);
       if (k >= chunks_[j].size()) continue;
-      const uint64_t size = received(receive_from_owner_[j][k]);
+      const uint64_t size = received(receive_from_owner_[j][k], j, chunks_[j][k].capacity);
       decode(scratch_.gathered.data() + from_owner_[j][k], size, chunks_[j][k]);
     }
   }
@@ -188,23 +200,23 @@ class TwoPhase {
     });
   }
 
-  // Waits for receive `index`; the bytes it brought.
-  uint64_t received(size_t index) {
-    MPI_Status status;
-    timed(c_.report.network_seconds, [&] {
-      check_mpi(c_.call, "MPI_Wait", MPI_Wait(&requests_.receives[index], &status));
-    });
-    int bytes = 0;
-    check_mpi(c_.call, "MPI_Get_count", MPI_Get_count(&status, MPI_BYTE, &bytes));
-    return static_cast<uint64_t>(std::max(bytes, 0));
+  // Waits for the pieces of the message from `rank` whose first receive is
+  // `first`; the message's bytes.
+  uint64_t received(size_t first, int rank, uint64_t capacity) {
+    std::vector<uint64_t> bytes(pieces_of(capacity));
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      MPI_Status status;
+      timed(c_.report.network_seconds,
+            [&] { polite_wait(c_.call, requests_.receives[first + i], &status); });
+      int count = 0;
+      check_mpi(c_.call, "MPI_Get_count", MPI_Get_count(&status, MPI_BYTE, &count));
+      bytes[i] = static_cast<uint64_t>(std::max(count, 0));
+    }
+    return joined_size(c_.call, rank, bytes, capacity);
   }
 
   void wait(std::vector<MPI_Request> &requests) {
-    timed(c_.report.network_seconds, [&] {
-      check_mpi(c_.call, "MPI_Waitall",
-                MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
-                            MPI_STATUSES_IGNORE));
-    });
+    timed(c_.report.network_seconds, [&] { polite_wait_all(c_.call, requests); });
   }
 
   const Collective &c_;
@@ -217,8 +229,8 @@ class TwoPhase {
   size_t rounds_ = 0;                       // the most chunks of any segment
   std::vector<std::vector<uint64_t>> to_owner_, from_owner_;  // offsets, per segment and chunk
   std::vector<uint64_t> result_, slots_;                      // per own chunk
-  std::vector<std::vector<size_t>> receive_to_owner_;         // own chunk, rank: receive index
-  std::vector<std::vector<size_t>> receive_from_owner_;       // segment, chunk: receive index
+  std::vector<std::vector<size_t>> receive_to_owner_;    // own chunk, rank: first receive
+  std::vector<std::vector<size_t>> receive_from_owner_;  // segment, chunk: first receive
 };
 
 }  // namespace

@@ -45,7 +45,7 @@ TEST_CASE("chunked compressed all-reduce: the unchunked bits, on every rank",
   for (const dlk_comm_algorithm algorithm :
        {DLK_COMM_ALGO_ONEBIT, DLK_COMM_ALGO_INT8, DLK_COMM_ALGO_INT4, DLK_COMM_ALGO_FP16,
         DLK_COMM_ALGO_BF16, DLK_COMM_ALGO_TOPK})
-    for (const uint64_t count : {uint64_t(2), uint64_t(9001), uint64_t(40009)}) {
+    for (const uint64_t count : {uint64_t(2), uint64_t(9001), uint64_t(40009), uint64_t(100003)}) {
       CAPTURE(dlk_comm_algorithm_name(algorithm), count);
       dlk_comm_config c = config_of(algorithm, true);
       // topk's chunks hold at least 16384 / fraction elements: 18204 here.

@@ -9,11 +9,13 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "comm/chunk_plan.hpp"
 #include "comm/error.hpp"
 #include "comm/message_frames.hpp"
+#include "comm/message_pieces.hpp"
 #include "dlk/dlk_compress.hpp"
 
 using dlk::comm::Chunk;
@@ -146,5 +148,35 @@ TEST_CASE("chunked encodes give the bits of one encode of the segment", "[comm][
     }
     CHECK(same_bits(whole, chunked));
     CHECK(same_bits(whole_residual, chunk_residual));
+  }
+}
+
+TEST_CASE("a message travels as pieces below the eager limit that join up", "[comm][pieces]") {
+  using dlk::comm::joined_size;
+  using dlk::comm::kPieceBytes;
+  using dlk::comm::piece;
+  using dlk::comm::pieces_of;
+  CHECK(pieces_of(0) == 1);
+  CHECK(pieces_of(kPieceBytes) == 1);
+  CHECK(pieces_of(kPieceBytes + 1) == 2);
+  const uint64_t capacity = 2 * kPieceBytes + 100;
+  REQUIRE(pieces_of(capacity) == 3);
+  CHECK(piece(capacity, 2).begin == 2 * kPieceBytes);
+  CHECK(piece(capacity, 2).length == 100);
+  CHECK(piece(10, 1).length == 0);  // a short message's last pieces are empty
+  CHECK(joined_size("test", 1, {kPieceBytes, kPieceBytes, 100}, capacity) == capacity);
+  CHECK(joined_size("test", 1, {kPieceBytes, 7, 0}, capacity) == kPieceBytes + 7);
+  CHECK(joined_size("test", 1, {0, 0, 0}, capacity) == 0);
+  // A gap, too many bytes, a piece too many or too few: refused, naming the rank.
+  for (const std::vector<uint64_t> &bad :
+       {std::vector<uint64_t>{7, kPieceBytes, 0}, {kPieceBytes, kPieceBytes, 101},
+        {kPieceBytes, kPieceBytes, 100, 0}, {kPieceBytes, 100}, {UINT64_MAX, 0, 0}}) {
+    try {
+      joined_size("test", 3, bad, capacity);
+      FAIL("accepted");
+    } catch (const Error &e) {
+      CHECK(e.status() == DLK_COMM_CODEC_ERROR);
+      CHECK(std::string(e.what()).find("rank 3") != std::string::npos);
+    }
   }
 }

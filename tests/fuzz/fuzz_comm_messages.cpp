@@ -1,7 +1,9 @@
 // libFuzzer target: what a rank receives from its peers in a compressed
 // all-reduce, through the functions topk and the two-phase algorithms use
-// (comm/chunk_plan.hpp, comm/message_frames.hpp): the chunk plan of a buffer,
-// the sizes of one chunk's messages as the peers sent them (MPI_Get_count), the
+// (comm/chunk_plan.hpp, comm/message_pieces.hpp, comm/message_frames.hpp): the
+// chunk plan of a buffer, the pieces a message travels in (cut by the sender,
+// and of lengths a peer chose), the sizes of one chunk's messages as the peers
+// sent them (MPI_Get_count), the
 // frames built from them, and the received bytes decoded and summed in rank
 // order. Input:
 //   u8 ranks - 1 (mod 8), u8 codec (mod 6), u8 mode, u16 element count,
@@ -21,6 +23,7 @@
 #include "comm/chunk_plan.hpp"
 #include "comm/error.hpp"
 #include "comm/message_frames.hpp"
+#include "comm/message_pieces.hpp"
 #include "dlk/dlk_compress.h"
 #include "tests/fuzz/fuzz_support.hpp"
 
@@ -68,6 +71,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   std::vector<uint64_t> sizes(ranks);
   for (uint64_t &s : sizes) s = (mode & 2) ? u64(in) % (chunk.capacity + 1) : u64(in);
+
+  // The pieces a message travels in: a message cut by piece() joins up to its
+  // size; pieces of other lengths (the sizes, folded) join up only as cut.
+  const uint64_t pieces = pieces_of(chunk.capacity);
+  const uint64_t whole = sizes[0] % (chunk.capacity + 1);
+  std::vector<uint64_t> cut(pieces), other(pieces);
+  for (uint64_t i = 0; i < pieces; ++i) {
+    cut[i] = piece(whole, i).length;
+    require(cut[i] <= kPieceBytes);
+    other[i] = sizes[i % sizes.size()] % (kPieceBytes + 2);
+  }
+  require(joined_size("fuzz", 0, cut, chunk.capacity) == whole);
+  try {
+    const uint64_t joined = joined_size("fuzz", 0, other, chunk.capacity);
+    require(joined <= chunk.capacity);
+    for (uint64_t i = 0; i < pieces; ++i) require(other[i] == piece(joined, i).length);
+  } catch (const Error &e) {
+    require(e.status() == DLK_COMM_CODEC_ERROR);
+  }
 
   Frames frames;
   try {
