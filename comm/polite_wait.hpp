@@ -1,8 +1,8 @@
 // Waiting for MPI requests without holding a core. Open MPI busy-polls inside
 // MPI_Wait, so a background all-reduce that waits on a slow link would take a
-// core from the compute threads for as long as the bytes travel (measured on 2
-// cores: a 2-thread 256^3 GEMM ran 6x slower beside a 2-rank 1 Gbit/s int8
-// all-reduce loop that busy-polled; docs/comm.md has the table). These
+// core from the compute threads for as long as the bytes travel (on 2 cores a
+// 2-thread GEMM ran at a third to a half of its rate beside a busy-polling
+// 1 Gbit/s int8 all-reduce loop: docs/comm.md, "A GEMM beside ..."). These
 // test, spin for kSpin, then sleep between tests (backing off from kMinSleep to
 // kMaxSleep): a TCP socket keeps sending from its buffer while the thread
 // sleeps, and a request that completes within the spin costs no sleep at all.
