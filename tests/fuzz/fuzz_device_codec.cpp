@@ -55,12 +55,15 @@ void fuzz_decode(Bytes &in, bool add) {
 }
 
 void fuzz_encode(Bytes &in) {
-  dlk_codec_params params;
+  // Filled by hand: this target links libdlk's objects, not libdlk_compress
+  // (dlk_compress_params_init), as a program using only dlk_device_codec.h may.
+  dlk_codec_params params{};
   const int algorithm = in.u8() % 8;  // 1..6 valid; 0 and 7 stored as a C caller may
-  require(dlk_compress_params_init(&params, static_cast<dlk_codec_algorithm>(algorithm % 7 ? algorithm : 1)) ==
-          DLK_CODEC_SUCCESS);
   std::memcpy(&params.algorithm, &algorithm, sizeof algorithm);
-  if (in.flag()) params.block_size = 16u * (in.u8() % 8) + (in.flag() ? in.u8() % 16 : 0);
+  params.block_size = 16u * (in.u8() % 8) + (in.flag() ? in.u8() % 16 : 0);
+  params.topk_fraction = in.flag() ? 0.01 : double(in.u8()) / 128;
+  const int rounding = in.u8() % 3;  // 2: not a rounding
+  std::memcpy(&params.rounding, &rounding, sizeof rounding);
   if (in.flag()) params.topk_count = in.u8();
   const uint64_t count = in.flag() ? in.u8() : uint64_t(in.u8()) << (in.u8() % 50);
   size_t bytes = 0;
