@@ -144,7 +144,10 @@ def accuracy(run):
 
 
 def best_accuracy(run):
-    return max((100.0 * e["test_accuracy"] for e in epochs(run)), default=None)
+    """The best test accuracy (%) the run scored, after an epoch or with --eval-every."""
+    scores = [e["test_accuracy"] for e in epochs(run)]
+    scores += [e["test_accuracy"] for e in (run.result or {}).get("evals", [])]
+    return max((100.0 * a for a in scores), default=None)
 
 
 def ms_per_step(run):
@@ -190,6 +193,8 @@ def fmt(value, spec, missing="-"):
 
 
 def status(run):
+    if run.error == "not run":
+        return "not run"
     return f"failed ({run.error})" if run.error else ""
 
 
