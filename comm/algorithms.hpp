@@ -37,8 +37,8 @@ struct Collective {
 // dense_algorithms.cpp
 void allreduce_native(const Collective &c);
 void allreduce_ps(const Collective &c);
-// ring_allreduce.cpp
-void allreduce_ring(const Collective &c);
+// ring_allreduce.cpp: scratch.sum holds the segment received (kept between calls).
+void allreduce_ring(const Collective &c, Scratch &scratch);
 // two_phase_allreduce.cpp: worker_residual holds count floats, server_residual
 // the length of this rank's segment (split(count, size, rank)).
 void allreduce_two_phase(const Collective &c, const dlk_codec_params &params,

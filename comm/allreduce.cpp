@@ -101,7 +101,7 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
                      b.count, cfg.average != 0, comm.chunk_bytes(), report};
   switch (algorithm) {
     case DLK_COMM_ALGO_NATIVE: allreduce_native(c); break;
-    case DLK_COMM_ALGO_RING: allreduce_ring(c); break;
+    case DLK_COMM_ALGO_RING: allreduce_ring(c, b.scratch); break;
     case DLK_COMM_ALGO_PS: allreduce_ps(c); break;
     case DLK_COMM_ALGO_TOPK:
       allreduce_topk(c, codec_params(call, b, algorithm), b.worker_residual.data(), b.scratch);
