@@ -100,12 +100,15 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
   const float *logits = network_.forward(ops_);
   loss_sum_ += softmax_cross_entropy(logits, labels_.data(), local_batch_, model_.classes,
                                      1.0f / static_cast<float>(options_.batch), dlogits_.data());
+  // One rank has nothing to all-reduce: like PyTorch without DDP, it skips the synchronizer.
+  const bool all_reduce = ranks_ > 1;
   network_.backward(ops_, dlogits_.data(), [&](Layer &l) {
-    for (Parameter *p : l.parameters()) sync_.ready(gradient_index_.at(p));
+    if (all_reduce)
+      for (Parameter *p : l.parameters()) sync_.ready(gradient_index_.at(p));
   });
   const Clock::time_point wait_start = Clock::now();
   std::vector<dlk_comm_report> buckets;
-  const dlk_comm_sync_report report = sync_.wait(&buckets);
+  const dlk_comm_sync_report report = all_reduce ? sync_.wait(&buckets) : dlk_comm_sync_report{};
   const Clock::time_point wait_end = Clock::now();
   for (Parameter *p : network_.parameters())
     sgd_momentum_step(*p, options_.lr, options_.momentum);
@@ -114,7 +117,7 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
     w = std::nextafter(w, 1.0f);
   }
   network_.refresh_low_precision();
-  if (!options_.error_feedback) sync_.reset_residuals();
+  if (!options_.error_feedback && all_reduce) sync_.reset_residuals();
   const Clock::time_point end = Clock::now();
 
   StepMeasure m;
@@ -138,6 +141,10 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
                         seconds_between(start, timings[i].forward_end),
                         seconds_between(start, timings[i].backward_start),
                         seconds_between(start, timings[i].backward_end)});
+  if (!all_reduce) {
+    record.timeline.push_back(std::move(t));
+    return m;
+  }
   const auto [starts, ends] = sync_.bucket_times();
   const double origin = std::chrono::duration<double>(start.time_since_epoch()).count();
   for (size_t k = 0; k < buckets.size(); ++k) {
