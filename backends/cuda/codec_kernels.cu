@@ -57,47 +57,55 @@ __device__ inline void store_or_add(float *output, uint64_t i, float d, bool acc
   output[i] = accumulate ? add_x86(output[i], d) : d;
 }
 
-template <bool Accumulate>
-__global__ void __launch_bounds__(kThreads)
-    onebit_decode_kernel(const uint8_t *means, const uint8_t *bits, uint64_t count, uint32_t block_size,
-                         float *output) {
+// The onebit and quantize decoders' loop over a tile: load(block) reads a codec
+// block's parameters (again only when the cursor enters the next block),
+// value(i, parameters) decodes element i.
+template <bool Accumulate, class Load, class Value>
+__device__ void decode_blocks(uint64_t count, uint32_t block_size, float *output, Load load, Value value) {
   for (uint64_t base = uint64_t{blockIdx.x} * kTile; base < count; base += uint64_t{gridDim.x} * kTile) {
     uint64_t i = base + threadIdx.x;
     if (i >= count) break;
     BlockCursor cursor(i, block_size);
-    float positive = codec::load_le<float>(means + 8 * cursor.block);
-    float negative = codec::load_le<float>(means + 8 * cursor.block + 4);
+    auto parameters = load(cursor.block);
     for (unsigned j = 0; j < kPerThread && i < count; ++j, i += kThreads) {
-      if (cursor.advance(i, block_size)) {
-        positive = codec::load_le<float>(means + 8 * cursor.block);
-        negative = codec::load_le<float>(means + 8 * cursor.block + 4);
-      }
-      store_or_add(output, i, (bits[i / 8] >> (i % 8)) & 1 ? negative : positive, Accumulate);
+      if (cursor.advance(i, block_size)) parameters = load(cursor.block);
+      store_or_add(output, i, value(i, parameters), Accumulate);
     }
   }
+}
+
+struct OnebitMeans {
+  float positive, negative;
+};
+
+template <bool Accumulate>
+__global__ void __launch_bounds__(kThreads)
+    onebit_decode_kernel(const uint8_t *means, const uint8_t *bits, uint64_t count, uint32_t block_size,
+                         float *output) {
+  decode_blocks<Accumulate>(
+      count, block_size, output,
+      [means](uint64_t block) {
+        return OnebitMeans{codec::load_le<float>(means + 8 * block), codec::load_le<float>(means + 8 * block + 4)};
+      },
+      [bits](uint64_t i, const OnebitMeans &m) { return (bits[i / 8] >> (i % 8)) & 1 ? m.negative : m.positive; });
 }
 
 template <int Bits, bool Accumulate>
 __global__ void __launch_bounds__(kThreads)
     quantize_decode_kernel(const uint8_t *scales, const uint8_t *codes, uint64_t count, uint32_t block_size,
                            float *output) {
-  for (uint64_t base = uint64_t{blockIdx.x} * kTile; base < count; base += uint64_t{gridDim.x} * kTile) {
-    uint64_t i = base + threadIdx.x;
-    if (i >= count) break;
-    BlockCursor cursor(i, block_size);
-    float scale = codec::load_le<float>(scales + 4 * cursor.block);
-    for (unsigned j = 0; j < kPerThread && i < count; ++j, i += kThreads) {
-      if (cursor.advance(i, block_size)) scale = codec::load_le<float>(scales + 4 * cursor.block);
-      int32_t code;
-      if (Bits == 8) {
-        code = static_cast<int8_t>(codes[i]);
-      } else {
-        const int32_t nibble = (codes[i / 2] >> (4 * (i & 1))) & 0xF;
-        code = (nibble ^ 8) - 8;  // sign-extend 4 bits
-      }
-      store_or_add(output, i, codec::dequantize(code, scale), Accumulate);
-    }
-  }
+  decode_blocks<Accumulate>(
+      count, block_size, output, [scales](uint64_t block) { return codec::load_le<float>(scales + 4 * block); },
+      [codes](uint64_t i, float scale) {
+        int32_t code;
+        if (Bits == 8) {
+          code = static_cast<int8_t>(codes[i]);
+        } else {
+          const int32_t nibble = (codes[i / 2] >> (4 * (i & 1))) & 0xF;
+          code = (nibble ^ 8) - 8;  // sign-extend 4 bits
+        }
+        return codec::dequantize(code, scale);
+      });
 }
 
 __device__ inline uint16_t to_half(float v, bool bf16) {

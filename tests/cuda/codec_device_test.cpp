@@ -15,37 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "cuda_context.hpp"
 #include "dlk/dlk.h"
 #include "dlk/dlk_compress.h"
 #include "dlk/dlk_device_codec.h"
 
 namespace {
 
-class CudaContext {
- public:
-  CudaContext() {
-    dlk_context_options options;
-    dlk_context_options_init(&options);
-    options.backend = "cuda";
-    if (dlk_context_create(&context_, &options) != DLK_STATUS_SUCCESS) {
-      why_not_ = dlk_last_error();
-      context_ = nullptr;
-    }
-  }
-  ~CudaContext() { dlk_context_destroy(context_); }
-  CudaContext(const CudaContext &) = delete;
-  CudaContext &operator=(const CudaContext &) = delete;
-  dlk_context_t get() const { return context_; }
-  bool skip() const {
-    if (context_) return false;
-    WARN("SKIPPED: no cuda context here: " << why_not_);
-    return true;
-  }
-
- private:
-  dlk_context_t context_ = nullptr;
-  std::string why_not_;
-};
+using dlk::cuda_test::CudaContext;
 
 // Device memory of `bytes` bytes (at least 1), freed with the object.
 class DeviceBuffer {
