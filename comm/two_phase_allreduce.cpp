@@ -82,17 +82,21 @@ class TwoPhase {
           gathered += chunk.capacity;
         }
       }
-    uint64_t in = 0;
+    uint64_t in = 0, longest = 0;
     for (const Chunk &chunk : own()) {
       result_.push_back(out);
       out += chunk.capacity;
       slots_.push_back(in);
       in += p_ * chunk.capacity;
+      longest = std::max<uint64_t>(longest, chunk.length);
     }
     scratch_.outgoing.resize(out);
     scratch_.incoming.resize(in);
     scratch_.gathered.resize(gathered);
-    scratch_.sum.resize(mine_.length);
+    // One chunk's sum, reused by every chunk: it stays in the L2 from the decode of
+    // the P messages through the re-encode, instead of a segment-long array whose
+    // every line is read from memory and written back (32 MiB each way at P = 2).
+    scratch_.sum.resize(longest);
   }
 
   void post_receives() {
@@ -171,7 +175,7 @@ class TwoPhase {
       if (i != r_) sizes[i] = received(receive_to_owner_[k][i], i, chunk.capacity);
     const Frames frames = frame_slots(c_.call, sizes, chunk.capacity);
     const uint64_t at = chunk.begin - mine_.begin;
-    float *sum = scratch_.sum.data() + at;
+    float *sum = scratch_.sum.data();
     timed(c_.report.decode_seconds, [&] {
       sum_messages(c_.call, scratch_.incoming.data() + slots_[k], frames, sum, chunk.length,
                    Into::overwrite);

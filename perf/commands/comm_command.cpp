@@ -56,6 +56,8 @@ struct Point {
   std::vector<double> seconds;  // slowest rank's, per call
   std::uint64_t wire_bytes = 0; // most any rank sent in one call
   std::string ran;              // what ran (auto, warm-up)
+  // per call, the most any rank spent in each phase (dlk_comm_report; 0 for MPI_Allreduce)
+  std::vector<double> encode, decode, network;
 };
 
 class Runner {
@@ -70,6 +72,7 @@ class Runner {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
     std::uint64_t wire = 0;
+    double phases[3] = {0, 0, 0};  // encode, decode, network
     if (!buffer) {
       MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
@@ -79,9 +82,16 @@ class Runner {
       const dlk_comm_report r = buffer->allreduce(data.data());
       wire = r.wire_bytes_sent;
       point.ran = dlk_comm_algorithm_name(r.algorithm);
+      phases[0] = r.encode_seconds;
+      phases[1] = r.decode_seconds;
+      phases[2] = r.network_seconds;
     }
     double seconds = MPI_Wtime() - start;
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, phases, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    point.encode.push_back(phases[0]);
+    point.decode.push_back(phases[1]);
+    point.network.push_back(phases[2]);
     MPI_Allreduce(MPI_IN_PLACE, &wire, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     point.wire_bytes = wire;
     return seconds;
@@ -104,7 +114,7 @@ class Runner {
       source[i] = static_cast<float>(((i * 2654435761u) ^ (uint64_t(rank) << 20)) % 20001) *
                       1e-4f - 1.0f;
     std::vector<Point> points;
-    for (const std::string &a : o_.algorithms) points.push_back({a, bytes, {}, 0, ""});
+    for (const std::string &a : o_.algorithms) points.push_back({a, bytes, {}, 0, "", {}, {}, {}});
 
     auto run_rounds = [&](std::vector<size_t> which) {
       std::vector<std::unique_ptr<dlk::comm::Buffer>> buffers;
@@ -186,7 +196,10 @@ int run_comm(const CommOptions &o) {
                        {"algbw", "algbw GB/s", 1e-9, 3},
                        {"busbw", "busbw GB/s", 1e-9, 3},
                        {"wire_bytes_sent", "wire B/rank", 1, 0},
-                       {"speedup_vs_mpi", "x MPI", 1, 2}});
+                       {"speedup_vs_mpi", "x MPI", 1, 2},
+                       {"encode_seconds", "encode us", 1e6, 1, Show::json},
+                       {"decode_seconds", "decode us", 1e6, 1, Show::json},
+                       {"network_seconds", "network us", 1e6, 1, Show::json}});
     std::vector<std::vector<std::pair<double, double>>> per_algorithm(o.algorithms.size());
     Runner runner(o, comm);
     Progress progress(printer && o.output.progress());
@@ -207,7 +220,8 @@ int run_comm(const CommOptions &o) {
         const double algbw = static_cast<double>(bytes) / s.median;
         table.add_row({std::int64_t{bytes}, pt.algorithm, pt.ran, std::int64_t{s.count}, s.median,
                        s.min, algbw, algbw * bus, static_cast<std::int64_t>(pt.wire_bytes),
-                       peer > 0 ? Cell{peer / s.median} : Cell{}});
+                       peer > 0 ? Cell{peer / s.median} : Cell{}, median(pt.encode),
+                       median(pt.decode), median(pt.network)});
       }
     }
     progress.finish();
