@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The PyTorch peer of dlk-train: the same models, data and hyper-parameters,
-trained by PyTorch (Debian's python3-torch, CPU), in one process or with
+trained by PyTorch (Debian's python3-torch, CPU; --device cuda with a CUDA build
+of PyTorch), in one process or with
 DistributedDataParallel over gloo, printing the same per-epoch table and JSON
 ("dlk-train/run/1", the fields that apply) so that the two compare line by line.
 
@@ -194,7 +195,7 @@ def wrap_ddp(model, args):
 def checksum(model):
     h = hashlib.sha256()
     for p in model.parameters():
-        h.update(p.detach().contiguous().numpy().tobytes())
+        h.update(p.detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()[:16]
 
 
@@ -238,6 +239,9 @@ def parse_args(argv):
     p.add_argument("--test-subset", type=int, default=0, help="first N test images (0: all)")
     p.add_argument("--threads", type=int, default=0,
                    help="PyTorch intra-op threads per rank (0: PyTorch's default)")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                   help="where the model and the data live (cuda: the data set is copied to the "
+                        "GPU once, and a step's time ends after torch.cuda.synchronize())")
     p.add_argument("--batch", type=int, default=64, help="global batch (split over the ranks)")
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--momentum", type=float, default=0.9)
@@ -280,7 +284,7 @@ def table_header(out, args, size, local, launcher):
     """The header and columns of dlk-train's table (docs/train.md), PyTorch in place of dlk."""
     alg = args.algorithm if size > 1 else "none (one process)"
     out.write(f"# torch_peer {args.model}: {size} rank(s) x {local} samples (global batch "
-              f"{args.batch}), pytorch {torch.__version__} f32, {args.threads} thread(s), "
+              f"{args.batch}), pytorch {torch.__version__} f32 on {args.device}, {args.threads} thread(s), "
               f"algorithm {alg}{'' if not args.no_error_feedback else ' (no error feedback)'}, "
               f"lr {args.lr:g}, momentum {args.momentum:g}, seed {args.seed}, launcher "
               f"{launcher}\n")
@@ -355,9 +359,12 @@ def write_json(args, result):
 
 def run(args, rank, size, launcher):
     out = sys.stdout if rank == 0 else open(os.devnull, "w")
-    x_train, y_train, x_test, y_test = load_data(args)
+    device = torch.device(args.device)
+    x_train, y_train, x_test, y_test = (t.to(device) for t in load_data(args))
+    # A GPU runs a step's kernels asynchronously: its time ends when they have.
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     steps_per_epoch = len(x_train) // args.batch
-    net = MODELS[args.model]()
+    net = MODELS[args.model]().to(device)
     counter = WireCounter() if size > 1 else None
     model = wrap_ddp(net, args) if size > 1 else net
     clock = GradClock(net)
@@ -377,13 +384,15 @@ def run(args, rank, size, launcher):
                          "algorithm": algorithm, "error_feedback": not args.no_error_feedback,
                          "bucket_bytes": int(args.bucket_mb * (1 << 20)),
                          "backend": f"pytorch {torch.__version__}", "threads": args.threads,
-                         "dtype": "f32", "launcher": launcher},
+                         "dtype": "f32", "launcher": launcher, "device": args.device,
+                         "device_name": (torch.cuda.get_device_name(device)
+                                         if device.type == "cuda" else "cpu")},
               "machine": machine(), "epochs": [], "evals": []}
     step, train_seconds, reached, done = 0, 0.0, None, False
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
         epoch_start = time.perf_counter()
-        order = torch.from_numpy(gen.permutation(len(x_train)))
+        order = torch.from_numpy(gen.permutation(len(x_train))).to(device)
         times, exposed, loss_sum, n = [], 0.0, 0.0, 0
         wire0 = counter.bytes if counter else 0
         for s in range(steps_per_epoch):
@@ -393,8 +402,10 @@ def run(args, rank, size, launcher):
             opt.zero_grad(set_to_none=True)
             loss = F.cross_entropy(model(xb), yb)
             loss.backward()
+            sync()
             t1 = time.perf_counter()
             opt.step()
+            sync()
             t2 = time.perf_counter()
             if size > 1:
                 exposed += t1 - clock.last
