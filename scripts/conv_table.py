@@ -1,71 +1,86 @@
 #!/usr/bin/env python3
-"""Markdown table of `dlk-perf conv --json` runs, one row per layer and batch.
+"""Markdown table of `dlk-perf conv --json` runs, one row per point.
 
     build/release/perf/dlk-perf conv --json ... > run1.json   (and run2.json, ...)
-    python3 scripts/conv_table.py run1.json [run2.json ...]
+    build/release/perf/dlk-perf conv --json --onednn-max-isa avx512_core_bf16 ... > capped.json
+    python3 scripts/conv_table.py run1.json [run2.json ...] [capped.json ...]
 
-Each pass gets dlk's rate and `x nchw` (oneDNN on plain nchw/oihw memory time /
-dlk time); the forward pass also `x any` (oneDNN in its blocked layouts,
-weights reordered untimed) and `x any+ro` (with its per-call src/dst
-reorders). Given several runs of the same command, each figure is the median
-of its values over the runs (on a VM whose second vCPU comes and goes, one
-run's point can halve). Only the standard library: any python3 runs it.
+A row is (dtype, layer, batch, pass, threads): dlk's rate and % of the dtype's
+peak, then per oneDNN ISA that the runs dispatched to (`onednn.effective_isa`
+of each run: uncapped, and capped by --onednn-max-isa) `x any` (oneDNN in its
+blocked layouts: oneDNN time / dlk time, > 1: dlk faster), `x any+ro` (with
+the reorders an NCHW framework pays in training: data every call, weights once
+per step) and `x nchw` (oneDNN on plain nchw/oihw memory). Every ratio is one
+run's: dlk and oneDNN interleaved in the same process. Given several runs of a
+point, each figure is the median over them (on a busy machine one run's point
+can halve). Only the standard library: any python3 runs it.
 """
 import json
 import statistics
 import sys
 
-PASSES = ("fwd", "bwd_data", "bwd_weights")
+PASS_ORDER = {"fwd": 0, "bwd_data": 1, "bwd_weights": 2}
+RATIOS = (("x any", "ratio_to_onednn_any"),
+          ("x any+ro", "ratio_to_onednn_any_with_reorders"),
+          ("x nchw", "ratio_to_onednn_nchw"))
 
 
-def ratio(point, key):
-    value = point.get(key)
-    return "-" if value is None else "%.2f" % value
-
-
-NUMBERS = ("dlk_flops_per_second", "percent_of_peak", "ratio_to_onednn_nchw",
-           "ratio_to_onednn_any", "ratio_to_onednn_any_with_reorders")
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
 
 
 def main(paths):
-    rows, order = {}, []
+    points = {}  # key -> {"dlk": [...], "peak": [...], isa: {ratio key: [...]}}
+    order, isas = [], []
     for path in paths:
         with open(path) as f:
             run = json.load(f)
+        if not run["schema"].startswith("dlk-perf/conv/"):
+            sys.exit("%s: not a dlk-perf conv document" % path)
+        onednn = run.get("onednn") or {}
+        isa = onednn.get("effective_isa", "")
+        if isa not in isas:
+            isas.append(isa)
         for p in run["points"]:
-            key = (p["dtype"], p["set"], p["layer"], p["batch"], p["shape"])
-            if key not in rows:
-                rows[key] = {}
+            key = (p["dtype"], p["set"], p["layer"], p["batch"], p["pass"], p["threads"], p["shape"])
+            if key not in points:
+                points[key] = {"dlk": [], "peak": []}
                 order.append(key)
-            rows[key].setdefault(p["pass"], []).append(p)
-    for passes_of_row in rows.values():
-        for q, runs in passes_of_row.items():
-            merged = dict(runs[0])
-            for name in NUMBERS:
-                values = [r[name] for r in runs if r.get(name) is not None]
-                merged[name] = statistics.median(values) if values else None
-            passes_of_row[q] = merged
-    passes = [q for q in PASSES if any(q in r for r in rows.values())]
-    head = ["dtype", "layer", "n", "c>k hxw kxk/s"]
-    for q in passes:
-        head += [q + " G/s (% peak)", "x nchw"]
-        if q == "fwd":
-            head += ["x any", "x any+ro"]
+            entry = points[key]
+            entry["dlk"].append(p["dlk_flops_per_second"])
+            entry["peak"].append(p["percent_of_peak"])
+            ratios = entry.setdefault(isa, {})
+            for _, name in RATIOS:
+                ratios.setdefault(name, []).append(p.get(name))
+    # A column group per ISA, uncapped (AMX) first; an ISA whose runs never
+    # timed a ratio gets no columns.
+    groups = []
+    for isa in isas:
+        names = [n for label, n in RATIOS
+                 if any(median_or_none(points[k].get(isa, {}).get(n, [])) is not None for k in order)]
+        if names:
+            groups.append((isa, names))
+    label = dict((n, l) for l, n in RATIOS)
+    head = ["dtype", "layer", "n", "pass", "threads", "c>k hxw kxk/s", "dlk G/s (% peak)"]
+    for isa, names in groups:
+        suffix = " (%s)" % isa if len(groups) > 1 else ""
+        head += [label[n] + suffix for n in names]
     print("| " + " | ".join(head) + " |")
-    print("|" + "|".join("---" if i < 4 else "---:" for i in range(len(head))) + "|")
+    print("|" + "|".join("---" if i < 6 else "---:" for i in range(len(head))) + "|")
+    # dtype, threads, batch, then layers as the runs met them, passes in order.
+    dtypes = [k[0] for k in order]
+    layers = [k[1:3] for k in order]
+    order.sort(key=lambda k: (dtypes.index(k[0]), k[5], k[3], layers.index(k[1:3]), PASS_ORDER.get(k[4], 9)))
     for key in order:
-        dtype, layer_set, layer, batch, shape = key
-        cells = [dtype, layer_set + " " + layer, str(batch), shape]
-        for q in passes:
-            p = rows[key].get(q)
-            if p is None:
-                cells += ["-", "-"] + (["-", "-"] if q == "fwd" else [])
-                continue
-            cells.append("%.0f (%.0f)" % (p["dlk_flops_per_second"] / 1e9, p["percent_of_peak"]))
-            cells.append(ratio(p, "ratio_to_onednn_nchw"))
-            if q == "fwd":
-                cells += [ratio(p, "ratio_to_onednn_any"),
-                          ratio(p, "ratio_to_onednn_any_with_reorders")]
+        dtype, layer_set, layer, batch, pass_name, threads, shape = key
+        entry = points[key]
+        cells = [dtype, layer_set + " " + layer, str(batch), pass_name, str(threads), shape,
+                 "%.0f (%.0f)" % (median_or_none(entry["dlk"]) / 1e9, median_or_none(entry["peak"]))]
+        for isa, names in groups:
+            for n in names:
+                value = median_or_none(entry.get(isa, {}).get(n, []))
+                cells.append("-" if value is None else "%.2f" % value)
         print("| " + " | ".join(cells) + " |")
 
 

@@ -1,20 +1,28 @@
-// `dlk-perf conv`: dlk's NCHW convolution (f32: forward, backward data, backward
-// weights; bf16 and u8 x s8 -> s32: forward) against oneDNN's in the same dtypes
-// on the same data and thread count, interleaved: oneDNN with plain nchw / oihw
-// memory, and (forward) in the blocked layouts it picks itself (`any`), whose
-// reorders of src in and dst out, which a framework keeping NCHW tensors pays
-// per call, are timed as a candidate of their own. Each point has the ratio to
-// every peer and the % of its dtype's peak measured in the same run. On a device
-// backend (cuda) the peer is cuDNN called directly on the same device buffers
-// (perf/peers/cuda_peers.hpp) instead of oneDNN, and the peaks are the context's
-// theoretical ones. The JSON schema is documented in perf/README.md ("dlk-perf/conv/2").
+// `dlk-perf conv`: dlk's NCHW convolution (f32 and bf16: forward, backward
+// data, backward weights; u8 x s8 -> s32: forward, as dlk.h and oneDNN 2.6 have
+// no int8 backward) against oneDNN's in the same dtypes on the same data and
+// thread count, interleaved: oneDNN with plain nchw / oihw memory, and in the
+// blocked layouts it picks itself (`any`), whose reorders between those layouts
+// and the NCHW arrays a framework keeps are timed apart (data every call,
+// weights once per training step: once per call of each pass). Each point has
+// the ratio to every peer and the % of its dtype's peak measured in the same
+// run. oneDNN dispatches to AMX for bf16 and int8 on CPUs that have it, where
+// dlk has no AMX kernels: `--onednn-max-isa avx512_core_bf16` caps it to the
+// ISA dlk uses (once per process, so a capped comparison is a run of its own,
+// labelled in the header and the JSON). On a device backend (cuda) the peer is
+// cuDNN called directly on the same device buffers (perf/peers/cuda_peers.hpp)
+// instead of oneDNN, and the peaks are the context's theoretical ones. The JSON
+// schema is documented in perf/README.md ("dlk-perf/conv/3").
 #include <cstdint>
+#include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "dlk/dlk.hpp"
@@ -24,6 +32,8 @@
 #include "perf/ceilings/dtype_peaks.hpp"
 #include "perf/machine/machine_header.hpp"
 #include "perf/peers/onednn_conv_peer.hpp"
+#include "perf/peers/onednn_isa.hpp"
+#include "perf/peers/onednn_peer.hpp"
 #include "perf/common/output_options.hpp"
 #include "perf/common/progress.hpp"
 #include "perf/common/report_table.hpp"
@@ -40,6 +50,10 @@ struct ConvOptions {
   std::vector<std::string> sets{"resnet50_3x3", "lenet5"};
   std::vector<std::int64_t> batches{1};
   std::vector<std::string> passes{"fwd", "bwd_data", "bwd_weights"};
+  std::vector<std::string> layers;  // empty: every layer of the sets
+  std::vector<std::string> peers{"nchw", "any"};
+  std::string onednn_max_isa = "all";
+  bool quick = false;
   OutputOptions output;
   TimingOptions timing = peer_interleaved_timing(0.3, 4);
 };
@@ -55,18 +69,21 @@ ReportTable points_table() {
                       {"threads", "threads", 1, 0, Show::json},
                       {"dlk_flops_per_second", "dlk G/s", 1e-9, 1},
                       {"percent_of_peak", "%peak", 1, 1},
-                      {"onednn_nchw_flops_per_second", "dnnl nchw G/s", 1e-9, 1},
-                      {"ratio_to_onednn_nchw", "x nchw", 1, 2},
-                      {"onednn_any_flops_per_second", "dnnl any G/s", 1e-9, 1},
+                      {"onednn_any_flops_per_second", "any G/s", 1e-9, 1},
+                      {"onednn_any_percent_of_peak", "any %peak", 1, 1, Show::json},
                       {"ratio_to_onednn_any", "x any", 1, 2},
-                      {"onednn_reorder_seconds", "reorder ms", 1e3, 3},
+                      {"onednn_reorder_seconds", "ro ms", 1e3, 3},
+                      {"onednn_weights_reorder_seconds", "w ro ms", 1e3, 3},
+                      {"ratio_to_onednn_any_with_data_reorders", "x any+data ro", 1, 2, Show::json},
                       {"ratio_to_onednn_any_with_reorders", "x any+ro", 1, 2},
+                      {"onednn_nchw_flops_per_second", "nchw G/s", 1e-9, 1},
+                      {"ratio_to_onednn_nchw", "x nchw", 1, 2},
                       {"cudnn_flops_per_second", "cudnn G/s", 1e-9, 1},
                       {"ratio_to_cudnn", "x cudnn", 1, 3},
                       {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
                       {"dlk_implementation", "dlk impl", 1, 0, Show::json},
-                      {"onednn_nchw_implementation", "dnnl impl", 1, 0, Show::json},
                       {"onednn_any_implementation", "dnnl any impl", 1, 0, Show::json},
+                      {"onednn_nchw_implementation", "dnnl impl", 1, 0, Show::json},
                       {"cudnn_implementation", "cudnn impl", 1, 0, Show::json},
                       {"cudnn_relative_difference", "cudnn diff", 1, 0, Show::json}});
 }
@@ -93,43 +110,46 @@ struct Report {
 
 // One layer at one batch and pass: dlk and the oneDNN forms on copies of the same data.
 void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const std::string &dtype,
-               const ConvLayer &layer, std::int64_t batch, ConvPass pass, int threads,
-               const TimingOptions &timing) {
+               const ConvLayer &layer, std::int64_t batch, ConvPass pass, int threads, const TimingOptions &timing,
+               const ConvPeers &peers) {
   dlk_conv2d_desc d = conv_desc(layer, batch);
   set_dtype(d, dtype);
   const bool device = is_device_backend(report.info);
-  const ConvPointTiming p =
-      device ? time_conv_point_device(context, d, pass, timing) : time_conv_point(context, d, pass, threads, timing);
+  const ConvPointTiming p = device ? time_conv_point_device(context, d, pass, timing)
+                                   : time_conv_point(context, d, pass, threads, timing, peers);
   const double peak = dtype == "bf16" ? report.peak.bf16 : dtype == "int8" ? report.peak.int8 : report.peak.fp32;
+  const std::string label = fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n);
   if (device)
-    chart.add(fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n), context, p.record,
-              p.dlk_seconds, {{"cudnn", p.cudnn_seconds.value_or(0)}});
+    chart.add(label, context, p.record, p.dlk_seconds, {{"cudnn", p.cudnn_seconds.value_or(0)}});
   else
-    chart.add(fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n), context, p.record,
-              p.dlk_seconds,
+    chart.add(label, context, p.record, p.dlk_seconds,
               {{"onednn nchw", p.onednn_nchw_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
-  Cell any_rate, any_ratio, reorder_s, any_reorder_ratio, any_impl, nchw_rate, nchw_ratio, cudnn_rate, cudnn_ratio,
-      cudnn_impl, cudnn_difference;
+  Cell any_rate, any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, nchw_rate,
+      nchw_ratio, cudnn_rate, cudnn_ratio, cudnn_impl, cudnn_difference, any_impl, nchw_impl;
   if (p.onednn_nchw_seconds > 0)
     nchw_rate = p.flops / p.onednn_nchw_seconds, nchw_ratio = p.onednn_nchw_seconds / p.dlk_seconds;
+  if (!p.onednn_nchw_implementation.empty()) nchw_impl = p.onednn_nchw_implementation;
+  if (!p.onednn_any_implementation.empty()) any_impl = p.onednn_any_implementation;
   if (p.cudnn_seconds) {
     cudnn_rate = p.flops / *p.cudnn_seconds, cudnn_ratio = *p.cudnn_seconds / p.dlk_seconds;
     cudnn_impl = p.cudnn_implementation, cudnn_difference = p.cudnn_relative_difference;
   }
   if (p.onednn_any_seconds) {
-    const double any_s = *p.onednn_any_seconds, ro_s = *p.onednn_reorder_seconds;
-    any_rate = p.flops / any_s, any_ratio = any_s / p.dlk_seconds, reorder_s = ro_s;
-    any_reorder_ratio = (any_s + ro_s) / p.dlk_seconds;
-    any_impl = p.onednn_any_implementation;
+    const double any_s = *p.onednn_any_seconds, ro_s = p.onednn_reorder_seconds.value_or(0),
+                 wro_s = p.onednn_weights_reorder_seconds.value_or(0);
+    any_rate = p.flops / any_s, any_peak = 100.0 * p.flops / any_s / peak, any_ratio = any_s / p.dlk_seconds;
+    reorder_s = ro_s, weights_reorder_s = wro_s;
+    any_data_ratio = (any_s + ro_s) / p.dlk_seconds;
+    any_reorder_ratio = (any_s + ro_s + wro_s) / p.dlk_seconds;
   }
   report.points.add_row(
       {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
        fmt::format("{}>{} {}x{} {}x{}/{}{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h,
                    d.groups > 1 ? fmt::format(" g{}", d.groups) : ""),
-       p.flops,
-       std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak, nchw_rate, nchw_ratio,
-       any_rate, any_ratio, reorder_s, any_reorder_ratio, cudnn_rate, cudnn_ratio, p.dlk_seconds,
-       std::string(p.record.implementation), p.onednn_nchw_implementation, any_impl, cudnn_impl, cudnn_difference});
+       p.flops, std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak, any_rate,
+       any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, nchw_rate, nchw_ratio,
+       cudnn_rate, cudnn_ratio, p.dlk_seconds, std::string(p.record.implementation), any_impl, nchw_impl,
+       cudnn_impl, cudnn_difference});
 }
 
 std::string dlk_version_text() {
@@ -137,17 +157,51 @@ std::string dlk_version_text() {
   return fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
 }
 
+dlk_dtype src_dtype(const std::string &dtype) {
+  return dtype == "bf16" ? DLK_DTYPE_BF16 : dtype == "int8" ? DLK_DTYPE_U8 : DLK_DTYPE_F32;
+}
+
+dlk_op conv_op(const std::string &pass) {
+  return pass == "bwd_data"      ? DLK_OP_CONV2D_BACKWARD_DATA
+         : pass == "bwd_weights" ? DLK_OP_CONV2D_BACKWARD_WEIGHTS
+                                 : DLK_OP_CONV2D_FORWARD;
+}
+
+// The layers of the sets, in set order, with --layers applied. Throws
+// std::invalid_argument for a --layers name no chosen set has.
+std::vector<ConvLayer> chosen_layers(const ConvOptions &o) {
+  std::vector<ConvLayer> all, chosen;
+  for (const std::string &set : o.sets)
+    for (const ConvLayer &layer : conv_layers(set)) all.push_back(layer);
+  for (const std::string &name : o.layers)
+    if (std::none_of(all.begin(), all.end(), [&](const ConvLayer &l) { return l.name == name; }))
+      throw std::invalid_argument(fmt::format("dlk-perf conv --layers: no layer '{}' in the sets {}", name,
+                                              fmt::join(o.sets, ",")));
+  for (const ConvLayer &layer : all)
+    if (o.layers.empty() || std::find(o.layers.begin(), o.layers.end(), layer.name) != o.layers.end())
+      chosen.push_back(layer);
+  return chosen;
+}
+
 int run_conv(const ConvOptions &o) {
   const double start = now_seconds();
+  const std::vector<ConvLayer> layers = chosen_layers(o);
+  // Before anything asks oneDNN about its ISA: it fixes it then, once per process.
+  set_onednn_max_isa(o.onednn_max_isa);
   Report report;
   dlk::Context context(o.context.to_dlk());
   report.info = context.info();
   const int threads = report.info.num_threads;
   const MachineHeader header = context_machine_header(report.info);
   RooflineSvg chart(o.output.svg, report.info, o.output.progress());
-  // oneDNN's bf16 peer is forward only; on a device, cuDNN runs bf16 in every pass.
   const bool device = is_device_backend(report.info);
   report.peak = device ? theoretical_dtype_peaks(report.info) : measure_dtype_peaks(report.info, threads);
+  const std::string onednn_isa = device ? "" : onednn_effective_isa();
+  ConvPeers peers;
+  peers.nchw = std::find(o.peers.begin(), o.peers.end(), "nchw") != o.peers.end();
+  peers.any = std::find(o.peers.begin(), o.peers.end(), "any") != o.peers.end();
+  TimingOptions timing = o.timing;
+  if (o.quick) timing = peer_interleaved_timing(0, 1), timing.min_samples = 1;
   struct Point {
     std::string dtype;
     ConvLayer layer;
@@ -155,26 +209,41 @@ int run_conv(const ConvOptions &o) {
     std::string pass;
   };
   std::vector<Point> points;
+  std::vector<std::string> not_measured;
   for (const std::string &dtype : o.dtypes)
-    for (const std::string &set : o.sets)
-      for (const ConvLayer &layer : conv_layers(set))
-        for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
-          for (const std::string &pass : o.passes)
-            if (dtype == "f32" || pass == "fwd" || (device && dtype == "bf16"))
-              points.push_back({dtype, layer, batch, pass});
+    for (const std::string &pass : o.passes) {
+      const dlk_dtype src = src_dtype(dtype);
+      const dlk_dtype wei = dtype == "int8" ? DLK_DTYPE_S8 : src, dst = dtype == "int8" ? DLK_DTYPE_S32 : src;
+      if (!context.supports(conv_op(pass), src, wei, dst)) {
+        not_measured.push_back(
+            dtype == "int8"
+                ? fmt::format("int8 {}: dlk.h's backward passes take float types, and oneDNN 2.6 has no int8 "
+                              "backward convolution",
+                              pass)
+                : fmt::format("{} {}: the {} backend does not implement it", dtype, pass, report.info.backend));
+      }
+    }
+  for (const std::string &dtype : o.dtypes)
+    for (const ConvLayer &layer : layers)
+      for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
+        for (const std::string &pass : o.passes) {
+          const dlk_dtype src = src_dtype(dtype);
+          const dlk_dtype wei = dtype == "int8" ? DLK_DTYPE_S8 : src, dst = dtype == "int8" ? DLK_DTYPE_S32 : src;
+          if (context.supports(conv_op(pass), src, wei, dst)) points.push_back({dtype, layer, batch, pass});
+        }
   Progress progress(o.output.progress());
   const double total = static_cast<double>(points.size());
   int done = 0;
   for (const Point &p : points) {
     progress.update(fmt::format("conv {} {} {} n{}", p.dtype, p.layer.name, p.pass, p.batch), done++ / total);
-    add_point(report, chart, context, p.dtype, p.layer, p.batch, pass_from_name(p.pass), threads, o.timing);
+    add_point(report, chart, context, p.dtype, p.layer, p.batch, pass_from_name(p.pass), threads, timing, peers);
   }
   progress.finish();
   chart.write(fmt::format("dlk-perf conv: NCHW, backend {}, {} threads", report.info.backend, threads));
   report.wall_seconds = now_seconds() - start;
   if (o.output.json) {
     nlohmann::ordered_json doc;
-    doc["schema"] = "dlk-perf/conv/2";
+    doc["schema"] = "dlk-perf/conv/3";
     doc["dlk"] = {{"version", dlk_version_text()}, {"backend", report.info.backend},
                   {"device", report.info.device}, {"isa", report.info.isa}};
     doc["threads"] = threads;
@@ -185,6 +254,15 @@ int run_conv(const ConvOptions &o) {
                    {"method", report.peak.method},
                    {"bf16_method", report.peak.bf16_method},
                    {"int8_method", report.peak.int8_method}};
+    if (device)
+      doc["onednn"] = nullptr;
+    else
+      doc["onednn"] = {{"version", OneDnnMatmul::version()},
+                       {"max_isa", o.onednn_max_isa},
+                       {"effective_isa", onednn_isa},
+                       {"peers", o.peers}};
+    doc["timing"] = o.quick ? "quick" : "full";
+    doc["not_measured"] = not_measured;
     doc["points"] = report.points.json();
     doc["wall_seconds"] = report.wall_seconds;
     fmt::print("{}\n", doc.dump(2));
@@ -196,15 +274,27 @@ int run_conv(const ConvOptions &o) {
   fmt::print("peak FP32 {:.1f} GFLOP/s ({}); BF16 {:.1f} GFLOP/s ({}); INT8 {:.1f} GOP/s ({})\n",
              report.peak.fp32 * 1e-9, report.peak.method, report.peak.bf16 * 1e-9,
              report.peak.bf16_method, report.peak.int8 * 1e-9, report.peak.int8_method);
-  if (is_device_backend(report.info))
+  if (device)
     fmt::print("peer: cuDNN called directly on the same device buffers (its fastest algorithm by "
                "cudnnFind*AlgorithmEx, unfiltered; f32 FMA math, bf16 tensor ops); x cudnn = cuDNN time / dlk "
                "time\n");
+  else
+    fmt::print("peer: oneDNN {} dispatching to {} ({}){}\n", OneDnnMatmul::version(), onednn_isa,
+               o.onednn_max_isa == "all" ? "no cap by --onednn-max-isa" : "capped by --onednn-max-isa " + o.onednn_max_isa,
+               onednn_isa.find("amx") != std::string::npos
+                   ? ": AMX tiles for bf16 and int8, which dlk has no kernels for; --onednn-max-isa "
+                     "avx512_core_bf16 compares against the ISA dlk runs"
+                   : "");
+  for (const std::string &line : not_measured) fmt::print("not measured: {}\n", line);
+  if (o.quick) fmt::print("--quick: one burst per candidate, a check that runs, not figures to quote\n");
   fmt::print("\nNCHW, int8 = u8 x s8 -> s32; G/s = 10^9 FLOP (int8: OP) per second, median per call "
-             "over interleaved bursts; %peak of the dtype's peak; "
-             "x peer = peer time / dlk time (> 1: dlk faster); dnnl nchw = oneDNN on plain "
-             "nchw/oihw memory; dnnl any = oneDNN in its own blocked layouts (weights reordered "
-             "untimed), reorder = its src-in + dst-out reorders per call, any+ro = with them\n{}",
+             "over interleaved bursts; %peak of the dtype's peak (AVX-512 loops: AMX can pass 100); "
+             "x peer = peer time / dlk time (> 1: dlk faster); any = oneDNN in its own blocked "
+             "layouts (format_tag::any); ro = its data reorders per call (src/dst or their diffs, nchw in and "
+             "out), w ro = its weights reorder (in; diff out for bwd_weights), once per training step; "
+             "any+ro = with both, as an NCHW framework pays in training (forward inference keeps its "
+             "weights reordered: JSON ratio_to_onednn_any_with_data_reorders); nchw = oneDNN on plain "
+             "nchw/oihw memory, \"-\" where only its reference code runs (not timed)\n{}",
              report.points.text());
   fmt::print("\nwall time {:.1f} s\n", report.wall_seconds);
   return 0;
@@ -214,15 +304,18 @@ RunFn setup_conv(CLI::App &command) {
   auto o = std::make_shared<ConvOptions>();
   o->context.add_to(command);
   command.add_option("--dtypes", o->dtypes,
-                     "f32 (every pass), bf16 and int8 (u8 x s8 -> s32; forward only; on cuda bf16 every pass)")
+                     "f32 and bf16 (every pass), int8 (u8 x s8 -> s32; forward only)")
       ->delimiter(',')
       ->check(CLI::IsMember({"f32", "bf16", "int8"}))
       ->capture_default_str();
   command.add_option("--sets", o->sets,
-                     "layer sets: resnet50, resnet50_3x3, resnext50_3x3 (32 groups), vgg16, lenet5 (batch 64)")
+                     "layer sets: resnet50 (every distinct convolution, 1x1 included), resnet50_3x3, "
+                     "resnext50_3x3 (32 groups), vgg16, lenet5 (batch 64)")
       ->delimiter(',')
       ->check(CLI::IsMember(conv_layer_sets()))
       ->capture_default_str();
+  command.add_option("--layers", o->layers, "only these layers of the sets (e.g. res2a_3x3,conv3_1); default all")
+      ->delimiter(',');
   command.add_option("--batches", o->batches, "batch sizes (lenet5 always runs at 64)")
       ->delimiter(',')
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1024}))
@@ -231,7 +324,17 @@ RunFn setup_conv(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember({"fwd", "bwd_data", "bwd_weights"}))
       ->capture_default_str();
-  o->output.add_to(command, "dlk-perf/conv/2", "the points on the roofline of the backend's ceilings");
+  command.add_option("--peers", o->peers, "oneDNN forms to time: nchw (plain), any (blocked, with its reorders)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"nchw", "any"}))
+      ->capture_default_str();
+  command.add_option("--onednn-max-isa", o->onednn_max_isa,
+                     "cap oneDNN's ISA (dnnl::set_max_cpu_isa) for the whole run; avx512_core_bf16 is the "
+                     "ISA dlk's bf16 and int8 kernels use (no AMX)")
+      ->check(CLI::IsMember(onednn_isa_names()))
+      ->capture_default_str();
+  command.add_flag("--quick", o->quick, "one short burst per candidate: seconds per point, figures not to quote");
+  o->output.add_to(command, "dlk-perf/conv/3", "the points on the roofline of the backend's ceilings");
   command.add_option("--min-seconds", o->timing.min_seconds,
                      "time each point at least this long (all implementations together)")
       ->check(CLI::NonNegativeNumber)
@@ -243,7 +346,7 @@ RunFn setup_conv(CLI::App &command) {
 }
 
 const RegisterSubcommand kConv{
-    {"conv", "dlk's NCHW convolution (f32 fwd, bwd data, bwd weights; bf16, int8 fwd) against oneDNN, interleaved",
+    {"conv", "dlk's NCHW convolution (f32, bf16 every pass; int8 fwd) against oneDNN nchw and blocked, interleaved",
      setup_conv}};
 
 }  // namespace

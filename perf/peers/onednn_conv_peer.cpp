@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -50,9 +51,36 @@ struct OneDnnConv::State {
   dnnl::primitive primitive;
   std::string impl;
   std::unordered_map<int, dnnl::memory> args;
-  // The `any` form: user (nchw) memories and the reorders between them.
-  dnnl::memory src_user, dst_user, src_blocked, dst_blocked;
-  dnnl::primitive src_in, dst_out;
+  // The `any` form: reorders between the caller's plain arrays and oneDNN's layouts.
+  struct Reorder {
+    dnnl::primitive primitive;
+    dnnl::memory from, to;
+  };
+  std::vector<Reorder> data_reorders, weights_reorders;
+
+  // Binds argument `arg` to the caller's array in layout `plain`, through a
+  // memory in `chosen` and a reorder where oneDNN chose another layout. An
+  // input is reordered once now, so the primitive reads the caller's data.
+  void bind(int arg, const dnnl::memory::desc &plain, void *user, const dnnl::memory::desc &chosen, bool input,
+            bool weights) {
+    const dnnl::memory user_memory(plain, engine, user);
+    if (chosen == plain) {
+      args[arg] = user_memory;
+      return;
+    }
+    const dnnl::memory internal(chosen, engine);
+    Reorder r = input ? Reorder{dnnl::reorder(user_memory, internal), user_memory, internal}
+                      : Reorder{dnnl::reorder(internal, user_memory), internal, user_memory};
+    if (input) r.primitive.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
+    (weights ? weights_reorders : data_reorders).push_back(r);
+    args[arg] = internal;
+  }
+
+  void run_reorders(const std::vector<Reorder> &reorders, int threads) {
+    omp_set_num_threads(threads);
+    for (const Reorder &r : reorders) r.primitive.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
+    stream.wait();
+  }
 };
 
 OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, const ConvTensors &t)
@@ -68,68 +96,51 @@ OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, co
   const dims pad_l{d.pad_h, d.pad_w};
   const dims pad_r{(oh - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1 - d.h - d.pad_h,
                    (ow - 1) * d.stride_w + (d.kw - 1) * d.dilation_w + 1 - d.w - d.pad_w};
-  const tag data = blocked ? tag::any : tag::nchw, weights = blocked ? tag::any : wei_tag;
   const auto algo = dnnl::algorithm::convolution_direct;
   try {
     const dt src_type = data_type(d.src_type), wei_type = data_type(d.weights_type),
              dst_type = data_type(d.dst_type);
-    const auto fwd_desc = [&](dnnl::prop_kind kind) {
-      return dnnl::convolution_forward::desc(
-          kind, algo, md(src_dims, data, src_type), md(wei_dims, weights, wei_type),
-          md(dst_dims, data, dst_type), strides, dilates, pad_l, pad_r);
-    };
     const dnnl::memory::desc src_plain = md(src_dims, tag::nchw, src_type),
                              dst_plain = md(dst_dims, tag::nchw, dst_type),
                              wei_plain = md(wei_dims, wei_tag, wei_type);
+    // What the primitive is told: the plain layouts, or `any` for each.
+    const dnnl::memory::desc src_md = blocked ? md(src_dims, tag::any, src_type) : src_plain,
+                             dst_md = blocked ? md(dst_dims, tag::any, dst_type) : dst_plain,
+                             wei_md = blocked ? md(wei_dims, tag::any, wei_type) : wei_plain;
+    const auto fwd_desc = [&](dnnl::prop_kind kind) {
+      return dnnl::convolution_forward::desc(kind, algo, src_md, wei_md, dst_md, strides, dilates, pad_l, pad_r);
+    };
     if (pass == ConvPass::forward) {
-      const dnnl::convolution_forward::primitive_desc pd(
-          fwd_desc(dnnl::prop_kind::forward_inference), s.engine);
+      const dnnl::convolution_forward::primitive_desc pd(fwd_desc(dnnl::prop_kind::forward_inference), s.engine);
       s.primitive = dnnl::convolution_forward(pd);
       s.impl = pd.impl_info_str();
-      s.src_user = dnnl::memory(src_plain, s.engine, t.src);
-      s.dst_user = dnnl::memory(dst_plain, s.engine, t.dst);
-      dnnl::memory wei_user(wei_plain, s.engine, t.weights);
-      dnnl::memory src = s.src_user, dst = s.dst_user, wei = wei_user;
-      if (pd.src_desc() != src_plain) {
-        src = dnnl::memory(pd.src_desc(), s.engine);
-        s.src_in = dnnl::reorder(s.src_user, src);
-        dnnl::reorder(s.src_user, src).execute(s.stream, s.src_user, src);
+      s.bind(DNNL_ARG_SRC, src_plain, t.src, pd.src_desc(), true, false);
+      s.bind(DNNL_ARG_WEIGHTS, wei_plain, t.weights, pd.weights_desc(), true, true);
+      s.bind(DNNL_ARG_DST, dst_plain, t.dst, pd.dst_desc(), false, false);
+    } else {
+      const dnnl::convolution_forward::primitive_desc hint(fwd_desc(dnnl::prop_kind::forward_training), s.engine);
+      if (pass == ConvPass::backward_data) {
+        const dnnl::convolution_backward_data::primitive_desc pd(
+            dnnl::convolution_backward_data::desc(algo, src_md, wei_md, dst_md, strides, dilates, pad_l, pad_r),
+            s.engine, hint);
+        s.primitive = dnnl::convolution_backward_data(pd);
+        s.impl = pd.impl_info_str();
+        s.bind(DNNL_ARG_DIFF_DST, dst_plain, t.dst, pd.diff_dst_desc(), true, false);
+        s.bind(DNNL_ARG_WEIGHTS, wei_plain, t.weights, pd.weights_desc(), true, true);
+        s.bind(DNNL_ARG_DIFF_SRC, src_plain, t.src, pd.diff_src_desc(), false, false);
+      } else {
+        const dnnl::convolution_backward_weights::primitive_desc pd(
+            dnnl::convolution_backward_weights::desc(algo, src_md, wei_md, dst_md, strides, dilates, pad_l,
+                                                     pad_r),
+            s.engine, hint);
+        s.primitive = dnnl::convolution_backward_weights(pd);
+        s.impl = pd.impl_info_str();
+        s.bind(DNNL_ARG_SRC, src_plain, t.src, pd.src_desc(), true, false);
+        s.bind(DNNL_ARG_DIFF_DST, dst_plain, t.dst, pd.diff_dst_desc(), true, false);
+        s.bind(DNNL_ARG_DIFF_WEIGHTS, wei_plain, t.weights, pd.diff_weights_desc(), false, true);
       }
-      if (pd.weights_desc() != wei_plain) {
-        wei = dnnl::memory(pd.weights_desc(), s.engine);
-        dnnl::reorder(wei_user, wei).execute(s.stream, wei_user, wei);
-      }
-      if (pd.dst_desc() != dst_plain) {
-        dst = dnnl::memory(pd.dst_desc(), s.engine);
-        s.dst_out = dnnl::reorder(dst, s.dst_user);
-      }
-      s.stream.wait();
-      s.args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
-      s.src_blocked = src, s.dst_blocked = dst;
-      return;
     }
-    if (blocked) throw std::runtime_error("oneDNN peer: backward passes run in the plain form only");
-    const dnnl::convolution_forward::primitive_desc hint(
-        fwd_desc(dnnl::prop_kind::forward_training), s.engine);
-    dnnl::memory src(src_plain, s.engine, t.src), wei(wei_plain, s.engine, t.weights),
-        dst(dst_plain, s.engine, t.dst);
-    if (pass == ConvPass::backward_data) {
-      const dnnl::convolution_backward_data::primitive_desc pd(
-          dnnl::convolution_backward_data::desc(algo, src_plain, wei_plain, dst_plain, strides,
-                                                dilates, pad_l, pad_r),
-          s.engine, hint);
-      s.primitive = dnnl::convolution_backward_data(pd);
-      s.impl = pd.impl_info_str();
-      s.args = {{DNNL_ARG_DIFF_DST, dst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, src}};
-      return;
-    }
-    const dnnl::convolution_backward_weights::primitive_desc pd(
-        dnnl::convolution_backward_weights::desc(algo, src_plain, wei_plain, dst_plain, strides,
-                                                 dilates, pad_l, pad_r),
-        s.engine, hint);
-    s.primitive = dnnl::convolution_backward_weights(pd);
-    s.impl = pd.impl_info_str();
-    s.args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, dst}, {DNNL_ARG_DIFF_WEIGHTS, wei}};
+    s.stream.wait();
   } catch (const dnnl::error &e) {
     rethrow(e);
   }
@@ -144,12 +155,14 @@ void OneDnnConv::run(int threads) const {
   s.stream.wait();
 }
 
-void OneDnnConv::reorder_in_out(int threads) const {
-  omp_set_num_threads(threads);
-  State &s = *state_;
-  if (s.src_in) s.src_in.execute(s.stream, {{DNNL_ARG_FROM, s.src_user}, {DNNL_ARG_TO, s.src_blocked}});
-  if (s.dst_out) s.dst_out.execute(s.stream, {{DNNL_ARG_FROM, s.dst_blocked}, {DNNL_ARG_TO, s.dst_user}});
-  s.stream.wait();
+void OneDnnConv::reorder_data(int threads) const { state_->run_reorders(state_->data_reorders, threads); }
+void OneDnnConv::reorder_weights(int threads) const { state_->run_reorders(state_->weights_reorders, threads); }
+bool OneDnnConv::has_data_reorders() const { return !state_->data_reorders.empty(); }
+bool OneDnnConv::has_weights_reorder() const { return !state_->weights_reorders.empty(); }
+
+bool OneDnnConv::is_reference() const {
+  const std::string &impl = state_->impl;
+  return impl.rfind("ref", 0) == 0 || impl.find(":ref") != std::string::npos;
 }
 
 std::string OneDnnConv::implementation() const { return state_->impl; }

@@ -1,11 +1,16 @@
 // oneDNN's convolution and pooling as the CPU peers of dlk's, NCHW, on the
 // caller's host arrays (which must outlive the objects): pooling f32,
-// convolution in the desc's dtypes (f32; forward also bf16 and u8 x s8 -> s32). A convolution runs in
-// one of two forms: plain, with nchw / oihw memory as a framework that keeps
-// NCHW tensors hands it; or `any`, in the blocked layouts oneDNN picks for
-// itself, where the reorders of src into that layout and of dst back out of it
-// (what such a framework pays per call) are separate candidates. Weights are
-// reordered once up front in the `any` form, as a framework does.
+// convolution in the desc's dtypes (f32 and bf16 every pass; u8 x s8 -> s32
+// forward: oneDNN has no int8 backward). A convolution runs in one of two
+// forms: plain, with nchw / oihw memory as a framework that keeps NCHW tensors
+// hands it; or `any`, in the blocked layouts oneDNN picks for itself. In the
+// `any` form the reorders between the caller's arrays and those layouts are
+// run once at construction (so the primitive reads the caller's data) and
+// can be timed apart: the data reorders (src / dst or their diffs, in and
+// out), which such a framework pays every call, and the weights reorder (in
+// for forward and backward data, diff out for backward weights), which it
+// pays once per training step, i.e. once per call of each pass, and never
+// for inference, whose weights it keeps reordered.
 #pragma once
 
 #include <memory>
@@ -27,8 +32,8 @@ struct ConvTensors {
 
 class OneDnnConv {
  public:
-  // blocked: the `any` form (forward only). Throws std::runtime_error when oneDNN
-  // fails or has no primitive.
+  // blocked: the `any` form. Throws std::runtime_error when oneDNN fails or has
+  // no primitive.
   OneDnnConv(const dlk_conv2d_desc &desc, ConvPass pass, bool blocked, const ConvTensors &t);
   ~OneDnnConv();
   OneDnnConv(const OneDnnConv &) = delete;
@@ -36,9 +41,16 @@ class OneDnnConv {
 
   // One call on `threads` OpenMP threads (oneDNN uses the caller's team size).
   void run(int threads) const;
-  // The `any` form's per-call reorders: src into the blocked layout, dst back out.
-  void reorder_in_out(int threads) const;
+  // The `any` form's data reorders (inputs in, outputs back out) and its
+  // weights reorder; each does nothing where oneDNN chose the plain layout.
+  void reorder_data(int threads) const;
+  void reorder_weights(int threads) const;
+  bool has_data_reorders() const;
+  bool has_weights_reorder() const;
   std::string implementation() const;
+  // oneDNN's reference code (ref:any, ref_int8, gemm ...:ref), which runs at a
+  // small fraction of its optimised kernels: a peer not worth timing.
+  bool is_reference() const;
 
  private:
   struct State;

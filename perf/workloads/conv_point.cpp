@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "perf/common/random_elements.hpp"
@@ -13,7 +15,7 @@
 namespace dlk::perf {
 
 ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d, ConvPass pass,
-                                int threads, const TimingOptions &timing) {
+                                int threads, const TimingOptions &timing, const ConvPeers &peers) {
   const auto [oh, ow] = dlk::output_shape(d);
   const size_t src_n = static_cast<size_t>(d.n * d.c * d.h * d.w),
                wei_n = static_cast<size_t>(d.k * (d.c / d.groups) * d.kh * d.kw),
@@ -43,25 +45,44 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
                           }
                           context.synchronize();
                         }});
-  const OneDnnConv plain(d, pass, false, {src.data(), wei.data(), dst.data()});
-  candidates.push_back({"onednn_nchw", [&] { plain.run(threads); }});
-  std::unique_ptr<OneDnnConv> blocked;
-  if (pass == ConvPass::forward) {
+  // Both oneDNN forms on the same host arrays: each writes only its pass's output.
+  std::unique_ptr<OneDnnConv> plain, blocked;
+  int plain_at = -1, any_at = -1, data_reorder_at = -1, weights_reorder_at = -1;
+  const auto add = [&](const char *name, std::function<void()> run) {
+    candidates.push_back({name, std::move(run)});
+    return static_cast<int>(candidates.size()) - 1;
+  };
+  if (peers.nchw) {
+    plain = std::make_unique<OneDnnConv>(d, pass, false, ConvTensors{src.data(), wei.data(), dst.data()});
+    if (!plain->is_reference()) plain_at = add("onednn_nchw", [&] { plain->run(threads); });
+  }
+  if (peers.any) {
     blocked = std::make_unique<OneDnnConv>(d, pass, true, ConvTensors{src.data(), wei.data(), dst.data()});
-    candidates.push_back({"onednn_any", [&] { blocked->run(threads); }});
-    candidates.push_back({"onednn_any_reorders", [&] { blocked->reorder_in_out(threads); }});
+    if (!blocked->is_reference()) {
+      any_at = add("onednn_any", [&] { blocked->run(threads); });
+      if (blocked->has_data_reorders())
+        data_reorder_at = add("onednn_any_reorders", [&] { blocked->reorder_data(threads); });
+      if (blocked->has_weights_reorder())
+        weights_reorder_at = add("onednn_any_weights_reorder", [&] { blocked->reorder_weights(threads); });
+    }
   }
   const std::vector<Timing> t = time_interleaved(candidates, timing);
+  const auto median = [&](int at) { return at < 0 ? 0.0 : t[static_cast<size_t>(at)].summary().median; };
   ConvPointTiming p;
   p.record = context.last_op();
   p.flops = 2.0 * static_cast<double>(dst_n) * static_cast<double>(d.c / d.groups) * d.kh * d.kw;
   p.dlk_seconds = t[0].summary().median;
-  p.onednn_nchw_seconds = t[1].summary().median;
-  p.onednn_nchw_implementation = plain.implementation();
+  if (plain) {
+    p.onednn_nchw_seconds = median(plain_at);
+    p.onednn_nchw_implementation = plain->implementation() + (plain_at < 0 ? " (reference: not timed)" : "");
+  }
   if (blocked) {
-    p.onednn_any_seconds = t[2].summary().median;
-    p.onednn_reorder_seconds = t[3].summary().median;
-    p.onednn_any_implementation = blocked->implementation();
+    p.onednn_any_implementation = blocked->implementation() + (any_at < 0 ? " (reference: not timed)" : "");
+    if (any_at >= 0) {
+      p.onednn_any_seconds = median(any_at);
+      p.onednn_reorder_seconds = median(data_reorder_at);
+      p.onednn_weights_reorder_seconds = median(weights_reorder_at);
+    }
   }
   return p;
 }

@@ -1,7 +1,9 @@
 // One convolution point as `dlk-perf conv` and `dlk-perf report` time it: dlk's
-// NCHW call and oneDNN's forms (plain nchw; for forward also its own blocked
-// layouts and their per-call reorders) on copies of the same random data, on
-// the same thread count, interleaved; or dlk's forward alone.
+// NCHW call and oneDNN's forms (plain nchw; its own blocked layouts, and apart
+// the reorders to and from them that an NCHW framework pays) on copies of the
+// same random data, on the same thread count, interleaved; or dlk's forward
+// alone. A oneDNN form that runs oneDNN's reference code is not timed (int8
+// on plain nchw runs ref_int8 at about 0.15 GOP/s): its implementation says so.
 #pragma once
 
 #include <optional>
@@ -17,10 +19,11 @@ struct ConvPointTiming {
   dlk_op_record record{};  // dlk's last call: implementation, FLOPs, bytes
   double flops = 0;        // 2 x dst elements x (c / groups) x kh x kw
   double dlk_seconds = 0;  // median per call
-  double onednn_nchw_seconds = 0;  // median per call; 0 for time_conv_forward_alone
+  double onednn_nchw_seconds = 0;  // median per call; 0: not timed
   std::string onednn_nchw_implementation;
-  // Forward only: oneDNN in its blocked layouts, and its src-in + dst-out reorders.
-  std::optional<double> onednn_any_seconds, onednn_reorder_seconds;
+  // oneDNN in its blocked layouts; its data reorders (src / dst or their diffs,
+  // in and out) and its weights reorder (in, or diff out), 0 where none is needed.
+  std::optional<double> onednn_any_seconds, onednn_reorder_seconds, onednn_weights_reorder_seconds;
   std::string onednn_any_implementation;
   // On a device backend: cuDNN called directly instead (time_conv_point_device),
   // and max |dlk - cuDNN| / max |cuDNN| of the pass's output.
@@ -29,9 +32,14 @@ struct ConvPointTiming {
   double cudnn_relative_difference = 0;
 };
 
-// In the desc's types: f32 for every pass; bf16 and u8 x s8 -> s32 forward.
+// Which oneDNN forms a point times.
+struct ConvPeers {
+  bool nchw = true, any = true;
+};
+
+// In the desc's types: f32 and bf16 for every pass; u8 x s8 -> s32 forward.
 ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &desc, ConvPass pass,
-                                int threads, const TimingOptions &timing);
+                                int threads, const TimingOptions &timing, const ConvPeers &peers = {});
 
 // dlk against cuDNN called directly on the same device buffers (perf/peers/
 // cuda_peers.hpp), interleaved; f32 or bf16, NCHW.

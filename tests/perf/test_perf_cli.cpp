@@ -190,6 +190,13 @@ TEST_CASE("bad input names what is wrong and the valid choices", "[perf][cli]") 
   r = box.run("ceilings --no-such-option");
   CHECK(r.status != 0);
   CHECK(r.err.find("--no-such-option") != std::string::npos);
+  r = box.run("conv --sets lenet5 --layers conv9");
+  CHECK(r.status != 0);
+  CHECK(r.err.find("conv9") != std::string::npos);
+  CHECK(r.err.find("lenet5") != std::string::npos);
+  r = box.run("conv --onednn-max-isa avx1024");
+  CHECK(r.status != 0);
+  CHECK(r.err.find("avx512_core_bf16") != std::string::npos);
   r = box.run("gemm --dtypes f64");
   CHECK(r.status != 0);
   CHECK(r.err.find("f64") != std::string::npos);
@@ -323,18 +330,34 @@ TEST_CASE("each compute subcommand draws its points on the roofline and follows 
 
   doc = run_with_chart(box, "conv",
                        "--sets lenet5 --dtypes f32,int8 --passes fwd,bwd_data --min-seconds 0.01 --min-samples 1",
-                       "dlk-perf/conv/2",
+                       "dlk-perf/conv/3",
                        {"dlk-perf conv", "arithmetic intensity", "peer: onednn nchw", "conv2 f32 fwd n64",
                         "conv2 int8 fwd n64"});
   for (const char *key : {"fp32_flops_per_second", "bf16_flops_per_second", "int8_ops_per_second"})
     check_number(doc.at("peak"), key);
+  for (const char *key : {"version", "max_isa", "effective_isa"}) CHECK(doc.at("onednn").at(key).is_string());
+  CHECK(doc.at("onednn").at("max_isa") == "all");
+  // int8 backward data is named as not measured, not invented.
+  REQUIRE(doc.at("not_measured").size() == 1);
+  CHECK(doc.at("not_measured").at(0).get<std::string>().find("int8 bwd_data") == 0);
   // f32 every pass asked for, int8 forward only: lenet5's two layers.
   REQUIRE(doc.at("points").size() == 6);
   for (const auto &p : doc.at("points")) {
-    for (const char *key : {"batch", "flops", "dlk_flops_per_second", "onednn_nchw_flops_per_second",
-                            "ratio_to_onednn_nchw", "percent_of_peak"})
+    INFO(p.dump());
+    for (const char *key : {"batch", "flops", "dlk_flops_per_second", "percent_of_peak", "onednn_any_flops_per_second",
+                            "onednn_any_percent_of_peak", "ratio_to_onednn_any", "onednn_reorder_seconds",
+                            "onednn_weights_reorder_seconds", "ratio_to_onednn_any_with_data_reorders",
+                            "ratio_to_onednn_any_with_reorders"})
       check_number(p, key);
+    CHECK(p.at("onednn_any_implementation").is_string());
     CHECK((p.at("dtype") == "f32" || p.at("pass") == "fwd"));
+    // oneDNN 2.6 runs int8 on plain nchw with its reference code only: not timed.
+    if (p.at("dtype") == "f32") {
+      check_number(p, "ratio_to_onednn_nchw");
+    } else {
+      CHECK(p.at("ratio_to_onednn_nchw").is_null());
+      CHECK(p.at("onednn_nchw_implementation").get<std::string>().find("not timed") != std::string::npos);
+    }
   }
 
   doc = run_with_chart(box, "pool", "--batches 1 --passes fwd --min-seconds 0.01", "dlk-perf/pool/1",
