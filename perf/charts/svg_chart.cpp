@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -78,6 +79,30 @@ std::string decade_label(int exponent) {
   if (exponent >= 0 && exponent <= 4) return fmt::format("{}", static_cast<long>(std::pow(10, exponent)));
   if (exponent < 0 && exponent >= -3) return fmt::format("{:.{}f}", std::pow(10, exponent), -exponent);
   return fmt::format("1e{}", exponent);
+}
+
+LogLogChart log_log_chart(std::string title, std::string subtitle, std::string x_label, std::string y_label) {
+  LogLogChart chart;
+  chart.title = std::move(title);
+  chart.subtitle = std::move(subtitle);
+  chart.x_label = std::move(x_label);
+  chart.y_label = std::move(y_label);
+  return chart;
+}
+
+ChartLine series_line(std::string label, size_t index, const std::vector<XY> &points, AxisScale scale,
+                      bool dashed, LineLabel placement) {
+  ChartLine line{std::move(label), chart_color(index), {}, dashed, placement};
+  for (const XY &p : points) line.points.push_back({p.x * scale.x, p.y * scale.y});
+  return line;
+}
+
+ChartMarks series_marks(std::string label, size_t index, const std::vector<XY> &points, AxisScale scale,
+                        MarkShape shape, bool hollow) {
+  ChartMarks marks{std::move(label), chart_color(index), shape, hollow, {}};
+  for (const XY &p : points)
+    if (p.x > 0 && p.y > 0) marks.marks.push_back({{p.x * scale.x, p.y * scale.y}, ""});
+  return marks;
 }
 
 const char *chart_color(size_t index) {

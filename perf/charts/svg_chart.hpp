@@ -52,6 +52,23 @@ struct LogLogChart {
   double x_min = 0, x_max = 0, y_min = 0, y_max = 0;
 };
 
+// A chart with its titles and axis labels, nothing drawn yet.
+LogLogChart log_log_chart(std::string title, std::string subtitle, std::string x_label, std::string y_label);
+
+// What a chart's axes show per SI unit of its data: {8e-9, 1e3} draws bytes/s
+// as Gbit/s against seconds as ms.
+struct AxisScale {
+  double x = 1, y = 1;
+};
+
+// A series of a chart: coloured by its index (chart_color), its points scaled
+// to the axes. series_marks leaves out points that a log axis cannot show
+// (a coordinate not > 0); marks carry no label.
+ChartLine series_line(std::string label, size_t index, const std::vector<XY> &points, AxisScale scale = {},
+                      bool dashed = false, LineLabel placement = LineLabel::end);
+ChartMarks series_marks(std::string label, size_t index, const std::vector<XY> &points, AxisScale scale = {},
+                        MarkShape shape = MarkShape::circle, bool hollow = false);
+
 // Throws std::invalid_argument when there is nothing to draw or a value on a
 // log axis is not > 0 (a line's or mark's coordinates).
 std::string render_svg(const LogLogChart &chart, int width = 1000, int height = 620);
