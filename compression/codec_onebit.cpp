@@ -1,5 +1,5 @@
-// onebit (Seide et al. 2014): per block, the mean of the positive and of the
-// negative values (two f32), then one sign bit per element.
+// onebit (Seide et al. 2014): per block, the root mean square of the positive and
+// of the negative values (two f32, signed), then one sign bit per element.
 #include "compression/blocked_layout.hpp"
 #include "compression/codec.hpp"
 #include "compression/message_shape.hpp"

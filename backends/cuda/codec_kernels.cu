@@ -187,8 +187,9 @@ __global__ void __launch_bounds__(kOnebitThreads)
       const float v = r ? add_x86(x[i], r[i]) : x[i];
       if (Staged) staged[i] = v;
       const bool is_negative = v < 0.0f;
-      positive = add_x86(positive, codec::keep_or_zero(!is_negative, v));
-      negative = add_x86(negative, codec::keep_or_zero(is_negative, v));
+      const float square = codec::mul_x86(v, v);
+      positive = add_x86(positive, codec::keep_or_zero(!is_negative, square));
+      negative = add_x86(negative, codec::keep_or_zero(is_negative, square));
       negatives += is_negative;
     }
     // reduce_lanes16's order: lane l adds lane l + 8, then + 4, + 2, + 1.
@@ -197,17 +198,17 @@ __global__ void __launch_bounds__(kOnebitThreads)
       negative = add_x86(negative, __shfl_down_sync(mask, negative, step, kLanes));
       negatives += __shfl_down_sync(mask, negatives, step, kLanes);
     }
-    float positive_mean = 0.0f, negative_mean = 0.0f;
+    float positive_level = 0.0f, negative_level = 0.0f;
     if (lane == 0) {
       // Reads the block's input and residual again when a sum overflowed: before
       // any lane writes the residual, which waits for the shuffle below.
-      positive_mean = codec::onebit_group_mean(positive, len - negatives, x, r, len, false);
-      negative_mean = codec::onebit_group_mean(negative, negatives, x, r, len, true);
-      codec::store_le<float>(means + 8 * block, positive_mean);
-      codec::store_le<float>(means + 8 * block + 4, negative_mean);
+      positive_level = codec::onebit_group_level(positive, len - negatives, x, r, len, false);
+      negative_level = codec::onebit_group_level(negative, negatives, x, r, len, true);
+      codec::store_le<float>(means + 8 * block, positive_level);
+      codec::store_le<float>(means + 8 * block + 4, negative_level);
     }
-    positive_mean = __shfl_sync(mask, positive_mean, 0, kLanes);
-    negative_mean = __shfl_sync(mask, negative_mean, 0, kLanes);
+    positive_level = __shfl_sync(mask, positive_level, 0, kLanes);
+    negative_level = __shfl_sync(mask, negative_level, 0, kLanes);
 
     for (uint32_t base = 0; base < len; base += kLanes) {
       const uint32_t i = base + lane;
@@ -215,7 +216,7 @@ __global__ void __launch_bounds__(kOnebitThreads)
       if (i < len) {
         const float v = Staged ? staged[i] : (r ? add_x86(x[i], r[i]) : x[i]);
         is_negative = v < 0.0f;
-        if (r) r[i] = sub_x86(v, is_negative ? negative_mean : positive_mean);
+        if (r) r[i] = sub_x86(v, is_negative ? negative_level : positive_level);
       }
       const unsigned word = (__ballot_sync(mask, is_negative) >> (16 * half)) & 0xFFFFu;
       if (lane == 0) {

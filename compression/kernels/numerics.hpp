@@ -71,32 +71,48 @@ DLK_CODEC_HD inline float keep_or_zero(bool keep, float v) {
 }
 
 // v < 0 goes to the negative group; everything else (+-0, NaN) to the positive.
-DLK_CODEC_HD inline float onebit_mean(float sum, uint32_t count) {
-  return count ? div_x86(sum, static_cast<float>(count)) : 0.0f;
-}
-
-// The mean of one sign group of a block, given the group's lane sum (from
-// reduce_lanes16). A sum of large finite values can overflow f32 (1024 values of
-// 4e35 pass FLT_MAX) although their mean is finite: then the sum is taken again,
-// in the same lane order, of the values scaled by 2^-32 (exact for every value
-// above 2^-94; smaller ones cannot matter next to a sum past 2^128), and the mean
-// scaled back. An inf or NaN in the group stays non-finite. The vector tiers have
-// bit-identical lane sums, so they take this scalar path in the same blocks.
-DLK_CODEC_HD inline float onebit_group_mean(float sum, uint32_t count, const float *x, const float *r,
-                               size_t len, bool negative_group) {
-  if (std::isfinite(sum) || count == 0) return onebit_mean(sum, count);
-  float lanes[kGroup] = {};
-  for (size_t i = 0; i < len; ++i) {
-    const float v = r ? add_x86(x[i], r[i]) : x[i];
-    lanes[i % kGroup] =
-        add_x86(lanes[i % kGroup], keep_or_zero((v < 0.0f) == negative_group, mul_x86(v, 0x1p-32f)));
+//
+// A group's reconstruction value is the root mean square of its values, with the
+// group's sign (DeepSpeed's 1-bit scale, norm / sqrt(n), per sign group), not
+// their mean (1-bit SGD's least-squares choice). Under error feedback the value
+// must reach the largest |v| of the group for the time average to be exact; the
+// mean gets there only by inflating every residual, which then grows without
+// bound (about sqrt(calls) for a fixed gradient: 11x the gradient after 200
+// calls) and LeNet-5 stopped learning; the RMS weighs the large values that the
+// residual piles up, so the residual stays within about 3x the gradient and the
+// average converges as 1/calls (docs/compression.md, error feedback).
+//
+// The vector tiers accumulate v * v in the lanes of reduce_lanes16, so the lane
+// sums are bit-identical in every tier. When that sum overflows (values above
+// about 1e18) or is below FLT_MIN (values below about 1e-19, or all zero), the
+// squares are summed again in the same lane order of the values scaled by 2^-80
+// or 2^80 (no overflow up to the largest block; only values that cannot matter
+// next to the others lose bits), and the RMS scaled back. An inf or NaN in the
+// group keeps the value non-finite (a NaN is returned as the lane sum made it, before any sqrt,
+// so that every tier and the device give its same bits).
+DLK_CODEC_HD inline float onebit_group_level(float sum_of_squares, uint32_t count, const float *x,
+                                             const float *r, size_t len, bool negative_group) {
+  if (count == 0) return 0.0f;
+  const float n = static_cast<float>(count);
+  float level;
+  if (std::isfinite(sum_of_squares) && sum_of_squares >= FLT_MIN) {
+    level = std::sqrt(div_x86(sum_of_squares, n));
+  } else {
+    const bool overflow = !std::isfinite(sum_of_squares);
+    const float scale = overflow ? 0x1p-80f : 0x1p80f;
+    float lanes[kGroup] = {};
+    for (size_t i = 0; i < len; ++i) {
+      const float v = mul_x86(r ? add_x86(x[i], r[i]) : x[i], scale);
+      lanes[i % kGroup] =
+          add_x86(lanes[i % kGroup], keep_or_zero((v < 0.0f) == negative_group, mul_x86(v, v)));
+    }
+    const float scaled = reduce_lanes16(lanes);
+    if (std::isnan(scaled)) return scaled;
+    level = mul_x86(std::sqrt(div_x86(scaled, n)), overflow ? 0x1p80f : 0x1p-80f);
+    // Rounding may put the RMS of values near FLT_MAX just past it.
+    if (std::isinf(level) && std::isfinite(scaled)) level = FLT_MAX;
   }
-  const float scaled = div_x86(reduce_lanes16(lanes), static_cast<float>(count));
-  const float mean = mul_x86(scaled, 0x1p32f);
-  // Rounding in the sum may put a mean of values near FLT_MAX just past it.
-  if (std::isinf(mean) && std::isfinite(scaled))
-    return std::copysign(FLT_MAX, scaled);
-  return mean;
+  return negative_group ? -level : level;
 }
 
 // The sign bits of a group of 16 elements are two bytes at element index / 8; a

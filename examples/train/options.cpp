@@ -41,6 +41,9 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   bool no_error_feedback = false;
   app.add_flag("--no-error-feedback", no_error_feedback,
                "Drop the compression error every step (zero the all-reduce residuals)");
+  app.add_option("--block-size", o.block_size,
+                 "onebit, int8, int4: elements per codec block (multiple of 16; 0: the codec's "
+                 "default, 1024, 256, 128)");
   app.add_option("--topk-fraction", o.topk_fraction, "topk: fraction of elements sent")
       ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--bucket-mb", o.bucket_mb, "Gradient bucket size in MiB (as DDP's bucket_cap_mb)")

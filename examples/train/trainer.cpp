@@ -23,6 +23,7 @@ dlk_comm_config sync_config(const Options &o) {
   c.average = 0;  // the loss is already divided by the global batch
   c.topk_fraction = o.topk_fraction;
   c.seed = o.seed;
+  c.block_size = o.block_size;
   return c;
 }
 

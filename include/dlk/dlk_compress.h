@@ -8,8 +8,8 @@
  *
  * | algorithm | payload                                                  | error feedback |
  * |-----------|----------------------------------------------------------|----------------|
- * | onebit    | per block: mean of the positives and of the negatives;   | yes            |
- * |           | one sign bit per element (Seide et al. 2014)             |                |
+ * | onebit    | per block: root mean square of the positives and of the  | yes            |
+ * |           | negatives; one sign bit per element (Seide et al. 2014)  |                |
  * | topk      | the k largest magnitudes as (index, value) pairs         | yes            |
  * | int8/int4 | per block: one scale (max |x| / 127 or / 7); one code per | optional       |
  * |           | element, round to nearest even or stochastic             |                |

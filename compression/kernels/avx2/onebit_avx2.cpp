@@ -29,24 +29,25 @@ void onebit_encode(const float *input, float *residual, size_t count, size_t blo
       const Pair v = load_v(x + g, r ? r + g : nullptr, m);
       const __m256 lo_negative = _mm256_cmp_ps(v.lo, zero, _CMP_LT_OQ);
       const __m256 hi_negative = _mm256_cmp_ps(v.hi, zero, _CMP_LT_OQ);
-      positive.lo = _mm256_add_ps(positive.lo, _mm256_andnot_ps(lo_negative, v.lo));
-      positive.hi = _mm256_add_ps(positive.hi, _mm256_andnot_ps(hi_negative, v.hi));
-      negative.lo = _mm256_add_ps(negative.lo, _mm256_and_ps(lo_negative, v.lo));
-      negative.hi = _mm256_add_ps(negative.hi, _mm256_and_ps(hi_negative, v.hi));
+      const __m256 lo_square = _mm256_mul_ps(v.lo, v.lo), hi_square = _mm256_mul_ps(v.hi, v.hi);
+      positive.lo = _mm256_add_ps(positive.lo, _mm256_andnot_ps(lo_negative, lo_square));
+      positive.hi = _mm256_add_ps(positive.hi, _mm256_andnot_ps(hi_negative, hi_square));
+      negative.lo = _mm256_add_ps(negative.lo, _mm256_and_ps(lo_negative, lo_square));
+      negative.hi = _mm256_add_ps(negative.hi, _mm256_and_ps(hi_negative, hi_square));
       const uint32_t bits = bits_of(lo_negative, hi_negative);
       negatives += static_cast<uint32_t>(__builtin_popcount(bits));
       store_group_bits(sign_bits + (start + g) / 8, bits, m.full ? kGroup : len - g);
     });
-    const float positive_mean = onebit_group_mean(
+    const float positive_level = onebit_group_level(
         reduce_lanes16(positive), static_cast<uint32_t>(len) - negatives, x, r, len, false);
-    const float negative_mean =
-        onebit_group_mean(reduce_lanes16(negative), negatives, x, r, len, true);
-    store_le<float>(block_means + 8 * block, positive_mean);
-    store_le<float>(block_means + 8 * block + 4, negative_mean);
+    const float negative_level =
+        onebit_group_level(reduce_lanes16(negative), negatives, x, r, len, true);
+    store_le<float>(block_means + 8 * block, positive_level);
+    store_le<float>(block_means + 8 * block + 4, negative_level);
 
     if (!r) continue;
     // Second sweep over the block, from L1/L2: residual = v - reconstruction.
-    const __m256 pos = _mm256_set1_ps(positive_mean), neg = _mm256_set1_ps(negative_mean);
+    const __m256 pos = _mm256_set1_ps(positive_level), neg = _mm256_set1_ps(negative_level);
     for_each_group(len, [&](size_t g, const PairMask &m) {
       const Pair v = load_v(x + g, r + g, m);
       const __m256 lo = _mm256_blendv_ps(pos, neg, _mm256_cmp_ps(v.lo, zero, _CMP_LT_OQ));

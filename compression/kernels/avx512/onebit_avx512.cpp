@@ -18,22 +18,23 @@ void onebit_encode(const float *input, float *residual, size_t count, size_t blo
     for_each_group(len, [&](size_t g, __mmask16 m) {
       const __m512 v = load_v(x + g, r ? r + g : nullptr, m);
       const __mmask16 is_negative = _mm512_mask_cmp_ps_mask(m, v, zero, _CMP_LT_OQ);
+      const __m512 square = _mm512_mul_ps(v, v);
       positive = _mm512_add_ps(positive,
-                               _mm512_maskz_mov_ps(static_cast<__mmask16>(~is_negative), v));
-      negative = _mm512_add_ps(negative, _mm512_maskz_mov_ps(is_negative, v));
+                               _mm512_maskz_mov_ps(static_cast<__mmask16>(~is_negative), square));
+      negative = _mm512_add_ps(negative, _mm512_maskz_mov_ps(is_negative, square));
       negatives += static_cast<uint32_t>(__builtin_popcount(is_negative));
       store_group_bits(sign_bits + (start + g) / 8, is_negative, m == 0xFFFF ? kGroup : len - g);
     });
-    const float positive_mean = onebit_group_mean(
+    const float positive_level = onebit_group_level(
         reduce_lanes16(positive), static_cast<uint32_t>(len) - negatives, x, r, len, false);
-    const float negative_mean =
-        onebit_group_mean(reduce_lanes16(negative), negatives, x, r, len, true);
-    store_le<float>(block_means + 8 * block, positive_mean);
-    store_le<float>(block_means + 8 * block + 4, negative_mean);
+    const float negative_level =
+        onebit_group_level(reduce_lanes16(negative), negatives, x, r, len, true);
+    store_le<float>(block_means + 8 * block, positive_level);
+    store_le<float>(block_means + 8 * block + 4, negative_level);
 
     if (!r) continue;
     // Second sweep over the block, from L1/L2: residual = v - reconstruction.
-    const __m512 pos = _mm512_set1_ps(positive_mean), neg = _mm512_set1_ps(negative_mean);
+    const __m512 pos = _mm512_set1_ps(positive_level), neg = _mm512_set1_ps(negative_level);
     for_each_group(len, [&](size_t g, __mmask16 m) {
       const __m512 v = load_v(x + g, r + g, m);
       const __mmask16 is_negative = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);

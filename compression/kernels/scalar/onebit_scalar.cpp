@@ -20,24 +20,25 @@ void onebit_encode(const float *input, float *residual, size_t count, size_t blo
       for (size_t i = 8 * byte; i < 8 * byte + 8 && i < len; ++i) {
         const float v = r ? x[i] + r[i] : x[i];
         const bool is_negative = v < 0.0f;
-        positive[i % kGroup] += keep_or_zero(!is_negative, v);
-        negative[i % kGroup] += keep_or_zero(is_negative, v);
+        const float square = mul_x86(v, v);
+        positive[i % kGroup] += keep_or_zero(!is_negative, square);
+        negative[i % kGroup] += keep_or_zero(is_negative, square);
         negatives += is_negative;
         packed |= static_cast<unsigned>(is_negative) << (i % 8);
       }
       bits[byte] = static_cast<uint8_t>(packed);
     }
-    const float positive_mean = onebit_group_mean(
+    const float positive_level = onebit_group_level(
         reduce_lanes16(positive), static_cast<uint32_t>(len) - negatives, x, r, len, false);
-    const float negative_mean =
-        onebit_group_mean(reduce_lanes16(negative), negatives, x, r, len, true);
-    store_le<float>(block_means + 8 * block, positive_mean);
-    store_le<float>(block_means + 8 * block + 4, negative_mean);
+    const float negative_level =
+        onebit_group_level(reduce_lanes16(negative), negatives, x, r, len, true);
+    store_le<float>(block_means + 8 * block, positive_level);
+    store_le<float>(block_means + 8 * block + 4, negative_level);
 
     if (!r) continue;
     for (size_t i = 0; i < len; ++i) {
       const float v = x[i] + r[i];
-      r[i] = v - (v < 0.0f ? negative_mean : positive_mean);
+      r[i] = v - (v < 0.0f ? negative_level : positive_level);
     }
   }
 }
