@@ -26,6 +26,7 @@
 #include "comm/polite_wait.hpp"
 #include "comm/segments.hpp"
 #include "comm/stopwatch.hpp"
+#include "comm/streaming_output.hpp"
 
 namespace dlk::comm {
 namespace {
@@ -90,12 +91,16 @@ class TwoPhase {
       in += p_ * chunk.capacity;
       longest = std::max<uint64_t>(longest, chunk.length);
     }
+    if (stream_)  // the staging of every owner's decoded chunk
+      for (const auto &segment : chunks_)
+        for (const Chunk &chunk : segment) longest = std::max<uint64_t>(longest, chunk.length);
     scratch_.outgoing.resize(out);
     scratch_.incoming.resize(in);
     scratch_.gathered.resize(gathered);
     // One chunk's sum, reused by every chunk: it stays in the L2 from the decode of
     // the P messages through the re-encode, instead of a segment-long array whose
     // every line is read from memory and written back (32 MiB each way at P = 2).
+    // The decoded results are staged in it too (comm/streaming_output.hpp).
     scratch_.sum.resize(longest);
   }
 
@@ -197,10 +202,14 @@ class TwoPhase {
     }
   }
 
+  // Into the caller's buffer, through the staging when the result streams (the
+  // owner's sum has been encoded by then: the staging is free).
   void decode(const uint8_t *message, uint64_t size, const Chunk &chunk) {
+    float *out = c_.data + chunk.begin;
     timed(c_.report.decode_seconds, [&] {
-      check_codec(c_.call, dlk_compress_decode(message, size, c_.data + chunk.begin,
-                                               chunk.length));
+      float *to = stream_ ? scratch_.sum.data() : out;
+      check_codec(c_.call, dlk_compress_decode(message, size, to, chunk.length));
+      if (stream_) copy_streaming(out, to, chunk.length);
     });
   }
 
@@ -226,6 +235,7 @@ class TwoPhase {
   const Collective &c_;
   const int p_, r_;
   const Span mine_;
+  const bool stream_ = streams_result(c_.count);
   float *worker_residual_, *server_residual_;
   Scratch &scratch_;
   PipelineRequests &requests_;

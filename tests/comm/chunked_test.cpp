@@ -104,3 +104,26 @@ TEST_CASE("DLK_COMM_CHUNK_BYTES out of range is an error naming it", "[comm][com
         std::string::npos);
   unsetenv("DLK_COMM_CHUNK_BYTES");
 }
+
+// Results of 48 MiB and more are decoded into a chunk-long staging buffer and
+// streamed to the caller's (comm/streaming_output.hpp): the bits of the one-chunk
+// call (whose staging is the whole segment), on every rank, residuals carried over.
+TEST_CASE("chunked compressed all-reduce of a streamed result", "[comm][compressed][chunks]") {
+  dlk::comm::Communicator chunked = communicator_with_chunk("1048576");
+  dlk::comm::Communicator whole = communicator_with_chunk(kOneChunk);
+  const int r = chunked.rank();
+  const uint64_t count = (uint64_t(48) << 20) / 4 + 4099;  // divisible by neither chunk nor P
+  for (const dlk_comm_algorithm algorithm : {DLK_COMM_ALGO_ONEBIT, DLK_COMM_ALGO_INT4}) {
+    CAPTURE(dlk_comm_algorithm_name(algorithm));
+    const dlk_comm_config c = config_of(algorithm, true);
+    dlk::comm::Buffer a(chunked, count, c), b(whole, count, c);
+    for (int call = 0; call < 2; ++call) {
+      std::vector<float> x(count), y(count);
+      for (uint64_t i = 0; i < count; ++i) x[i] = y[i] = random_value(r, i, call);
+      a.allreduce(x.data());
+      b.allreduce(y.data());
+      CHECK(same_on_all_ranks(x));
+      CHECK(same_bits(x, y));
+    }
+  }
+}

@@ -6,6 +6,7 @@
 // (now fuzzed: fuzz_comm_messages).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "comm/error.hpp"
 #include "comm/message_frames.hpp"
 #include "comm/message_pieces.hpp"
+#include "comm/streaming_output.hpp"
 #include "dlk/dlk_compress.hpp"
 
 using dlk::comm::Chunk;
@@ -179,4 +181,21 @@ TEST_CASE("a message travels as pieces below the eager limit that join up", "[co
       CHECK(std::string(e.what()).find("rank 3") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("a streamed result is the bits of its staging, at any alignment", "[comm][stream]") {
+  std::vector<float> from(300), to(300 + 8);
+  for (size_t i = 0; i < from.size(); ++i) {
+    const uint32_t bits = 0x9E3779B9u * static_cast<uint32_t>(i + 1);  // NaNs, infs, -0 too
+    std::memcpy(&from[i], &bits, 4);
+  }
+  for (size_t shift = 0; shift < 4; ++shift)
+    for (const size_t count : {size_t(0), size_t(1), size_t(3), size_t(4), size_t(7), size_t(300)}) {
+      CAPTURE(shift, count);
+      std::fill(to.begin(), to.end(), 7.0f);
+      dlk::comm::copy_streaming(to.data() + shift, from.data(), count);
+      CHECK(std::memcmp(to.data() + shift, from.data(), 4 * count) == 0);
+      for (size_t i = 0; i < to.size(); ++i)
+        if (i < shift || i >= shift + count) CHECK(to[i] == 7.0f);
+    }
 }
