@@ -124,7 +124,7 @@ DLK_COMPRESS_API const char *dlk_compress_algorithm_name(dlk_codec_algorithm alg
  * pointer stays valid until the next dlk_compress call on this thread. */
 DLK_COMPRESS_API const char *dlk_compress_last_error(void);
 
-/* Defaults: block_size 1024 (onebit), 256 (int8), 128 (int4), 0 otherwise;
+/* Defaults: block_size 128 (onebit), 256 (int8), 128 (int4), 0 otherwise;
  * round to nearest even; seed, step, rank 0; topk exact with fraction 0.01. */
 DLK_COMPRESS_API dlk_codec_status dlk_compress_params_init(dlk_codec_params *params,
                                                            dlk_codec_algorithm algorithm);

@@ -14,7 +14,7 @@ using namespace dlk_test;
 
 namespace {
 
-// The smallest chunk (1024 floats, more for onebit's 1024-element blocks) and
+// The smallest chunk (1024 floats, whole blocks of every codec) and
 // the largest (every buffer here one chunk).
 constexpr const char *kSmallChunk = "4096", *kOneChunk = "268435456";
 

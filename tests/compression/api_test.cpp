@@ -20,7 +20,7 @@ void expect_invalid(dlk_codec_status status, const std::string &needle) {
 }  // namespace
 
 TEST_CASE("params_init fills the documented defaults", "[compression][api]") {
-  CHECK(dlk::compress::params(DLK_CODEC_ONEBIT).block_size == 1024);
+  CHECK(dlk::compress::params(DLK_CODEC_ONEBIT).block_size == 128);
   CHECK(dlk::compress::params(DLK_CODEC_INT8).block_size == 256);
   CHECK(dlk::compress::params(DLK_CODEC_INT4).block_size == 128);
   const dlk_codec_params topk = dlk::compress::params(DLK_CODEC_TOPK);
