@@ -5,6 +5,7 @@
 
 #include "comm/algorithm.hpp"
 #include "comm/error.hpp"
+#include "comm/polite_wait.hpp"
 
 namespace dlk::comm {
 namespace {
@@ -43,9 +44,15 @@ std::string disagreements(const std::vector<Field> &fields, const std::vector<in
 double agree(MPI_Comm comm, const char *call, const std::vector<Field> &fields) {
   std::vector<int64_t> values = agreement_message(fields);
   const auto start = std::chrono::steady_clock::now();
-  check_mpi(call, "MPI_Allreduce (argument check)",
-            MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
-                          MPI_INT64_T, MPI_MAX, comm));
+  // Non-blocking and waited for politely: this is where a rank waits for the slowest one
+  // (a whole backward pass of skew, in training), and MPI_Allreduce would busy-poll a core
+  // through it that the other rank's computation may need (the DDP hook's steps went
+  // 1.58x DDP's own on 2 shared cores, docs/python.md).
+  MPI_Request request;
+  check_mpi(call, "MPI_Iallreduce (argument check)",
+            MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                           MPI_INT64_T, MPI_MAX, comm, &request));
+  polite_wait(call, request, MPI_STATUS_IGNORE);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string found = disagreements(fields, values);

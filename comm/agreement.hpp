@@ -1,8 +1,9 @@
 // The header every collective exchanges first: each rank contributes the
 // arguments of its call, and all ranks learn whether they agree, in one small
-// MPI_Allreduce (of the values and their complements, with MPI_MAX: the maximum
-// and minimum of each field). Ranks that disagree all throw DLK_COMM_MISMATCH
-// naming the field, instead of starting transfers that cannot match.
+// MPI_Iallreduce (of the values and their complements, with MPI_MAX: the maximum
+// and minimum of each field), waited for by polite_wait, not MPI's busy-poll.
+// Ranks that disagree all throw DLK_COMM_MISMATCH naming the field, instead of
+// starting transfers that cannot match.
 #pragma once
 
 #include <cstdint>

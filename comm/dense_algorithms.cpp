@@ -4,6 +4,7 @@
 
 #include "comm/algorithms.hpp"
 #include "comm/error.hpp"
+#include "comm/polite_wait.hpp"
 #include "comm/stopwatch.hpp"
 
 namespace dlk::comm {
@@ -27,8 +28,11 @@ void divide(float *data, uint64_t count, int size) {
 void allreduce_native(const Collective &c) {
   timed(c.report.network_seconds, [&] {
     in_pieces(c.count, [&](uint64_t begin, int n) {
-      check_mpi(c.call, "MPI_Allreduce",
-                MPI_Allreduce(MPI_IN_PLACE, c.data + begin, n, MPI_FLOAT, MPI_SUM, c.comm));
+      MPI_Request request;
+      check_mpi(c.call, "MPI_Iallreduce",
+                MPI_Iallreduce(MPI_IN_PLACE, c.data + begin, n, MPI_FLOAT, MPI_SUM, c.comm,
+                               &request));
+      polite_wait(c.call, request, MPI_STATUS_IGNORE);
     });
   });
   if (c.average) timed(c.report.decode_seconds, [&] { divide(c.data, c.count, c.size); });
