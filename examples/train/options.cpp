@@ -46,8 +46,10 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
                  "default, 1024, 256, 128)");
   app.add_option("--topk-fraction", o.topk_fraction, "topk: fraction of elements sent")
       ->check(CLI::Range(1e-6, 1.0));
-  app.add_option("--bucket-mb", o.bucket_mb, "Gradient bucket size in MiB (as DDP's bucket_cap_mb)")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--bucket-mb", o.bucket_mb,
+                 "Gradient bucket size in MiB (as DDP's bucket_cap_mb); 0: a quarter of the "
+                 "model's gradients, from 64 KiB to 25 MiB, so that backward overlaps them")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--backend", o.backend, "cpu, fpga_sim, cuda (default: DLK_BACKEND, else cpu)");
   app.add_option("--dtype", o.dtype, "f32, or bf16 (bf16 conv/GEMM, f32 master weights)")
       ->check(CLI::IsMember({"f32", "bf16"}));

@@ -25,7 +25,7 @@ struct Options {
   bool error_feedback = true;
   double topk_fraction = 0.01;
   uint32_t block_size = 0;  // onebit, int8, int4: elements per codec block; 0: the codec's default
-  double bucket_mb = 25.0;
+  double bucket_mb = 0;  // 0: auto_bucket_bytes (trainer.cpp)
   std::string backend;  // "" : DLK_BACKEND, else cpu
   std::string dtype = "f32";
   std::string save, resume;

@@ -65,7 +65,7 @@ nlohmann::ordered_json run_json(const RunContext &run, const RunRecord &record) 
                  {"test_images", run.test_images},
                  {"algorithm", o.algorithm},
                  {"error_feedback", o.error_feedback},
-                 {"bucket_bytes", static_cast<uint64_t>(o.bucket_mb * (1 << 20))},
+                 {"bucket_bytes", record.bucket_bytes},
                  {"buckets", record.buckets},
                  {"backend", run.info.backend},
                  {"device", run.info.device},

@@ -62,6 +62,7 @@ struct RunRecord {
   std::vector<StepTimeline> timeline;
   int64_t first_step = 0, last_step = 0;  // the run trained steps [first_step, last_step)
   int buckets = 0;
+  uint64_t bucket_bytes = 0;  // the synchronizer's bucket size (--bucket-mb, or auto)
   double wall_seconds = 0;
 };
 

@@ -27,6 +27,19 @@ dlk_comm_config sync_config(const Options &o) {
   return c;
 }
 
+// --bucket-mb, or by default a quarter of the model's gradient bytes, from 64 KiB
+// to 25 MiB (DDP's bucket_cap_mb): with one bucket (LeNet-5's 241 KB under 25 MiB)
+// nothing is all-reduced until backward ends; with about four, the last layers'
+// buckets travel while the first layers' backward runs (as DDP's 1 MiB first
+// bucket does for models above 25 MiB). docs/training.md measures the difference.
+uint64_t bucket_bytes(const Options &o, Network &network) {
+  if (o.bucket_mb > 0) return static_cast<uint64_t>(o.bucket_mb * static_cast<double>(1 << 20));
+  uint64_t bytes = 0;
+  for (const auto &layer : network.layers())
+    for (const Parameter *p : layer->parameters()) bytes += 4 * p->grad.size();
+  return std::clamp<uint64_t>(bytes / 4, uint64_t(64) << 10, uint64_t(25) << 20);
+}
+
 int comm_rank(const dlk::comm::Communicator &c) { return c.rank(); }
 int comm_size(const dlk::comm::Communicator &c) { return c.size(); }
 
@@ -57,8 +70,8 @@ Trainer::Trainer(const Options &options, const ModelSpec &model, const Dataset &
       ops_(options.backend, options.threads, options.stage_operands),
       network_(model, local_batch_ > 0 ? local_batch_ : 1,
                options.dtype == "bf16" ? Precision::bf16 : Precision::f32),
-      sync_(comm, sync_config(options),
-            static_cast<uint64_t>(options.bucket_mb * static_cast<double>(1 << 20))) {
+      bucket_bytes_(bucket_bytes(options, network_)),
+      sync_(comm, sync_config(options), bucket_bytes_) {
   if (options.batch < ranks_)
     throw AgreedError("--batch " + std::to_string(options.batch) + " is smaller than the " +
                       std::to_string(ranks_) + " ranks: every rank needs a sample");
@@ -207,6 +220,7 @@ RunRecord Trainer::run(const std::function<void(const EpochRow &)> &on_epoch) {
   RunRecord record;
   record.first_step = step_;
   record.buckets = static_cast<int>(sync_.bucket_count());
+  record.bucket_bytes = bucket_bytes_;
   int64_t last = static_cast<int64_t>(options_.epochs) * steps_per_epoch_;
   if (options_.steps > 0) last = std::min<int64_t>(last, options_.steps);
   // Steps of the timeline: spread over the run, never its first (warm-up).

@@ -57,6 +57,7 @@ class Trainer {
   int64_t local_batch_ = 0, shard_begin_ = 0, steps_per_epoch_ = 0;
   Ops ops_;
   Network network_;
+  uint64_t bucket_bytes_;  // before sync_, which is made with it
   dlk::comm::Synchronizer sync_;
   std::map<const Parameter *, uint32_t> gradient_index_;
   std::vector<int32_t> labels_;
