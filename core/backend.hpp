@@ -32,6 +32,7 @@ struct BackendConfig {
   void *stream = nullptr;
   bool allow_tf32 = false;  // cuda: f32 GEMM/conv may use TF32 tensor cores (opt-in)
   bool cuda_conv_im2col = false;  // cuda: float conv2d forward by dlk's im2col + cuBLASLt, not cuDNN
+  bool cuda_deterministic = true;  // cuda: cuDNN algorithms by heuristic, deterministic ones only
   CpuGemmPath cpu_gemm = CpuGemmPath::rule;  // cpu: f32 dlk_gemm blocked, unpacked or by the rule
 };
 
@@ -134,7 +135,7 @@ std::unique_ptr<Backend> make_host_compute_backend(const BackendConfig &config);
 // A backend built as a separate module (libdlk_<name>.so) exports this C symbol,
 // which core finds with dlsym after dlopen. api_version guards against a module
 // built from another dlk. On refusal it returns NULL with *status and error set.
-#define DLK_BACKEND_MODULE_API_VERSION 2
+#define DLK_BACKEND_MODULE_API_VERSION 3
 #define DLK_BACKEND_MODULE_ENTRY "dlk_backend_module_create"
 using BackendModuleCreateFn = Backend *(*)(int api_version, const BackendConfig *config,
                                            dlk_status *status, char *error, size_t error_size);

@@ -109,6 +109,9 @@ const std::vector<EnvVar> &env_vars() {
        "the cuda backend's float conv2d forward: cuDNN, or dlk's im2col kernel feeding cuBLASLt"},
       {"DLK_CUDA_TF32", "0, 1", "0",
        "1: the cuda backend may run f32 GEMM and conv on TF32 tensor cores (faster, less precise)"},
+      {"DLK_CUDA_DETERMINISTIC", "0, 1", "1",
+       "0: the cuda backend's conv2d takes cuDNN's timed fastest algorithm, atomics included (same bits "
+       "run to run no longer promised)"},
   };
   return vars;
 }
@@ -181,6 +184,8 @@ ContextConfig resolve_context_config(const dlk_context_options *options) {
 
   if (const auto conv = env::read("DLK_CUDA_CONV"))
     cfg.backend_config.cuda_conv_im2col = choice(*conv, "DLK_CUDA_CONV", kCudaConvs) == "im2col";
+  if (const auto deterministic = env::read("DLK_CUDA_DETERMINISTIC"))
+    cfg.backend_config.cuda_deterministic = parse_int(*deterministic, "DLK_CUDA_DETERMINISTIC", 0, 1) == 1;
 
   if (o.allow_tf32 < -1 || o.allow_tf32 > 1)
     throw_invalid(kCall, "options->allow_tf32", "must be -1 (from DLK_CUDA_TF32), 0 or 1");

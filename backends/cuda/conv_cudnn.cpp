@@ -59,22 +59,26 @@ bool within_contract(cudnnConvolutionBwdFilterAlgo_t a) {
          a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3;
 }
 
-// Picks the fastest result (cuDNN sorts them by time) that succeeded and keeps the contract.
-// The non-deterministic backward algorithms add partial sums atomically in the output's type,
-// which for f16/bf16 rounds every partial sum (up to 16x the bound on an H100): 16-bit types take
-// deterministic ones only. A result that needs operands converted to f16 is never taken.
+// Picks the first result (cuDNN sorts them: by measured time after a search, by predicted
+// speed from its heuristics) that succeeded, keeps the contract and fits the search workspace.
+// The non-deterministic backward algorithms add partial sums atomically, in an order that changes
+// from run to run, and in the output's type, which for f16/bf16 rounds every partial sum (up to
+// 16x the bound on an H100): 16-bit types take deterministic ones only, and so does f32 unless
+// DLK_CUDA_DETERMINISTIC=0. A result that needs operands converted to f16 is never taken.
 template <class Perf>
-const Perf &fastest(const std::vector<Perf> &results, int returned, dlk_dtype type) {
+const Perf &first_allowed(const std::vector<Perf> &results, int returned, dlk_dtype type, bool deterministic) {
   for (int i = 0; i < returned; ++i) {
     const Perf &r = results[static_cast<size_t>(i)];
     if (r.status != CUDNN_STATUS_SUCCESS || !within_contract(r.algo)) continue;
-    if (r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) continue;
-    if (type != DLK_DTYPE_F32 && r.determinism != CUDNN_DETERMINISTIC) continue;
+    if (r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION || r.memory > kSearchWorkspaceBytes) continue;
+    if ((deterministic || type != DLK_DTYPE_F32) && r.determinism != CUDNN_DETERMINISTIC) continue;
     return r;
   }
   throw core::Error(DLK_STATUS_UNSUPPORTED,
-                    "cuda: cuDNN found no algorithm within dlk's numerics contract for this convolution "
-                    "(shape, groups, dilation and type)");
+                    std::string("cuda: cuDNN has no ") + (deterministic ? "deterministic " : "") +
+                        "algorithm within dlk's numerics contract for this convolution (shape, groups, "
+                        "dilation and type)" +
+                        (deterministic && type == DLK_DTYPE_F32 ? "; DLK_CUDA_DETERMINISTIC=0 allows the others" : ""));
 }
 
 }  // namespace
@@ -94,8 +98,8 @@ struct CudnnConv::Plan {
   }
 };
 
-CudnnConv::CudnnConv(cudaStream_t stream, bool allow_tf32)
-    : stream_(stream), allow_tf32_(allow_tf32), workspace_(stream) {
+CudnnConv::CudnnConv(cudaStream_t stream, bool allow_tf32, bool deterministic)
+    : stream_(stream), allow_tf32_(allow_tf32), deterministic_(deterministic), workspace_(stream) {
   check_cudnn(cudnnCreate(&handle_), "cudnnCreate (is cuDNN 9 installed?)");
   check_cudnn(cudnnSetStream(handle_, stream_), "cudnnSetStream");
 }
@@ -151,34 +155,57 @@ void CudnnConv::search(Plan &p, ConvDirection direction, const core::Conv2dArgs 
       check_cudnn(cudnnSetConvolutionMathType(p.conv, best.mathType),
                   "cudnnSetConvolutionMathType (chosen algorithm)");
   };
-  void *workspace = workspace_.get(kSearchWorkspaceBytes);
+  // Deterministic (the default): cuDNN's heuristics rank the algorithms from the shape alone, so
+  // every run, and a run resumed from a checkpoint, takes the same one; a timed search ranks by
+  // measured times, which change from run to run, and algorithms that are each deterministic do
+  // not add in the same order as each other.
+  const dlk_dtype type = a.desc.src_type;
+  void *workspace = deterministic_ ? nullptr : workspace_.get(kSearchWorkspaceBytes);
   int returned = 0;
   switch (direction) {
     case ConvDirection::forward: {
       std::vector<cudnnConvolutionFwdAlgoPerf_t> results(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
-      check_cudnn(cudnnFindConvolutionForwardAlgorithmEx(handle_, p.x, a.src, p.w, a.weights, p.conv, p.y, a.dst,
-                                                         int(results.size()), &returned, results.data(), workspace,
-                                                         kSearchWorkspaceBytes),
-                  "cudnnFindConvolutionForwardAlgorithmEx");
-      take(fastest(results, returned, a.desc.src_type));
+      const int asked = int(results.size());
+      if (deterministic_)
+        check_cudnn(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, asked, &returned,
+                                                           results.data()),
+                    "cudnnGetConvolutionForwardAlgorithm_v7");
+      else
+        check_cudnn(cudnnFindConvolutionForwardAlgorithmEx(handle_, p.x, a.src, p.w, a.weights, p.conv, p.y, a.dst,
+                                                           asked, &returned, results.data(), workspace,
+                                                           kSearchWorkspaceBytes),
+                    "cudnnFindConvolutionForwardAlgorithmEx");
+      take(first_allowed(results, returned, type, deterministic_));
       break;
     }
     case ConvDirection::backward_data: {
       std::vector<cudnnConvolutionBwdDataAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
-      check_cudnn(cudnnFindConvolutionBackwardDataAlgorithmEx(handle_, p.w, a.weights, p.y, a.diff_dst, p.conv, p.x,
-                                                              a.diff_src, int(results.size()), &returned,
-                                                              results.data(), workspace, kSearchWorkspaceBytes),
-                  "cudnnFindConvolutionBackwardDataAlgorithmEx");
-      take(fastest(results, returned, a.desc.src_type));
+      const int asked = int(results.size());
+      if (deterministic_)
+        check_cudnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle_, p.w, p.y, p.conv, p.x, asked, &returned,
+                                                                results.data()),
+                    "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+      else
+        check_cudnn(cudnnFindConvolutionBackwardDataAlgorithmEx(handle_, p.w, a.weights, p.y, a.diff_dst, p.conv,
+                                                                p.x, a.diff_src, asked, &returned, results.data(),
+                                                                workspace, kSearchWorkspaceBytes),
+                    "cudnnFindConvolutionBackwardDataAlgorithmEx");
+      take(first_allowed(results, returned, type, deterministic_));
       break;
     }
     case ConvDirection::backward_weights: {
       std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
-      check_cudnn(cudnnFindConvolutionBackwardFilterAlgorithmEx(handle_, p.x, a.src, p.y, a.diff_dst, p.conv, p.w,
-                                                                a.diff_weights, int(results.size()), &returned,
-                                                                results.data(), workspace, kSearchWorkspaceBytes),
-                  "cudnnFindConvolutionBackwardFilterAlgorithmEx");
-      take(fastest(results, returned, a.desc.src_type));
+      const int asked = int(results.size());
+      if (deterministic_)
+        check_cudnn(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle_, p.x, p.y, p.conv, p.w, asked, &returned,
+                                                                  results.data()),
+                    "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+      else
+        check_cudnn(cudnnFindConvolutionBackwardFilterAlgorithmEx(handle_, p.x, a.src, p.y, a.diff_dst, p.conv,
+                                                                  p.w, a.diff_weights, asked, &returned,
+                                                                  results.data(), workspace, kSearchWorkspaceBytes),
+                    "cudnnFindConvolutionBackwardFilterAlgorithmEx");
+      take(first_allowed(results, returned, type, deterministic_));
       break;
     }
   }

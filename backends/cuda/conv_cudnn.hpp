@@ -1,7 +1,8 @@
 // conv2d forward, backward data and backward weights on cuDNN (conv_cudnn.cpp):
-// descriptors and the algorithm chosen by cuDNN's own search (cudnnFind*Ex, run
-// once per shape on the first call's buffers, which the call then overwrites),
-// cached per ConvKey; the context's workspace, grown to what the chosen
+// descriptors and the algorithm chosen once per shape, cached per ConvKey: by
+// cuDNN's heuristics among its deterministic algorithms (the default: same bits
+// every run), or with DLK_CUDA_DETERMINISTIC=0 by its timed search (cudnnFind*Ex
+// on the first call's buffers, which the call then overwrites); the context's workspace, grown to what the chosen
 // algorithms need and reused. Bias, ReLU and diff_bias are dlk's kernels
 // (conv_kernels.cu). Float types only: int8 forward is not on the GPU yet.
 #pragma once
@@ -21,7 +22,7 @@ namespace dlk::cuda {
 
 class CudnnConv {
  public:
-  CudnnConv(cudaStream_t stream, bool allow_tf32);
+  CudnnConv(cudaStream_t stream, bool allow_tf32, bool deterministic);
   ~CudnnConv();
   CudnnConv(const CudnnConv &) = delete;
   CudnnConv &operator=(const CudnnConv &) = delete;
@@ -37,6 +38,7 @@ class CudnnConv {
 
   cudaStream_t stream_;
   bool allow_tf32_;
+  bool deterministic_;
   cudnnHandle_t handle_ = nullptr;
   DeviceScratch workspace_;
   std::mutex cache_mutex_;

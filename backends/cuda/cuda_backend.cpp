@@ -34,7 +34,10 @@ int attribute(cudaDeviceAttr attr, int device) {
 }  // namespace
 
 CudaBackend::CudaBackend(const core::BackendConfig &config)
-    : device_(config.device), allow_tf32_(config.allow_tf32), conv_im2col_(config.cuda_conv_im2col) {
+    : device_(config.device),
+      allow_tf32_(config.allow_tf32),
+      conv_im2col_(config.cuda_conv_im2col),
+      deterministic_(config.cuda_deterministic) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -174,7 +177,7 @@ core::OpResult CudaBackend::conv2d_forward(const core::Conv2dArgs &a) {
 #ifdef DLK_CUDA_HAVE_CUDNN
 CudnnConv &CudaBackend::conv() {
   std::lock_guard<std::mutex> lock(conv_mutex_);
-  if (!conv_) conv_ = std::make_unique<CudnnConv>(stream_, allow_tf32_);
+  if (!conv_) conv_ = std::make_unique<CudnnConv>(stream_, allow_tf32_, deterministic_);
   return *conv_;
 }
 

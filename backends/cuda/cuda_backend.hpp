@@ -47,6 +47,7 @@ class CudaBackend final : public core::Backend {
   int device_ = 0;
   bool allow_tf32_ = false;
   bool conv_im2col_ = false;  // DLK_CUDA_CONV=im2col
+  bool deterministic_ = true;  // cuDNN algorithms by heuristic, deterministic only (DLK_CUDA_DETERMINISTIC)
   cudaStream_t stream_ = nullptr;
   bool owns_stream_ = false;
   std::unique_ptr<LtGemm> gemm_;

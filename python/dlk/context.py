@@ -20,7 +20,9 @@ class Context:
     Context(backend=None, isa=None, threads=0, verbose=-1, fpga_sim_config=None, device=0)
     Unset settings come from the environment (DLK_BACKEND, DLK_CPU_ISA, DLK_NUM_THREADS, ...).
     A context is used by one thread at a time. On fpga_sim, sim_seconds sums the simulated
-    accelerator time of every op run on the context (reset_sim() sets it to 0).
+    accelerator time of every op run on the context (reset_sim() sets it to 0). On cuda, ops
+    take torch CUDA tensors of the context's device; each op waits for torch's current stream
+    before it starts and for its own stream before it returns, so results are ready for torch.
     """
 
     def __init__(self, backend=None, isa=None, threads=0, verbose=-1, fpga_sim_config=None,
@@ -117,6 +119,8 @@ class Context:
 
     def _ran(self, status):
         self._check(status)
+        if self._device == "cuda":
+            self.synchronize()  # torch reads the outputs on its own stream next
         if self._sim:
             rec = _c.SimRecord()
             rec.struct_size = C.sizeof(rec)
@@ -124,7 +128,13 @@ class Context:
                 self.sim_seconds += rec.seconds
 
     def _view(self, x, call, arg, **kw):
-        return view(x, call, arg, device=self._device, **kw)
+        v = view(x, call, arg, device=self._device, **kw)
+        if self._device == "cuda":
+            # The context's stream does not wait for torch's: torch may still be writing this
+            # tensor, or reading the memory its allocator just handed out for an output.
+            import torch
+            torch.cuda.current_stream(x.device).synchronize()
+        return v
 
     # ------------------------------------------------------------ GEMM
     def gemm(self, a, b, out=None, *, trans_a=False, trans_b=False, alpha=1.0, beta=0.0,

@@ -11,6 +11,7 @@ import torch
 
 import dlk
 import dlk.compress
+from devices import CUDA_WHY_NOT, HAVE_CUDA
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +45,24 @@ def test_tensor_on_another_device(ctx):
     x = torch.empty(1, 1, 4, 4, device="meta")
     with pytest.raises(ValueError, match=r"'src' is on device 'meta'.*cpu memory"):
         ctx.pool2d_forward(x, 2)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(),
+                    reason=f"torch {torch.__version__} sees no CUDA device")
+def test_cuda_tensor_on_the_cpu_backend(ctx):
+    x = torch.ones(1, 1, 4, 4, device="cuda")
+    with pytest.raises(ValueError, match=r"'src' is on device 'cuda:0'.*cpu memory.*\.to\('cpu'\)"):
+        ctx.pool2d_forward(x, 2)
+
+
+@pytest.mark.skipif(not HAVE_CUDA, reason=f"no cuda: {CUDA_WHY_NOT}")
+def test_host_memory_on_the_cuda_backend():
+    c = dlk.Context(backend="cuda")
+    with pytest.raises(ValueError, match=r"'a' is a numpy array \(host memory\).*cuda"):
+        c.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
+    with pytest.raises(ValueError, match=r"'b' is on device 'cpu'.*cuda memory"):
+        c.gemm(torch.ones(2, 2, device="cuda"), torch.ones(2, 2))
+    c.close()
 
 
 def test_shapes(ctx):

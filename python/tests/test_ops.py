@@ -1,11 +1,13 @@
-"""dlk.Context's ops against numpy/torch references, on every backend that runs here: the
-cpu backend at each ISA this CPU has, and fpga_sim."""
+"""dlk.Context's ops against numpy/torch references (computed in float64 on the CPU), on
+every backend that runs here: the cpu backend at each ISA this CPU has, fpga_sim, and cuda
+(with CUDA tensors) where a GPU is there."""
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
 import dlk
+from devices import HAVE_CUDA, host, on
 
 
 def _backends():
@@ -17,6 +19,8 @@ def _backends():
         except dlk.Error:
             pass  # this CPU lacks the ISA: dlk says so, and the others still run
     out.append(("fpga_sim", None))
+    if HAVE_CUDA:
+        out.append(("cuda", None))
     return out
 
 
@@ -47,28 +51,30 @@ def test_gemm_numpy(ctx):
     rng = np.random.default_rng(0)
     a = rng.standard_normal((33, 47), dtype=np.float32)
     b = rng.standard_normal((47, 29), dtype=np.float32)
-    close(ctx.gemm(a, b), a.astype(np.float64) @ b, 47)
+    close(host(ctx.gemm(on(ctx, a), on(ctx, b))), a.astype(np.float64) @ b, 47)
     # transposes, alpha/beta into an existing C, a batch sharing B
     at = np.ascontiguousarray(a.T)
     c = rng.standard_normal((33, 29), dtype=np.float32)
     ref = 0.5 * (a.astype(np.float64) @ b) + 2.0 * c
-    ctx.gemm(at, b, c, trans_a=True, alpha=0.5, beta=2.0)
-    close(c, ref, 47)
+    c_ = on(ctx, c)
+    ctx.gemm(on(ctx, at), on(ctx, b), c_, trans_a=True, alpha=0.5, beta=2.0)
+    close(host(c_), ref, 47)
     batch = rng.standard_normal((3, 33, 47), dtype=np.float32)
-    close(ctx.gemm(batch, b), batch.astype(np.float64) @ b, 47)
+    close(host(ctx.gemm(on(ctx, batch), on(ctx, b))), batch.astype(np.float64) @ b, 47)
     assert ctx.last_op()["op"] == "gemm"
 
 
 def test_gemm_torch_and_int8(ctx):
     a = torch.randn(16, 24)
     b = torch.randn(20, 24)
-    close(ctx.gemm(a, b, trans_b=True).numpy(), (a.double() @ b.double().T).numpy(), 24)
+    close(host(ctx.gemm(on(ctx, a), on(ctx, b), trans_b=True)), (a.double() @ b.double().T).numpy(),
+          24)
     if not ctx.supports("gemm", "u8", "s8", "s32"):
         pytest.skip(f"{ctx.backend} has no u8 x s8 GEMM")  # pragma: no cover
     rng = np.random.default_rng(1)
     ai = rng.integers(0, 255, (8, 40), dtype=np.uint8)
     bi = rng.integers(-128, 127, (40, 12), dtype=np.int8)
-    out = ctx.gemm(ai, bi, a_zero_point=128)
+    out = host(ctx.gemm(on(ctx, ai), on(ctx, bi), a_zero_point=128))
     assert out.dtype == np.int32
     assert np.array_equal(out, (ai.astype(np.int64) - 128) @ bi.astype(np.int64))
 
@@ -85,20 +91,20 @@ def test_conv2d_forward_backward(ctx, stride, padding, dilation, groups):
     ref = F.conv2d(xr, wr, br, **kw)
     g = torch.randn_like(ref)
     ref.backward(g)
-    x32, w32, b32, g32 = (t.float().contiguous() for t in (x, w, bias, g))
+    x32, w32, b32, g32 = (on(ctx, t.float().contiguous()) for t in (x, w, bias, g))
     k = 4 * 9
-    close(ctx.conv2d_forward(x32, w32, b32, **kw).numpy(), ref.detach().numpy(), k)
-    close(ctx.conv2d_backward_data(g32, w32, x32.shape, **kw).numpy(), xr.grad.numpy(), k)
+    close(host(ctx.conv2d_forward(x32, w32, b32, **kw)), ref.detach().numpy(), k)
+    close(host(ctx.conv2d_backward_data(g32, w32, x32.shape, **kw)), xr.grad.numpy(), k)
     gw, gb = ctx.conv2d_backward_weights(x32, g32, w32.shape, **kw)
-    close(gw.numpy(), wr.grad.numpy(), 2 * 121)
-    close(gb.numpy(), br.grad.numpy(), 2 * 121)
+    close(host(gw), wr.grad.numpy(), 2 * 121)
+    close(host(gb), br.grad.numpy(), 2 * 121)
 
 
 def test_conv2d_nhwc_relu_numpy(ctx):
     rng = np.random.default_rng(2)
     x = rng.standard_normal((1, 7, 7, 3), dtype=np.float32)
     w = rng.standard_normal((5, 3, 3, 3), dtype=np.float32)  # k x kh x kw x c
-    out = ctx.conv2d_forward(x, w, padding=1, relu=True, format="nhwc")
+    out = host(ctx.conv2d_forward(on(ctx, x), on(ctx, w), padding=1, relu=True, format="nhwc"))
     ref = F.conv2d(torch.from_numpy(x).permute(0, 3, 1, 2).double(),
                    torch.from_numpy(w).permute(0, 3, 1, 2).double(), padding=1).relu()
     close(out, ref.permute(0, 2, 3, 1).numpy(), 27)
@@ -114,11 +120,11 @@ def test_pool2d_forward_backward(ctx, kind):
         ref = F.avg_pool2d(x, 3, 2, 1, count_include_pad=kind == "avg_include_padding")
     g = torch.randn_like(ref)
     ref.backward(g)
-    y, argmax = ctx.pool2d_forward(x.detach().float(), 3, 2, 1, kind=kind)
-    close(y.numpy(), ref.detach().numpy(), 9)
+    y, argmax = ctx.pool2d_forward(on(ctx, x.detach().float()), 3, 2, 1, kind=kind)
+    close(host(y), ref.detach().numpy(), 9)
     assert (argmax is not None) == (kind == "max")
-    gx = ctx.pool2d_backward(g.float(), x.shape, 3, 2, 1, kind=kind, argmax=argmax)
-    close(gx.numpy(), x.grad.numpy(), 9)
+    gx = ctx.pool2d_backward(on(ctx, g.float()), x.shape, 3, 2, 1, kind=kind, argmax=argmax)
+    close(host(gx), x.grad.numpy(), 9)
 
 
 def test_fpga_sim_reports_simulated_time():

@@ -1,14 +1,16 @@
 """dlk.torch.nn layers against torch's own: same parameters, outputs and gradients within
-the f32 contract, on cpu and fpga_sim; a LeNet-5 of dlk layers trains; fpga_sim reports
-the simulated time of a whole model."""
+the f32 contract, on cpu, fpga_sim and (with CUDA tensors, torch's layers as the reference on
+the CPU) cuda where a GPU is there; a LeNet-5 of dlk layers trains; fpga_sim reports the
+simulated time of a whole model; on cuda, two trainings from one seed end with the same bits."""
 import pytest
 import torch
 
 import dlk
 import dlk.torch as dt
+from devices import CUDA_WHY_NOT, HAVE_CUDA, device_of
 
 
-@pytest.fixture(params=["cpu", "fpga_sim"])
+@pytest.fixture(params=["cpu", "fpga_sim"] + (["cuda"] if HAVE_CUDA else []))
 def ctx(request):
     c = dlk.Context(backend=request.param, threads=2)
     yield c
@@ -30,21 +32,23 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].__name__}{c[3]}")
 def test_layer_matches_torch(ctx, case):
     mine_cls, torch_cls, args, kw, shape = case
+    device = device_of(ctx)
     torch.manual_seed(0)
-    mine = mine_cls(*args, context=ctx, **kw)
+    mine = mine_cls(*args, context=ctx, **kw).to(device)
     torch.manual_seed(0)
     ref = torch_cls(*args, **kw)
-    assert all(torch.equal(a, b) for a, b in zip(mine.parameters(), ref.parameters()))
-    x = torch.randn(*shape, requires_grad=True)
-    xr = x.detach().clone().requires_grad_()
+    assert all(torch.equal(a.cpu(), b) for a, b in zip(mine.parameters(), ref.parameters()))
+    xr = torch.randn(*shape, requires_grad=True)
+    x = xr.detach().to(device).requires_grad_()
     y, yr = mine(x), ref(xr)
+    assert y.device.type == device
     g = torch.randn_like(yr)
-    y.backward(g)
+    y.backward(g.to(device))
     yr.backward(g)
-    torch.testing.assert_close(y, yr, rtol=1e-4, atol=1e-4)
-    torch.testing.assert_close(x.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(y.cpu(), yr, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(x.grad.cpu(), xr.grad, rtol=1e-4, atol=1e-4)
     for a, b in zip(mine.parameters(), ref.parameters()):
-        torch.testing.assert_close(a.grad, b.grad, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(a.grad.cpu(), b.grad, rtol=1e-4, atol=1e-4)
 
 
 def lenet5(context):
@@ -79,7 +83,35 @@ def test_lenet5_trains_and_fpga_sim_reports_time():
     assert 0 < sim.sim_seconds < per_step  # a forward alone: less than forward + backward
 
 
+def _train(model, x, y, steps):
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.skipif(not HAVE_CUDA, reason=f"no cuda: {CUDA_WHY_NOT}")
+def test_lenet5_on_cuda_trains_with_the_same_bits_twice():
+    ctx = dlk.Context(backend="cuda")
+    finals = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        model = lenet5(ctx).to("cuda")
+        x = torch.randn(64, 1, 28, 28, device="cuda")
+        y = torch.randint(0, 10, (64,), device="cuda")
+        losses = _train(model, x, y, 10)
+        assert losses[-1] < losses[0]
+        finals.append([p.detach().cpu() for p in model.parameters()])
+    assert all(torch.equal(a, b) for a, b in zip(*finals))
+
+
 def test_default_context_from_environment():
-    layer = dt.nn.Linear(4, 2)
-    layer(torch.ones(1, 4)).sum().backward()
+    device = device_of(dt.nn.default_context())
+    layer = dt.nn.Linear(4, 2).to(device)
+    layer(torch.ones(1, 4, device=device)).sum().backward()
     assert dt.nn.default_context().backend in ("cpu", "fpga_sim", "cuda")

@@ -252,6 +252,21 @@ TEST_CASE("env: DLK_CUDA_TF32 rejects anything but 0 and 1, giving the valid ran
   }
 }
 
+TEST_CASE("env: DLK_CUDA_DETERMINISTIC takes 0 and 1, rejects anything else giving the valid range",
+          "[env]") {
+  CleanDlkEnvironment clean;
+  ScopedEnv backend("DLK_BACKEND", "cpu");
+  for (const char *value : {"0", "1"}) {
+    ScopedEnv env("DLK_CUDA_DETERMINISTIC", value);
+    expect_success(create(nullptr).status);
+  }
+  for (const char *value : {"2", "-1", "yes", "", " 0"}) {
+    INFO("DLK_CUDA_DETERMINISTIC='" << value << "'");
+    ScopedEnv env("DLK_CUDA_DETERMINISTIC", value);
+    expect_unknown_value(create(nullptr), "DLK_CUDA_DETERMINISTIC", "an integer from 0 to 1");
+  }
+}
+
 TEST_CASE("env: DLK_CUDA_CONV takes cudnn and im2col, rejects anything else listing them", "[env]") {
   CleanDlkEnvironment clean;
   ScopedEnv backend("DLK_BACKEND", "cpu");

@@ -16,12 +16,15 @@ using namespace dlk::core;
 
 class FakeBackend final : public Backend {
  public:
-  explicit FakeBackend(const BackendConfig &config) : allow_tf32_(config.allow_tf32) {}
+  explicit FakeBackend(const BackendConfig &config)
+      : allow_tf32_(config.allow_tf32), deterministic_(config.cuda_deterministic) {}
   const char *name() const override { return "fake_cuda"; }
-  // The device says whether TF32 reached the backend's configuration.
+  // The device says whether TF32 and the non-deterministic opt-out reached the backend's
+  // configuration.
   DeviceInfo info() const override {
     DeviceInfo d;
     d.device = allow_tf32_ ? "fake device, tf32 allowed" : "fake device";
+    if (!deterministic_) d.device += ", nondeterministic";
     d.isa = "fake";
     return d;
   }
@@ -60,6 +63,7 @@ class FakeBackend final : public Backend {
     throw Error(DLK_STATUS_INTERNAL_ERROR, "fake_cuda: called for an op supports() declines");
   }
   bool allow_tf32_;
+  bool deterministic_;
   mutable std::mutex mutex_;
   std::set<const void *> live_;
 };

@@ -172,6 +172,22 @@ TEST_CASE("fake module: TF32 reaches the backend only when options->allow_tf32 o
   }
 }
 
+TEST_CASE("fake module: DLK_CUDA_DETERMINISTIC=0 reaches the backend; unset or 1 keeps it deterministic",
+          "[registry][env]") {
+  CleanDlkEnvironment clean;
+  for (const char *value : {static_cast<const char *>(nullptr), "1", "0"}) {
+    INFO("DLK_CUDA_DETERMINISTIC=" << (value ? value : "(unset)"));
+    ScopedEnv env("DLK_CUDA_DETERMINISTIC", value);
+    dlk_context_t context = nullptr;
+    REQUIRE(create(&context, "cuda", 0) == DLK_STATUS_SUCCESS);
+    dlk_context_info info;
+    REQUIRE(dlk_context_get_info(context, &info) == DLK_STATUS_SUCCESS);
+    const bool opted_out = value && std::string(value) == "0";
+    CHECK(std::string(info.device) == (opted_out ? "fake device, nondeterministic" : "fake device"));
+    dlk_context_destroy(context);
+  }
+}
+
 TEST_CASE("fake module: auto takes the module when it loads and skips it when it declines",
           "[registry]") {
   CleanDlkEnvironment clean;

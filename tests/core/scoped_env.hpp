@@ -38,7 +38,8 @@ class CleanDlkEnvironment {
  public:
   CleanDlkEnvironment() {
     for (const char *name : {"DLK_BACKEND", "DLK_CPU_ISA", "DLK_NUM_THREADS", "DLK_VERBOSE",
-                             "DLK_FPGA_SIM_CONFIG", "DLK_CUDA_TF32", "DLK_CUDA_CONV", "DLK_CPU_GEMM"})
+                             "DLK_FPGA_SIM_CONFIG", "DLK_CUDA_TF32", "DLK_CUDA_CONV", "DLK_CUDA_DETERMINISTIC",
+                             "DLK_CPU_GEMM"})
       unset_.push_back(std::make_unique<ScopedEnv>(name, nullptr));
   }
 

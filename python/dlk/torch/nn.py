@@ -64,7 +64,7 @@ class LinearFunction(torch.autograd.Function):
         if bias is None:
             y = dlk_ctx.gemm(x2, weight, trans_b=True)
         else:
-            y = torch.empty(x2.shape[0], weight.shape[0], dtype=x.dtype)
+            y = torch.empty(x2.shape[0], weight.shape[0], dtype=x.dtype, device=x.device)
             y.copy_(bias)  # a fresh C: expand(...).contiguous() may alias the bias itself
             dlk_ctx.gemm(x2, weight, y, trans_b=True, beta=1.0)
         return y.reshape(*x.shape[:-1], weight.shape[0])
