@@ -1,5 +1,6 @@
 """dlk.Context: a libdlk context and its ops on numpy arrays and torch tensors."""
 import ctypes as C
+import os
 
 from . import _c, _library
 from ._errors import Error
@@ -14,6 +15,18 @@ def _pair(v, name, call):
     raise TypeError(f"{call}: '{name}' must be an int or a pair of ints, not {v!r}")
 
 
+def _torch_stream(device):
+    """A new torch stream on CUDA device `device` for a cuda context, or None where torch (or
+    its CUDA) is missing: such a context's ops can take no tensor anyway."""
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            return None
+        return torch.cuda.Stream(device=device)
+    except ImportError:
+        return None
+
+
 class Context:
     """A dlk context: one backend, one ISA, a thread count.
 
@@ -21,14 +34,16 @@ class Context:
     Unset settings come from the environment (DLK_BACKEND, DLK_CPU_ISA, DLK_NUM_THREADS, ...).
     A context is used by one thread at a time. On fpga_sim, sim_seconds sums the simulated
     accelerator time of every op run on the context (reset_sim() sets it to 0). On cuda, ops
-    take torch CUDA tensors of the context's device; each op waits for torch's current stream
-    before it starts and for its own stream before it returns, so results are ready for torch.
+    take torch CUDA tensors of the context's device; the context computes on a torch stream of
+    its own, and each op is ordered after the work already queued on torch's current stream,
+    which in turn waits for the op (stream waits on the GPU: the host does not block).
     """
 
     def __init__(self, backend=None, isa=None, threads=0, verbose=-1, fpga_sim_config=None,
                  device=0):
         self._lib = _library.load("dlk")
         self._handle = None
+        self._stream = None  # cuda: the torch.cuda.Stream the context computes on
         opts = _c.ContextOptions()
         self._lib.dlk_context_options_init_sized(C.byref(opts), C.sizeof(opts))
         self._keep = [s.encode() if s is not None else None
@@ -37,9 +52,16 @@ class Context:
         opts.num_threads = int(threads)
         opts.verbose = int(verbose)
         opts.device = int(device)
-        handle = C.c_void_p()
-        self._check(self._lib.dlk_context_create(C.byref(handle), C.byref(opts)))
-        self._handle = handle
+        asked = backend if backend is not None else os.environ.get("DLK_BACKEND", "auto")
+        if asked == "cuda":
+            self._stream = _torch_stream(opts.device)
+        self._create(opts)
+        if self._stream is None and self.info()["backend"] == "cuda":
+            # auto chose cuda: again, on a torch stream, so that ops order against torch's
+            self._stream = _torch_stream(opts.device)
+            if self._stream is not None:
+                self.close()
+                self._create(opts)
         info = self.info()
         self.backend = info["backend"]
         self.isa = info["isa"]
@@ -49,6 +71,12 @@ class Context:
         self.sim_seconds = 0.0
 
     # ------------------------------------------------------------ housekeeping
+    def _create(self, opts):
+        opts.stream = self._stream.cuda_stream if self._stream is not None else None
+        handle = C.c_void_p()
+        self._check(self._lib.dlk_context_create(C.byref(handle), C.byref(opts)))
+        self._handle = handle
+
     def _check(self, status):
         if status != 0:
             name = self._lib.dlk_status_name(status).decode()
@@ -117,10 +145,20 @@ class Context:
     def synchronize(self):
         self._check(self._lib.dlk_synchronize(self._h()))
 
+    def _run(self, fn, *args):
+        """Calls the C op fn(*args), on cuda ordered between torch's work before and after."""
+        s = self._stream
+        if s is None:
+            return self._ran(fn(*args))
+        import torch
+        current = torch.cuda.current_stream(s.device)
+        s.wait_stream(current)  # inputs written, outputs' memory free, on torch's stream
+        status = fn(*args)
+        current.wait_stream(s)  # torch's next work sees the outputs
+        self._ran(status)
+
     def _ran(self, status):
         self._check(status)
-        if self._device == "cuda":
-            self.synchronize()  # torch reads the outputs on its own stream next
         if self._sim:
             rec = _c.SimRecord()
             rec.struct_size = C.sizeof(rec)
@@ -128,13 +166,7 @@ class Context:
                 self.sim_seconds += rec.seconds
 
     def _view(self, x, call, arg, **kw):
-        v = view(x, call, arg, device=self._device, **kw)
-        if self._device == "cuda":
-            # The context's stream does not wait for torch's: torch may still be writing this
-            # tensor, or reading the memory its allocator just handed out for an output.
-            import torch
-            torch.cuda.current_stream(x.device).synchronize()
-        return v
+        return view(x, call, arg, device=self._device, **kw)
 
     # ------------------------------------------------------------ GEMM
     def gemm(self, a, b, out=None, *, trans_a=False, trans_b=False, alpha=1.0, beta=0.0,
@@ -187,7 +219,7 @@ class Context:
         if sc is not None:
             d.scale_mode = _c.SCALE_PER_TENSOR if sc.size == 1 else _c.SCALE_PER_CHANNEL
             d.scales = sc.ctypes.data_as(C.POINTER(C.c_float))
-        self._ran(self._lib.dlk_gemm(self._h(), C.byref(d), va.ptr, vb.ptr, vc.ptr))
+        self._run(self._lib.dlk_gemm, self._h(), C.byref(d), va.ptr, vb.ptr, vc.ptr)
         return out
 
     # ------------------------------------------------------------ conv2d
@@ -243,8 +275,8 @@ class Context:
         vd = self._view(out, call, "out", writable=True)
         check_shape(vd, dst_shape, call, "out")
         d.dst_type = _c.DTYPE[vd.dtype]
-        self._ran(self._lib.dlk_conv2d_forward(self._h(), C.byref(d), vs.ptr, vw.ptr, bptr,
-                                               vd.ptr))
+        self._run(self._lib.dlk_conv2d_forward, self._h(), C.byref(d), vs.ptr, vw.ptr, bptr,
+                  vd.ptr)
         return out
 
     def conv2d_backward_data(self, diff_dst, weights, src_shape, out=None, *, stride=1,
@@ -260,8 +292,8 @@ class Context:
             out = empty_like_kind(vdd, tuple(src_shape), vdd.dtype)
         vds = self._view(out, call, "out", writable=True)
         check_shape(vds, tuple(src_shape), call, "out")
-        self._ran(self._lib.dlk_conv2d_backward_data(self._h(), C.byref(d), vdd.ptr, vw.ptr,
-                                                     vds.ptr))
+        self._run(self._lib.dlk_conv2d_backward_data, self._h(), C.byref(d), vdd.ptr, vw.ptr,
+                  vds.ptr)
         return out
 
     def conv2d_backward_weights(self, src, diff_dst, weights_shape, bias=True, out=None,
@@ -286,8 +318,8 @@ class Context:
             vdb = self._view(out_bias, call, "out_bias", dtypes=("f32",), writable=True)
             check_shape(vdb, (d.k,), call, "out_bias")
             bptr = vdb.ptr
-        self._ran(self._lib.dlk_conv2d_backward_weights(self._h(), C.byref(d), vs.ptr, vdd.ptr,
-                                                        vdw.ptr, bptr))
+        self._run(self._lib.dlk_conv2d_backward_weights, self._h(), C.byref(d), vs.ptr,
+                  vdd.ptr, vdw.ptr, bptr)
         return out, (out_bias if bias else None)
 
     # ------------------------------------------------------------ pool2d
@@ -332,7 +364,7 @@ class Context:
             va = self._view(am, call, "argmax", dtypes=("s32",), writable=True)
             check_shape(va, dst_shape, call, "argmax")
             aptr = va.ptr
-        self._ran(self._lib.dlk_pool2d_forward(self._h(), C.byref(d), vs.ptr, vd.ptr, aptr))
+        self._run(self._lib.dlk_pool2d_forward, self._h(), C.byref(d), vs.ptr, vd.ptr, aptr)
         return out, am
 
     def pool2d_backward(self, diff_dst, src_shape, kernel, stride=None, padding=0, *,
@@ -354,7 +386,7 @@ class Context:
             out = empty_like_kind(vdd, tuple(src_shape), vdd.dtype)
         vds = self._view(out, call, "out", writable=True)
         check_shape(vds, tuple(src_shape), call, "out")
-        self._ran(self._lib.dlk_pool2d_backward(self._h(), C.byref(d), vdd.ptr, aptr, vds.ptr))
+        self._run(self._lib.dlk_pool2d_backward, self._h(), C.byref(d), vdd.ptr, aptr, vds.ptr)
         return out
 
 

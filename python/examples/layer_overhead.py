@@ -6,6 +6,10 @@ time: the Python wrapper, libdlk's work outside the timed op (validation, scratc
 allocation and autograd's bookkeeping (which torch's layer pays too).
 
     /usr/bin/python3 python/examples/layer_overhead.py --threads 1 --rounds 30
+    python3 python/examples/layer_overhead.py --device cuda   # a CUDA torch, dlk's cuda backend
+
+With --device cuda both run on the GPU (torch's layers on cuDNN as torch configures it), each
+timed block ends with torch.cuda.synchronize().
 """
 import argparse
 import os
@@ -36,10 +40,15 @@ def fwd_bwd(layer, x, g):
     y.backward(g)
 
 
+SYNC = [lambda: None]  # torch.cuda.synchronize with --device cuda
+
+
 def timed(fn, reps):
+    SYNC[0]()
     t0 = time.perf_counter()
     for _ in range(reps):
         fn()
+    SYNC[0]()
     return (time.perf_counter() - t0) / reps
 
 
@@ -49,13 +58,19 @@ def main():
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--reps", type=int, default=20, help="calls per round")
     p.add_argument("--batches", default="1,64")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                   help="cpu: dlk's cpu backend and CPU tensors; cuda: dlk's cuda backend and "
+                        "CUDA tensors")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
-    ctx = dlk.Context(backend="cpu", threads=a.threads)
+    dev = a.device
+    ctx = dlk.Context(backend=dev, threads=a.threads)
+    if dev == "cuda":
+        SYNC[0] = torch.cuda.synchronize
     print(f"# {ctx}, torch {torch.__version__} with {torch.get_num_threads()} thread(s), "
           f"load {os.getloadavg()[0]:.1f}; medians of {a.rounds} interleaved rounds of "
           f"{a.reps} forward+backward calls")
-    one = torch.ones(1, 1)
+    one = torch.ones(1, 1, device=dev)
     walls, op_times = [], []
     for _ in range(a.rounds):
         walls.append(timed(lambda: ctx.gemm(one, one), a.reps))
@@ -66,8 +81,8 @@ def main():
     # One conv2d_forward of LeNet's first layer at batch 1: through dlk.Context, as a bare
     # ctypes call with a prepared descriptor, and the op's own time by its record.
     import ctypes
-    x, wt, b = torch.randn(1, 1, 28, 28), torch.randn(6, 1, 5, 5), torch.randn(6)
-    y = torch.empty(1, 6, 28, 28)
+    x, wt, b = (torch.randn(*s, device=dev) for s in ((1, 1, 28, 28), (6, 1, 5, 5), (6,)))
+    y = torch.empty(1, 6, 28, 28, device=dev)
     d, _ = ctx._conv_desc("probe", x.shape, wt.shape, "f32", 1, 2, 1, 1, "nchw")
     ptrs = [t.data_ptr() for t in (x, wt, b, y)]
     wrapped, bare, op = [], [], []
@@ -85,8 +100,8 @@ def main():
     for name, mine_f, ref_f, shape in LAYERS:
         for batch in [int(b) for b in a.batches.split(",")]:
             torch.manual_seed(0)
-            mine, ref = mine_f(ctx), ref_f()
-            x = torch.randn(batch, *shape, requires_grad=True)
+            mine, ref = mine_f(ctx).to(dev), ref_f().to(dev)
+            x = torch.randn(batch, *shape, device=dev, requires_grad=True)
             g = torch.randn_like(ref(x))
             ops = []
 

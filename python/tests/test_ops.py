@@ -142,3 +142,21 @@ def test_context_settings():
     c = dlk.Context(backend="cpu", isa="scalar", threads=3)
     assert (c.backend, c.isa, c.threads) == ("cpu", "scalar", 3)
     assert dlk.version()[3] == dlk.ABI_VERSION
+
+
+@pytest.mark.skipif(not HAVE_CUDA, reason="no cuda context or no CUDA torch")
+def test_cuda_ops_order_against_torchs_stream():
+    # torch's stream is kept busy by a large product when it queues the write of dlk's input,
+    # and reads dlk's output right after the call: without the stream waits dlk would read the
+    # input before its write, or torch the output before dlk wrote it.
+    c = dlk.Context(backend="cuda")
+    big = torch.randn(4096, 4096, device="cuda")
+    eye = torch.eye(64, device="cuda")
+    for step in range(3):
+        a = torch.zeros(64, 64, device="cuda")
+        torch.matmul(big, big)
+        a.fill_(step + 1.0)
+        out = c.gemm(a, eye)
+        out.mul_(2)
+        assert torch.equal(out.cpu(), torch.full((64, 64), 2.0 * (step + 1)))
+    c.close()
