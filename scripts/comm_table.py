@@ -8,8 +8,10 @@ One row per (size, algorithm): the median over the runs of each run's time (itse
 median of the slowest rank per call), the most bytes a rank sent per call, the wire
 time of those bytes at --rate bits per second (omit --rate for shared memory), time /
 wire time, and MPI_Allreduce's time / this time taken within each run, then the median
-over runs. Text before the JSON (netbed's or uptime's lines) is skipped. Only the
-standard library: any python3 runs it.
+over runs. Where the runs report phases (dlk-perf comm --json since the encode_seconds
+field), also the codec's time (encode + decode of the slowest rank) and what bounds the
+call: "wire" when the codec's time is below the wire time, else "codec". Text before the
+JSON (netbed's or uptime's lines) is skipped. Only the standard library: any python3 runs it.
 """
 import argparse
 import json
@@ -34,15 +36,22 @@ def main():
         for p in run["points"]:
             key = (p["bytes"], p["algorithm"])
             if key not in rows:
-                rows[key] = {"seconds": [], "wire": [], "x_mpi": []}
+                rows[key] = {"seconds": [], "wire": [], "x_mpi": [], "codec": []}
                 order.append(key)
             rows[key]["seconds"].append(p["seconds"])
             rows[key]["wire"].append(p["wire_bytes_sent"])
+            if "encode_seconds" in p and p["algorithm"] != "MPI_Allreduce":
+                rows[key]["codec"].append(p["encode_seconds"] + p["decode_seconds"])
             if p["bytes"] in peer:
                 rows[key]["x_mpi"].append(peer[p["bytes"]] / p["seconds"])
+    phases = any(r["codec"] for r in rows.values())
     wire_head = " wire time | time / wire |" if args.rate else ""
-    print("| bytes | algorithm | time per call | wire bytes / rank |%s x MPI_Allreduce | runs |" % wire_head)
-    print("|---:|---|---:|---:|%s---:|---:|" % ("---:|---:|" if args.rate else ""))
+    phase_head = " codec | bound |" if phases and args.rate else " codec |" if phases else ""
+    print("| bytes | algorithm | time per call | wire bytes / rank |%s x MPI_Allreduce |%s runs |"
+          % (wire_head, phase_head))
+    print("|---:|---|---:|---:|%s---:|%s---:|" % ("---:|---:|" if args.rate else "",
+                                                  "---:|---|" if phases and args.rate else
+                                                  "---:|" if phases else ""))
     for key in order:
         r = rows[key]
         seconds = statistics.median(r["seconds"])
@@ -51,7 +60,13 @@ def main():
         if args.rate:
             wire_seconds = wire * 8 / args.rate
             cells += ["%.1f ms" % (wire_seconds * 1e3), "%.2f" % (seconds / wire_seconds)]
-        cells += ["%.2f" % statistics.median(r["x_mpi"]) if r["x_mpi"] else "-", "%d" % len(r["seconds"])]
+        cells += ["%.2f" % statistics.median(r["x_mpi"]) if r["x_mpi"] else "-"]
+        if phases:
+            codec = statistics.median(r["codec"]) if r["codec"] else None
+            cells += ["%.1f ms" % (codec * 1e3) if codec is not None else "-"]
+            if args.rate:
+                cells += ["-" if codec is None else "codec" if codec > wire_seconds else "wire"]
+        cells += ["%d" % len(r["seconds"])]
         print("| " + " | ".join(cells) + " |")
 
 
