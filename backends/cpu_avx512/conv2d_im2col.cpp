@@ -7,7 +7,9 @@
 // dst^T (pixels x kg) = im2col^T * weights^T with A written by
 // Im2colAPanelPacker (pixels_as_rows); a 1x1, stride-1, unpadded
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
-// view). C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
+// view). f32 NCHW at stride 1 on the AVX-512 tier runs the wide-row kernel
+// instead where conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
+// B read straight from a zero-padded copy of the image, nothing packed. C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
 // of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
 // kernel (vdpbf16ps) where it has one, the packer writing bf16 k-pairs; f16,
 // and bf16 elsewhere, are converted to f32 as they are packed.
@@ -158,10 +160,17 @@ const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa
 }
 
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads) {
+                                     int threads, Scratch &scratch) {
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_few_channels_applies(args)) {
     kernels::conv2d_direct_few_channels_avx512(args, threads);
     return {"avx512:conv2d_direct_f32", 0};
+  }
+  if (isa == core::CpuIsa::avx512 && kernels::conv2d_wide_rows_applies(args, threads)) {
+    const kernels::WideRowsPlan plan(args, threads);
+    kernels::conv2d_wide_rows_avx512(
+        args, threads, plan,
+        scratch.get(plan.bytes, "dlk_conv2d_forward", "the padded images and packed weights"));
+    return {"avx512:conv2d_wide_rows_f32", 0};
   }
   const bool int8 = args.desc.src_type == DLK_DTYPE_U8 || args.desc.src_type == DLK_DTYPE_S8;
   const char *kernel =

@@ -76,7 +76,7 @@ core::OpResult CpuBackend::conv2d_forward(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);
   if (depthwise_direct_applies(args, config_.cpu_isa))
     return conv2d_forward_depthwise(args, config_.cpu_isa, config_.num_threads, scratch_);
-  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads);
+  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_);
 }
 core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);

@@ -20,7 +20,8 @@ namespace dlk::cpu {
 bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa);
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch);
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads);
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
+                                     Scratch &scratch);
 // The f32/f16/bf16 forward GEMM lowering alone (also backward-data's transposed
 // lowering); returns the name of what ran.
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,

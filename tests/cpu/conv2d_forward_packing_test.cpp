@@ -65,9 +65,32 @@ const Shape kShapes[] = {
     // One input channel, 6 output channels (LeNet-5 conv1): direct too, not
     // depthwise.
     {DLK_FORMAT_NCHW, 2, 1, 12, 13, 6, 3, 3, 1, 0, 1, 1},
+    // f32 NCHW, stride 1, one group, 16 or more output channels: the AVX-512
+    // tier's wide-row kernel (kWideRowShapes below).
+    {DLK_FORMAT_NCHW, 2, 4, 12, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 51, 9, 10, 23, 3, 3, 1, 1, 1, 1},
     // 1x1 stride 1: src itself is the GEMM's operand.
     {DLK_FORMAT_NCHW, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
     {DLK_FORMAT_NHWC, 2, 20, 5, 7, 10, 1, 1, 1, 0, 1, 2},
+};
+
+// The wide-row kernel's edges (conv2d_wide_rows_avx512.cpp): output channels
+// one below and above its panels of 8 (15 fails the rule's 16; 17, 23, 25),
+// input channels one below and above the rule's 4 and in several blocks of
+// channels (51: 3 blocks of 17; 26: 2 of 13), wide columns (oh x padded
+// width) one above a tile of 48 and a vector of 16 (49, 17 with 3 junk),
+// padding wider than the kernel, 5x5, 1x3 and 3x1 kernels, one and several
+// images per thread.
+const Shape kWideRowShapes[] = {
+    {DLK_FORMAT_NCHW, 1, 5, 1, 47, 17, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 4, 3, 15, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 8, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 26, 7, 14, 25, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 51, 11, 11, 15, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 6, 9, 20, 24, 3, 3, 1, 4, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 7, 12, 30, 17, 5, 5, 1, 2, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 8, 6, 40, 32, 1, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 14, 14, 24, 3, 1, 1, 0, 1, 1},
 };
 
 struct Problem {
@@ -196,6 +219,44 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
         CHECK(implementation(ctx) == "avx512:conv2d_direct_f32");
     }
   }
+}
+
+TEST_CASE("conv2d forward f32: the wide-row kernel's edges give the exact sums on 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(9);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const Shape &shape : kWideRowShapes) {
+        Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
+        dlk_conv2d_desc &d = p.desc;
+        INFO(tier << " threads " << threads << " n " << d.n << " c " << d.c << " h " << d.h
+                  << " w " << d.w << " k " << d.k << " kh " << d.kh << " kw " << d.kw << " pad "
+                  << d.pad_h);
+        const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
+        const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -3, 3, rng);
+        const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
+        for (const bool epilogue : {false, true}) {
+          d.relu = epilogue;
+          Buffer<float> src_buf(ctx, cast<float>(src)), weights_buf(ctx, cast<float>(weights));
+          Buffer<float> bias_buf(ctx, bias);
+          Buffer<float> dst(ctx, std::vector<float>(d.n * d.k * p.oh * p.ow, -1.0f));
+          REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
+                                     epilogue ? bias_buf.data() : nullptr,
+                                     dst.data()) == DLK_STATUS_SUCCESS);
+          std::vector<float> expected = cast<float>(exact(p, src, weights, 0));
+          const int64_t plane = p.oh * p.ow;
+          for (size_t e = 0; e < expected.size() && epilogue; ++e)
+            expected[e] = std::max(0.0f, expected[e] + bias[int64_t(e) / plane % d.k]);
+          CHECK(dst.values() == expected);
+          // The rule (kernels/conv2d_direct_kernels.hpp): 16 or more output
+          // and 4 or more input channels, padded width at most 1.2 x ow.
+          const bool wide = tier == "avx512" && d.k >= 16 && d.c >= 4 &&
+                            (d.w + 2 * d.pad_w) * 5 <= p.ow * 6;
+          CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_f32") == wide);
+        }
+      }
+    }
 }
 
 TEST_CASE("conv2d forward bf16: packed panels give the exact sums, rounded once, on every tier",

@@ -6,8 +6,10 @@
 // multiply-adds, and packing outweighed the products.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
+#include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu::kernels {
@@ -28,5 +30,49 @@ inline bool conv2d_direct_few_channels_applies(const core::Conv2dArgs &a) {
 // dst = conv(src, weights) + bias, ReLU where asked, images on up to `threads`
 // threads.
 void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads);
+
+// Wide-row direct convolution (f32 NCHW, stride 1, no dilation, one group;
+// conv2d_wide_rows_avx512.cpp): each image copied once into zero-padded
+// planes, whose shifted rows are the im2col rows themselves, so the
+// micro-kernel reads B from the image and nothing is packed per pixel; the
+// output pixels run over the padded width, and the columns past ow are
+// computed and dropped; the weights are read as they lie. The layout of its
+// scratch: the taps' offsets, the padded image of each thread that holds one.
+struct WideRowsPlan {
+  WideRowsPlan(const core::Conv2dArgs &args, int threads);
+  int64_t hp = 0, wp = 0, plane = 0;  // padded plane
+  int64_t wide_columns = 0, tiles = 0;  // oh x wp, in tiles of 48
+  int64_t channel_block = 0, chunk_tiles = 0;
+  bool images_per_thread = false;  // each thread an image at a time, else all threads on one
+  int64_t buffers = 0, image_floats = 0;
+  int64_t offsets_bytes = 0;
+  size_t bytes = 0;
+};
+
+// The rule that picks the wide-row kernel over the GEMM lowering (which packs
+// every im2col element into a panel, a quarter of res2a's time), for the f32
+// NCHW forward on the AVX-512 tier:
+// - stride 1, dilation 1, one group, a kernel larger than 1x1 (1x1 stride 1
+//   needs no im2col; strides would make the shifted rows strided);
+// - at least 16 output channels (a tile holds 8, two tiles share each B load
+//   from L1) and at least 4 input channels;
+// - padded width / output width at most 1.2: the junk columns are computed
+//   (ResNet-50 res2a 58/56, res3b 30/28, res4b 16/14, all VGG-16 3x3; res5b's
+//   9/7 would waste 29 % and keeps the GEMM, with its pixels as rows);
+// - its scratch within the bound.
+inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
+      d.stride_h != 1 || d.stride_w != 1 || d.dilation_h != 1 || d.dilation_w != 1 ||
+      d.kh * d.kw < 2 || d.k < 16 || d.c < 4)
+    return false;
+  const int64_t wp = a.ow + d.kw - 1;  // w + 2 pad_w at stride 1, without overflow
+  if (wp * 5 > a.ow * 6) return false;
+  const WideRowsPlan plan(a, threads);
+  return plan.bytes <= kScratchBound && plan.channel_block * plan.plane < (int64_t{1} << 30);
+}
+// dst = conv(src, weights) + bias, ReLU where asked; `scratch` holds plan.bytes.
+void conv2d_wide_rows_avx512(const core::Conv2dArgs &args, int threads, const WideRowsPlan &plan,
+                             void *scratch);
 
 }  // namespace dlk::cpu::kernels

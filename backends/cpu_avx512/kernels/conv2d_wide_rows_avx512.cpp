@@ -1,0 +1,240 @@
+// kernels/conv2d_direct_kernels.hpp's wide-row convolution in AVX-512 steps.
+//
+// An image is copied once into zero-padded planes (Hp x Wp, Hp = h + 2 pad_h,
+// Wp = w + 2 pad_w). With stride 1 and no dilation, output pixel (y, x) reads
+// plane element (y + r) * Wp + (x + s) at tap (ci, r, s): counting output
+// pixels over the padded width ("wide" column j = y * Wp + x, the columns with
+// x >= ow junk), the im2col row of a tap is the plane itself shifted by
+// r * Wp + s. So the micro-kernel reads B straight from the padded image, one
+// unaligned load per 16 columns and tap, and no im2col panel is ever packed.
+// The weights are A as they lie (OIHW: each output channel's taps in a row,
+// in the micro-kernel's tap order), so nothing is packed at all. A tile is 8 output channels x 48 wide columns (24
+// sums in registers); its store (and, past the first block of input channels,
+// its load) goes straight to dst through lane masks that drop the junk
+// columns, a masked vector per output row the 16 columns touch. Bias is the
+// first block's starting value, ReLU applied in the last block's store.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+constexpr int kRows = 8;     // output channels of a tile (A's panel width)
+constexpr int kVectors = 3;  // vectors of 16 wide columns in a tile
+constexpr int kCols = 16 * kVectors;
+// Of 16 consecutive wide columns, at most this many output rows' worth of
+// lanes (Wp >= 1: 16 rows, plus a partial one at each end).
+constexpr int kMaxSegments = 17;
+
+struct Segment {
+  int64_t base;  // dst index of lane 0 (lanes outside `mask` are never touched)
+  __mmask16 mask;
+};
+struct VectorSegments {
+  int count = 0;
+  Segment seg[kMaxSegments];
+};
+
+// dst element `index` of the plane at `plane` (index may lie before it: a
+// segment's lane 0 sits at base, its first written lane later; the address is
+// formed as an integer so that no out-of-range pointer exists).
+inline float *at(float *plane, int64_t index) {
+  return reinterpret_cast<float *>(reinterpret_cast<uintptr_t>(plane) +
+                                   static_cast<uintptr_t>(index) * sizeof(float));
+}
+
+// Which dst lanes wide columns j0 .. j0 + 15 are: per output row they touch, the
+// lanes with x < ow and y < oh, and the dst index lane 0 would have.
+void segments_of(int64_t j0, int64_t wp, int64_t oh, int64_t ow, VectorSegments &out) {
+  out.count = 0;
+  int lane = 0;
+  while (lane < 16) {
+    const int64_t j = j0 + lane, y = j / wp, x = j % wp;
+    if (y >= oh) break;
+    const int run = static_cast<int>(std::min<int64_t>(16 - lane, wp - x));
+    const int valid = static_cast<int>(std::clamp<int64_t>(ow - x, 0, run));
+    if (valid > 0) {
+      const __mmask16 mask = static_cast<__mmask16>(((1u << valid) - 1u) << lane);
+      out.seg[out.count++] = {y * ow + x - lane, mask};
+    }
+    lane += run;
+  }
+}
+
+// R output channels (rows of dst at dst + r * plane) x V vectors of wide
+// columns over kc taps: a[r * lda + k] is tap k's weight of channel r (the
+// weights as they lie: 8 sequential streams, a cache line serving 16 taps),
+// tap k's B row starts at b + off[k]. first: start from bias (or 0), else from
+// dst; last: apply ReLU as stored.
+template <int R, int V>
+void tile(const float *a, int64_t lda, const float *b, const int32_t *off, int64_t kc, float *dst,
+          int64_t plane, const VectorSegments *segs, const float *bias, bool first, bool last,
+          bool relu) {
+  __m512 acc[R][V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) {
+      if (first) {
+        acc[r][v] = _mm512_set1_ps(bias ? bias[r] : 0.0f);
+      } else {
+        acc[r][v] = _mm512_setzero_ps();
+        for (int q = 0; q < segs[v].count; ++q)
+          acc[r][v] = _mm512_mask_loadu_ps(acc[r][v], segs[v].seg[q].mask,
+                                           at(dst + r * plane, segs[v].seg[q].base));
+      }
+    }
+  for (int64_t k = 0; k < kc; ++k) {
+    const float *bk = b + off[k];
+    __m512 bv[V];
+    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(bk + 16 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r * lda + k]);
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+  const __m512 zero = _mm512_setzero_ps();
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) {
+      // max(0, v) keeps v where it is NaN, as the GEMM's store does (maskz:
+      // GCC warns of max_ps's undefined pass-through).
+      const __m512 out = last && relu ? _mm512_maskz_max_ps(0xffff, zero, acc[r][v]) : acc[r][v];
+      for (int q = 0; q < segs[v].count; ++q)
+        _mm512_mask_storeu_ps(at(dst + r * plane, segs[v].seg[q].base), segs[v].seg[q].mask, out);
+    }
+}
+
+using Tile = void (*)(const float *, int64_t, const float *, const int32_t *, int64_t, float *, int64_t,
+                      const VectorSegments *, const float *, bool, bool, bool);
+template <int R>
+constexpr Tile tiles_of_rows[kVectors] = {tile<R, 1>, tile<R, 2>, tile<R, 3>};
+constexpr const Tile *kTileOf[kRows] = {tiles_of_rows<1>, tiles_of_rows<2>, tiles_of_rows<3>,
+                                        tiles_of_rows<4>, tiles_of_rows<5>, tiles_of_rows<6>,
+                                        tiles_of_rows<7>, tiles_of_rows<8>};
+
+}  // namespace
+
+WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  // h + 2 pad_h, from the output size (stride 1), which validation bounds:
+  // the padding alone may be far larger than any tensor.
+  hp = a.oh + d.kh - 1;
+  wp = a.ow + d.kw - 1;
+  plane = hp * wp;
+  wide_columns = a.oh * wp;
+  tiles = (wide_columns + kCols - 1) / kCols;
+  // A block of input channels keeps its B rows (kh rows of each channel's
+  // plane, 48 columns plus the kernel's width and a line of misalignment) in
+  // about 24 KiB of L1 (48 KiB on Sapphire/Emerald Rapids), beside the 8 x kc
+  // weights of the tile's panel.
+  const int64_t lines = (kCols + d.kw - 1 + 15) / 16 + 1;
+  const int64_t per_channel = d.kh * lines * 64;
+  const int64_t fit = std::max<int64_t>(1, (int64_t{24} << 10) / per_channel);
+  const int64_t blocks = (d.c + fit - 1) / fit;
+  channel_block = (d.c + blocks - 1) / blocks;
+  // A chunk's dst within 256 KiB of L2 (2 MiB), beside a block's weights.
+  chunk_tiles = std::max<int64_t>(1, (int64_t{256} << 10) / (d.k * kCols * 4));
+  images_per_thread = d.n >= threads;
+  buffers = images_per_thread ? std::max(threads, 1) : 1;
+  // Reads run up to a tile's 48 columns and the kernel's width past the last
+  // plane's wide columns: zeroed slack.
+  image_floats = d.c * plane + kCols + d.kw + 16;
+  const auto aligned = [](int64_t floats) { return (floats * 4 + 63) / 64 * 64; };
+  offsets_bytes = aligned(channel_block * d.kh * d.kw);
+  bytes = static_cast<size_t>(offsets_bytes + buffers * aligned(image_floats));
+}
+
+void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p,
+                             void *scratch) {
+  const dlk_conv2d_desc &d = a.desc;
+  const int64_t khw = d.kh * d.kw, taps = d.c * khw, pixels = a.oh * a.ow;
+  const int64_t blocks = (d.c + p.channel_block - 1) / p.channel_block;
+  auto *bytes = static_cast<unsigned char *>(scratch);
+  auto *offsets = reinterpret_cast<int32_t *>(bytes);
+  auto *images = reinterpret_cast<float *>(bytes + p.offsets_bytes);
+  const int64_t image_stride = (p.image_floats * 4 + 63) / 64 * 16;
+  const auto *weights = static_cast<const float *>(a.weights);
+  const auto *src = static_cast<const float *>(a.src);
+  auto *dst = static_cast<float *>(a.dst);
+
+  const int64_t panels = (d.k + kRows - 1) / kRows;
+  for (int64_t ci = 0; ci < p.channel_block; ++ci)
+    for (int64_t r = 0; r < d.kh; ++r)
+      for (int64_t s = 0; s < d.kw; ++s)
+        offsets[(ci * d.kh + r) * d.kw + s] = static_cast<int32_t>(ci * p.plane + r * p.wp + s);
+
+  // Channels [c0, c1) of image `image` into the padded planes at `padded`.
+  const auto pad_channels = [&](int64_t image, int64_t c0, int64_t c1, float *padded) {
+    for (int64_t ci = c0; ci < c1; ++ci) {
+      float *out = padded + ci * p.plane;
+      const float *in = src + (image * d.c + ci) * d.h * d.w;
+      std::memset(out, 0, static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
+      for (int64_t y = 0; y < d.h; ++y) {
+        float *row = out + (d.pad_h + y) * p.wp;
+        std::memset(row, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
+        std::memcpy(row + d.pad_w, in + y * d.w, static_cast<size_t>(d.w) * sizeof(float));
+        std::memset(row + d.pad_w + d.w, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
+      }
+      std::memset(out + (d.pad_h + d.h) * p.wp, 0,
+                  static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
+    }
+    if (c1 == d.c)
+      std::memset(padded + d.c * p.plane, 0,
+                  static_cast<size_t>(p.image_floats - d.c * p.plane) * sizeof(float));
+  };
+  // Tiles [t0, t1) of one image, in chunks whose dst (k x the chunk's columns)
+  // stays in L2 while the blocks of input channels pass over it (VGG-16
+  // conv3_2's 3.2 MB dst, loaded and stored once per block, came from L3:
+  // 0.87x the GEMM lowering before). Within a chunk, blocks of input channels
+  // outermost, so that a block's weights (k x kc) stay in L2 while every tile
+  // passes over them.
+  const auto compute = [&](int64_t image, const float *padded, int64_t t0, int64_t t1) {
+    float *image_dst = dst + image * d.k * pixels;
+    for (int64_t c0 = t0; c0 < t1; c0 += p.chunk_tiles)
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t tap0 = b * p.channel_block * khw;
+        const int64_t kc = std::min(p.channel_block, d.c - b * p.channel_block) * khw;
+        const float *block_src = padded + b * p.channel_block * p.plane;
+        for (int64_t t = c0; t < std::min(t1, c0 + p.chunk_tiles); ++t) {
+          const int64_t j0 = t * kCols;
+          const int vectors =
+              static_cast<int>(std::min<int64_t>(kVectors, (p.wide_columns - j0 + 15) / 16));
+          VectorSegments segs[kVectors];
+          for (int v = 0; v < vectors; ++v) segments_of(j0 + 16 * v, p.wp, a.oh, a.ow, segs[v]);
+          for (int64_t o = 0; o < panels; ++o) {
+            const int rows = static_cast<int>(std::min<int64_t>(kRows, d.k - o * kRows));
+            kTileOf[rows - 1][vectors - 1](weights + o * kRows * taps + tap0, taps,
+                                           block_src + j0, offsets, kc,
+                                           image_dst + o * kRows * pixels, pixels, segs,
+                                           a.bias ? a.bias + o * kRows : nullptr, b == 0,
+                                           b == blocks - 1, d.relu != 0);
+          }
+        }
+      }
+  };
+
+  if (p.images_per_thread) {
+    parallel_for(d.n, threads, [&](int64_t image, int thread) {
+      float *padded = images + thread * image_stride;
+      pad_channels(image, 0, d.c, padded);
+      compute(image, padded, 0, p.tiles);
+    });
+    return;
+  }
+  // Fewer images than threads: all threads pad an image's channels, then each
+  // takes a share of its tiles.
+  const int team = team_size(p.tiles, threads);
+  for (int64_t image = 0; image < d.n; ++image) {
+    parallel_for(team, team, [&](int64_t i, int) {
+      pad_channels(image, d.c * i / team, d.c * (i + 1) / team, images);
+    });
+    parallel_for(team, team, [&](int64_t i, int) {
+      compute(image, images, p.tiles * i / team, p.tiles * (i + 1) / team);
+    });
+  }
+}
+
+}  // namespace dlk::cpu::kernels
