@@ -10,7 +10,9 @@ time of those bytes at --rate bits per second (omit --rate for shared memory), t
 wire time, and MPI_Allreduce's time / this time taken within each run, then the median
 over runs. Where the runs report phases (dlk-perf comm --json since the encode_seconds
 field), also the codec's time (encode + decode of the slowest rank) and what bounds the
-call: "wire" when the codec's time is below the wire time, else "codec". Text before the
+call: "codec" when the codec's time passes the wire time, "wire" when the call takes less
+than 1.3x the wire time, else "CPU" (neither: MPI's and TCP's copies, the emulated links
+and the other ranks on the same cores, the load). Text before the
 JSON (netbed's or uptime's lines) is skipped. Only the standard library: any python3 runs it.
 """
 import argparse
@@ -65,7 +67,8 @@ def main():
             codec = statistics.median(r["codec"]) if r["codec"] else None
             cells += ["%.1f ms" % (codec * 1e3) if codec is not None else "-"]
             if args.rate:
-                cells += ["-" if codec is None else "codec" if codec > wire_seconds else "wire"]
+                cells += ["-" if codec is None else "codec" if codec > wire_seconds else
+                          "wire" if seconds < 1.3 * wire_seconds else "CPU"]
         cells += ["%d" % len(r["seconds"])]
         print("| " + " | ".join(cells) + " |")
 
