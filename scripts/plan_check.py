@@ -1,30 +1,37 @@
 #!/usr/bin/env python3
 """dlk-perf plan checked against measured dlk-train runs (docs/plan.md).
 
-For every model, rank count P and link rate: the link is measured first
-(dlk-perf comm's MPI_Allreduce alpha-beta fit under scripts/netbed.sh, as bus
-bandwidth 2(P-1)/P n / (t - alpha) and latency alpha / (2(P-1))); then for
-every algorithm dlk-train runs --steps steps under scripts/netbed.sh (all P
-ranks on this machine, so dlk-perf plan is told --ranks-here P) and its median
-step (dlk-train/run/1 epochs[0].step_seconds_median) is compared with
-dlk-perf plan's prediction for the same model, batch, P, threads, link and
-algorithm. Prints one row per case (predicted, measured, error), the median and
-largest |error| (targets 5 % and 10 %), and for each codec whether its
+For every model, rank count P and link rate, with the quiet lock held (--lock)
+for the whole group, each term is measured on its own first:
+  link      dlk-perf comm's MPI_Allreduce alpha-beta fit under scripts/netbed.sh, as
+            bus bandwidth 2(P-1)/P n / (t - alpha) and latency alpha / (2(P-1));
+  all-reduce  dlk-perf comm --json at the model's bucket sizes, every algorithm,
+            under netbed (dlk-perf plan --allreduce: codec, per-message latency, CPU);
+  compute   dlk-train on one rank at the local batch, its timeline (--layer-times);
+  sharing   P such one-rank runs started together, over the one run alone (--sharing);
+then for every algorithm dlk-train runs --steps steps under scripts/netbed.sh
+(all P ranks on this machine) and its median step (dlk-train/run/1
+epochs[0].step_seconds_median) is compared with dlk-perf plan's prediction from
+those terms. Prints one row per case (predicted, measured, error, load), the
+median and largest |error| (targets 5 % and 10 %), and for each codec whether its
 predicted crossover bandwidth puts every measured rate on the right side (the
 codec measured faster than native exactly where the link is below it).
 
 Needs root (netbed uses ip netns and tc), dlk-train and dlk-perf built:
   scripts/plan_check.py --build build/rel [--steps 30] [--models lenet5,vgg_small,wide]
       [--ranks 2,4] [--rates none,10gbit,1gbit] [--algorithms native,onebit,...] [--threads 1]
-      [--json FILE]
+      [--json FILE] [--lock /work/.quiet.lock]
 Standard library only; runs as /usr/bin/python3.
 """
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALGORITHMS = ["native", "ring", "ps", "onebit", "int8", "int4", "fp16", "bf16", "topk", "auto"]
@@ -67,6 +74,66 @@ def measure_link(build, ranks, rate, threads):
     return f"bandwidth={bus:.6g}B/s,latency={latency * 1e9:.6g}ns", bus
 
 
+def bucket_sizes(build, model, ranks, batch):
+    """The synchronizer's bucket sizes (bytes) as dlk-perf plan lays them out (no layer is timed)."""
+    perf = os.path.join(build, "perf", "dlk-perf")
+    doc = json_of(run([perf, "plan", "--model", model, "--ranks", str(ranks), "--batch", str(batch),
+                       "--compute", "peak=1TFLOP/s,bandwidth=1TB/s", "--algorithms", "native",
+                       "--scaling", str(ranks), "--quiet", "--json"]))
+    return sorted({int(b["bytes"]) for b in doc["buckets"]})
+
+
+def measure_allreduce(build, ranks, rate, sizes, algorithms, threads, path):
+    """Every algorithm's all-reduce at the bucket sizes on the link (dlk-perf comm --json): the
+    codec, per-message latency and CPU terms dlk-perf plan --allreduce takes."""
+    perf = os.path.join(build, "perf", "dlk-perf")
+    names = [a for a in algorithms if a != "auto"]
+    env = dict(os.environ, DLK_NUM_THREADS=str(threads))
+    text = run(netbed(ranks, rate, [perf, "comm", "--sizes", ",".join(str(n) for n in sizes),
+                                    "--algorithms", ",".join(names), "--min-seconds", "0.3",
+                                    "--max-calls", "20", "--quiet", "--json"]), env)
+    with open(path, "w") as f:
+        json.dump(json_of(text), f)
+
+
+def singleton_step(build, model, batch, threads, steps):
+    """dlk-train on one rank, no MPI launcher: the step's compute alone."""
+    train = os.path.join(build, "examples", "train", "dlk-train")
+    return [train, "--model", model, "--steps", str(steps), "--batch", str(batch), "--threads", str(threads),
+            "--train-subset", str(batch * (steps + 1)), "--test-subset", "64", "--timeline-steps", str(steps),
+            "--quiet", "--json", "-"]
+
+
+def measure_compute(build, model, ranks, batch, threads, steps, path):
+    """The compute terms: dlk-train on one rank at the local batch, its timeline written to path
+    (dlk-perf plan --layer-times); and how much slower a rank computes when `ranks` of them share
+    this machine's cores: the median step of `ranks` such runs started together over that of the
+    run alone (no communication in either)."""
+    command = singleton_step(build, model, batch // ranks, threads, steps)
+    doc = json_of(run(command))
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    alone = doc["epochs"][0]["step_seconds_median"]
+    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+             for _ in range(ranks)]
+    together = [json_of(p.communicate()[0])["epochs"][0]["step_seconds_median"] for p in procs]
+    return statistics.median(together) / alone
+
+
+@contextlib.contextmanager
+def quiet_lock(path):
+    """Holds the machine's quiet lock (flock) while a group of cases is timed."""
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def measured_step(build, model, ranks, rate, algorithm, steps, batch, threads):
     train = os.path.join(build, "examples", "train", "dlk-train")
     doc = json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", algorithm,
@@ -77,12 +144,14 @@ def measured_step(build, model, ranks, rate, algorithm, steps, batch, threads):
     return doc["epochs"][0]["step_seconds_median"]
 
 
-def predicted(build, model, ranks, link, algorithms, batch, threads):
+def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing):
+    """dlk-perf plan on the measured terms."""
     perf = os.path.join(build, "perf", "dlk-perf")
     doc = json_of(run([perf, "plan", "--model", model, "--ranks", str(ranks), "--ranks-here", str(ranks),
                        "--batch", str(batch), "--threads", str(threads), "--link", link,
-                       "--algorithms", ",".join(algorithms), "--scaling", str(ranks), "--quiet", "--json"]))
-    steps = {s["algorithm"]: s["step_seconds"] for s in doc["steps"]}
+                       "--algorithms", ",".join(algorithms), "--scaling", str(ranks), "--layer-times", layer_times,
+                       "--allreduce", allreduce, "--sharing", f"{sharing:.6g}", "--quiet", "--json"]))
+    steps = {s["algorithm"]: s for s in doc["steps"]}
     crossovers = {c["algorithm"]: (c["crossover_bandwidth"], c["wins_below"] == "yes") for c in doc["crossovers"]}
     return steps, crossovers
 
@@ -98,6 +167,8 @@ def main():
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write every case here")
+    parser.add_argument("--lock", default="/work/.quiet.lock",
+                        help="flock this file while each (model, P, rate) group is timed ('' for none)")
     a = parser.parse_args()
     algorithms = a.algorithms.split(",")
     if "native" not in algorithms:
@@ -108,26 +179,38 @@ def main():
     for model in a.models.split(","):
         for ranks in (int(p) for p in a.ranks.split(",")):
             for rate in a.rates.split(","):
-                try:
-                    link, bandwidth = measure_link(a.build, ranks, rate, a.threads)
-                    plan, crossovers = predicted(a.build, model, ranks, link, algorithms, a.batch, a.threads)
-                except (RuntimeError, ValueError, StopIteration, KeyError) as e:
-                    print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
-                    continue
-                for algorithm in algorithms:
+                with quiet_lock(a.lock), tempfile.TemporaryDirectory() as scratch:
+                    load = os.getloadavg()[0]
                     try:
-                        measured = measured_step(a.build, model, ranks, rate, algorithm, a.steps, a.batch,
-                                                 a.threads)
-                    except (RuntimeError, ValueError, KeyError) as e:
-                        print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} skipped: {e}", file=sys.stderr)
+                        link, bandwidth = measure_link(a.build, ranks, rate, a.threads)
+                        allreduce = os.path.join(scratch, "allreduce.json")
+                        measure_allreduce(a.build, ranks, rate, bucket_sizes(a.build, model, ranks, a.batch),
+                                          algorithms, a.threads, allreduce)
+                        layer_times = os.path.join(scratch, "layer_times.json")
+                        sharing = measure_compute(a.build, model, ranks, a.batch, a.threads, a.steps, layer_times)
+                        plan, crossovers = predicted(a.build, model, ranks, link, algorithms, a.batch, a.threads,
+                                                     allreduce, layer_times, sharing)
+                    except (RuntimeError, ValueError, StopIteration, KeyError) as e:
+                        print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
                         continue
-                    error = plan[algorithm] / measured - 1
-                    cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
-                                  "link_bandwidth": bandwidth, "algorithm": algorithm,
-                                  "predicted_seconds": plan[algorithm], "measured_seconds": measured,
-                                  "error": error, "crossover": crossovers.get(algorithm)})
-                    print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {plan[algorithm] * 1e3:12.3f} "
-                          f"{measured * 1e3:11.3f} {error * 100:6.1f}%", flush=True)
+                    for algorithm in algorithms:
+                        try:
+                            measured = measured_step(a.build, model, ranks, rate, algorithm, a.steps, a.batch,
+                                                     a.threads)
+                        except (RuntimeError, ValueError, KeyError) as e:
+                            print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} skipped: {e}", file=sys.stderr)
+                            continue
+                        step = plan[algorithm]
+                        error = step["step_seconds"] / measured - 1
+                        cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
+                                      "link_bandwidth": bandwidth, "sharing": sharing, "algorithm": algorithm,
+                                      "predicted_seconds": step["step_seconds"], "predicted": step,
+                                      "measured_seconds": measured, "error": error,
+                                      "crossover": crossovers.get(algorithm),
+                                      "load_before": load, "load_after": os.getloadavg()[0]})
+                        print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
+                              f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (load {load:.1f}, sharing "
+                              f"{sharing:.2f})", flush=True)
     if not cases:
         print("no case ran")
         return 1

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,10 +42,18 @@ struct CommOptions {
   std::vector<std::string> algorithms{kPeer, "native", "ring", "ps",   "onebit",
                                       "int8", "int4",  "fp16", "bf16", "topk"};
   double topk_fraction = 0.01;
+  std::vector<std::int64_t> sizes;  // when given: these instead of min_bytes * factor^k
   double min_seconds = 0.3;  // per point, at least
   int max_calls = 50;
   OutputOptions output;
 };
+
+std::vector<std::int64_t> sizes_of(const CommOptions &o) {
+  if (!o.sizes.empty()) return o.sizes;
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= o.factor) sizes.push_back(bytes);
+  return sizes;
+}
 
 // Above this, one algorithm's buffers at a time (residuals of a 256 MiB gradient
 // are 256 MiB per algorithm and rank), so rounds are not interleaved there.
@@ -58,7 +67,17 @@ struct Point {
   std::string ran;              // what ran (auto, warm-up)
   // per call, the most any rank spent in each phase (dlk_comm_report; 0 for MPI_Allreduce)
   std::vector<double> encode, decode, network;
+  // per call, the most CPU time any rank's process spent (every thread, user and
+  // system): over seconds, how busy an all-reduce keeps a rank's cores
+  // (dlk-perf plan's contention, docs/plan.md)
+  std::vector<double> cpu;
 };
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 class Runner {
  public:
@@ -70,9 +89,9 @@ class Runner {
               const std::vector<float> &source) {
     std::memcpy(data.data(), source.data(), 4 * data.size());
     MPI_Barrier(MPI_COMM_WORLD);
-    const double start = MPI_Wtime();
+    const double start = MPI_Wtime(), cpu_start = process_cpu_seconds();
     std::uint64_t wire = 0;
-    double phases[3] = {0, 0, 0};  // encode, decode, network
+    double phases[4] = {0, 0, 0, 0};  // encode, decode, network, process CPU
     if (!buffer) {
       MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
@@ -87,8 +106,10 @@ class Runner {
       phases[2] = r.network_seconds;
     }
     double seconds = MPI_Wtime() - start;
+    phases[3] = process_cpu_seconds() - cpu_start;
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, phases, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, phases, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    point.cpu.push_back(phases[3]);
     point.encode.push_back(phases[0]);
     point.decode.push_back(phases[1]);
     point.network.push_back(phases[2]);
@@ -114,7 +135,7 @@ class Runner {
       source[i] = static_cast<float>(((i * 2654435761u) ^ (uint64_t(rank) << 20)) % 20001) *
                       1e-4f - 1.0f;
     std::vector<Point> points;
-    for (const std::string &a : o_.algorithms) points.push_back({a, bytes, {}, 0, "", {}, {}, {}});
+    for (const std::string &a : o_.algorithms) points.push_back({a, bytes, {}, 0, "", {}, {}, {}, {}});
 
     auto run_rounds = [&](std::vector<size_t> which) {
       std::vector<std::unique_ptr<dlk::comm::Buffer>> buffers;
@@ -199,14 +220,15 @@ int run_comm(const CommOptions &o) {
                        {"speedup_vs_mpi", "x MPI", 1, 2},
                        {"encode_seconds", "encode us", 1e6, 1, Show::json},
                        {"decode_seconds", "decode us", 1e6, 1, Show::json},
-                       {"network_seconds", "network us", 1e6, 1, Show::json}});
+                       {"network_seconds", "network us", 1e6, 1, Show::json},
+                       {"cpu_seconds", "CPU us", 1e6, 1, Show::json}});
     std::vector<std::vector<std::pair<double, double>>> per_algorithm(o.algorithms.size());
     Runner runner(o, comm);
     Progress progress(printer && o.output.progress());
-    double sizes = 0;
-    for (std::int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= o.factor) ++sizes;
+    const std::vector<std::int64_t> all_sizes = sizes_of(o);
+    const double sizes = static_cast<double>(all_sizes.size());
     int done = 0;
-    for (std::int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= o.factor) {
+    for (const std::int64_t bytes : all_sizes) {
       progress.update(fmt::format("all-reduce of {} bytes, {} algorithms", bytes, o.algorithms.size()),
                       done++ / sizes);
       const std::vector<Point> points = runner.measure(bytes);
@@ -221,7 +243,7 @@ int run_comm(const CommOptions &o) {
         table.add_row({std::int64_t{bytes}, pt.algorithm, pt.ran, std::int64_t{s.count}, s.median,
                        s.min, algbw, algbw * bus, static_cast<std::int64_t>(pt.wire_bytes),
                        peer > 0 ? Cell{peer / s.median} : Cell{}, median(pt.encode),
-                       median(pt.decode), median(pt.network)});
+                       median(pt.decode), median(pt.network), median(pt.cpu)});
       }
     }
     progress.finish();
@@ -298,6 +320,12 @@ RunFn setup_comm(CLI::App &command) {
   command.add_option("-f,--factor", o->factor, "size multiplier between points")
       ->check(CLI::Range(2, 1024))
       ->capture_default_str();
+  command.add_option("--sizes", o->sizes,
+                     "these buffer sizes in bytes instead of --min-bytes x --factor^k (e.g. a model's "
+                     "bucket sizes, for dlk-perf plan --allreduce)")
+      ->delimiter(',')
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::int64_t{4}, std::int64_t{1} << 34));
   command.add_option("--algorithms", o->algorithms, "what to run (MPI_Allreduce is the peer)")
       ->delimiter(',')
       ->check(CLI::IsMember({kPeer, "auto", "native", "ring", "ps", "onebit", "int8", "int4",

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -25,8 +26,10 @@
 #include "perf/common/timing.hpp"
 #include "perf/machine/machine_header.hpp"
 #include "perf/plan/codec_costs.hpp"
+#include "perf/plan/link_measurements.hpp"
 #include "perf/plan/plan_charts.hpp"
 #include "perf/plan/step_plan.hpp"
+#include "perf/plan/train_timeline.hpp"
 
 namespace dlk::perf {
 namespace {
@@ -43,6 +46,9 @@ struct PlanOptions {
   double topk_fraction = 0.01;
   double contention = 0;  // 0: from threads and cores
   int ranks_here = 1;     // ranks sharing this machine's cores (scripts/netbed.sh: all of them)
+  double sharing = 0;     // 0: max(1, ranks_here x threads / cores)
+  std::string layer_times;  // dlk-train --json of a one-rank run at the local batch: its timeline
+  std::string allreduce;  // dlk-perf comm --json measured on the link: its per-algorithm terms
   std::vector<int> scaling{1, 2, 4, 8, 16, 32};
   bool refresh = false;
   double min_seconds = 0.05;
@@ -61,6 +67,14 @@ PlanModel load_model(const std::string &name) {
     return parse_model_json(text.str());
   }
   return builtin_model(name);  // throws, naming the valid names
+}
+
+std::string read_text(const std::string &path, const char *option) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(std::string(option) + " " + path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 int run_plan(const PlanOptions &o) {
@@ -100,7 +114,9 @@ int run_plan(const PlanOptions &o) {
     throw std::invalid_argument(fmt::format("--ranks-here is {}: it must be in [1, --ranks]", o.ranks_here));
   // Ranks that share the cores each compute more slowly, and their background
   // threads contend with every rank's compute threads.
-  const double sharing = roof ? 1.0 : std::max(1.0, static_cast<double>(o.ranks_here * threads) / cores);
+  const double sharing = o.sharing > 0 ? o.sharing
+                         : roof      ? 1.0
+                                     : std::max(1.0, static_cast<double>(o.ranks_here * threads) / cores);
   const double contention =
       o.contention > 0 ? o.contention
                        : (roof ? 1.0
@@ -108,12 +124,18 @@ int run_plan(const PlanOptions &o) {
   const std::string cache_key = ceilings_cache_key(threads) + " " + backend;
   CodecCosts codec_costs(o.topk_fraction, std::min(o.min_seconds, 0.05));
   const CodecLookup codecs = [&](const std::string &a, std::uint64_t count) { return codec_costs.at(a, count); };
+  std::optional<LinkMeasurements> measured;
+  if (!o.allreduce.empty()) {
+    measured = parse_link_measurements(read_text(o.allreduce, "--allreduce"), link, codecs, chunk_bytes_from_environment(), o.topk_fraction);
+  }
   Progress progress(o.output.progress());
 
   const auto compute_at = [&](std::int64_t local_batch) {
     progress.update(fmt::format("{} layers at batch {}", model.name, local_batch), 0);
     ComputeTimes t = roof ? roofline_times(model, local_batch, *roof)
-                          : measured_times(model, local_batch, *context, cache_key, o.refresh, o.min_seconds);
+                     : !o.layer_times.empty() && local_batch == o.batch / o.ranks
+                         ? timeline_times(model, read_text(o.layer_times, "--layer-times"))
+                         : measured_times(model, local_batch, *context, cache_key, o.refresh, o.min_seconds);
     for (double &f : t.forward_seconds) f *= sharing;
     for (double &b : t.backward_seconds) b *= sharing;
     t.update_seconds *= sharing;
@@ -129,6 +151,10 @@ int run_plan(const PlanOptions &o) {
     s.contention = contention;
     s.chunk_bytes = chunk_bytes_from_environment();
     s.topk_fraction = o.topk_fraction;
+    s.measured = measured ? &*measured : nullptr;
+    s.ranks_here = o.ranks_here;
+    s.threads = threads;
+    s.cores = cores;
     return s;
   };
 
@@ -259,6 +285,7 @@ int run_plan(const PlanOptions &o) {
                       {"contention", contention},
                       {"ranks_here", o.ranks_here},
                       {"sharing", sharing},
+                      {"sharing_given", o.sharing > 0},
                       {"seconds", compute.total()},
                       {"update_seconds", compute.update_seconds},
                       {"cached_layers", compute.cached_layers},
@@ -274,6 +301,17 @@ int run_plan(const PlanOptions &o) {
     for (const PlanBucket &b : synchronizer_buckets(model, bucket_bytes))
       buckets.push_back({{"bytes", b.bytes}, {"ready_after_layer", model.layers[b.ready_layer].name}});
     doc["buckets"] = std::move(buckets);
+    if (measured) {
+      nlohmann::ordered_json terms = nlohmann::ordered_json::array();
+      for (const auto &[bytes, per_algorithm] : measured->at_bytes)
+        for (const auto &[a, t] : per_algorithm)
+          terms.push_back({{"algorithm", a},
+                           {"bytes", bytes},
+                           {"codec_seconds", t.codec_seconds},
+                           {"message_latency_seconds", t.message_latency},
+                           {"cpu_seconds", t.cpu_seconds}});
+      doc["allreduce_measured"] = {{"file", o.allreduce}, {"ranks", measured->ranks}, {"terms", std::move(terms)}};
+    }
     doc["bucket_bytes"] = bucket_bytes;
     doc["steps"] = steps.json();
     doc["winner"] = winner->algorithm;
@@ -337,6 +375,17 @@ RunFn setup_plan(CLI::App &command) {
                      "ranks that share this machine's cores (scripts/netbed.sh runs all P here): their compute "
                      "slows by max(1, ranks-here x threads / cores)")
       ->capture_default_str();
+  command.add_option("--sharing", o->sharing,
+                     "how much slower compute runs with --ranks-here ranks on these cores, as measured "
+                     "(0: max(1, ranks-here x threads / cores))")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  command.add_option("--layer-times", o->layer_times,
+                     "the layers' times from dlk-train --json --timeline-steps N run on one rank at the local "
+                     "batch, instead of timing them here (docs/plan.md)");
+  command.add_option("--allreduce", o->allreduce,
+                     "dlk-perf comm --json measured on the link with --ranks ranks at the buckets' sizes "
+                     "(--sizes): each algorithm's codec, per-message latency and CPU time (docs/plan.md)");
   command.add_option("--scaling", o->scaling, "rank counts of the scaling table")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20))

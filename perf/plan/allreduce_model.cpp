@@ -15,7 +15,28 @@ const BucketCodec &codec_of(const std::string &algorithm,
   throw std::invalid_argument("bucket_cost: no measured codec for " + algorithm);
 }
 
+// comm/message_pieces.hpp's kPieceBytes: below Open MPI's 64 KiB eager limit.
+constexpr double kPieceBytes = 60 << 10;
+
+double pieces(double bytes) { return std::max(1.0, std::ceil(bytes / kPieceBytes)); }
+
+// Pipeline rounds of a compressed algorithm (comm/chunk_plan.hpp).
+double rounds(const std::string &algorithm, double n, double p, double chunk_bytes, double topk_fraction) {
+  if (algorithm == "topk") return std::max(1.0, std::ceil(n / std::max(chunk_bytes, 4 * 16384 / topk_fraction)));
+  return std::max(1.0, std::ceil(n / p / chunk_bytes));
+}
+
 }  // namespace
+
+double allreduce_messages(const std::string &algorithm, double n, double message_bytes, int ranks,
+                          double chunk_bytes, double topk_fraction) {
+  const double p = ranks;
+  if (ranks < 2) return 0;
+  if (!is_compressed(algorithm)) return 2 * (p - 1);
+  const double k = rounds(algorithm, n, p, chunk_bytes, topk_fraction);
+  if (algorithm == "topk") return (p - 1) * k * pieces(message_bytes / k);
+  return 2 * (p - 1) * k * pieces(message_bytes / p / k);
+}
 
 const std::vector<std::string> &plan_algorithms() {
   static const std::vector<std::string> names{"native", "ring", "ps", "onebit", "int8", "int4",
@@ -37,7 +58,7 @@ double chunk_bytes_from_environment() {
 
 BucketCost bucket_cost(const std::string &algorithm, double n, int ranks, const LinkSpec &link,
                        const std::vector<std::pair<std::string, BucketCodec>> &codecs, double chunk_bytes,
-                       double topk_fraction) {
+                       double topk_fraction, const std::vector<std::pair<std::string, MeasuredTerms>> &measured_terms) {
   if (ranks < 1) throw std::invalid_argument("bucket_cost: ranks must be at least 1");
   BucketCost c;
   c.algorithm = algorithm;
@@ -45,7 +66,7 @@ BucketCost bucket_cost(const std::string &algorithm, double n, int ranks, const 
     BucketCost best;
     bool first = true;
     for (const char *candidate : {"native", "fp16", "int8", "onebit"}) {
-      const BucketCost t = bucket_cost(candidate, n, ranks, link, codecs, chunk_bytes, topk_fraction);
+      const BucketCost t = bucket_cost(candidate, n, ranks, link, codecs, chunk_bytes, topk_fraction, measured_terms);
       if (first || t.network_phase_seconds + t.codec_phase_seconds <
                        best.network_phase_seconds + best.codec_phase_seconds)
         best = t;
@@ -78,9 +99,18 @@ BucketCost bucket_cost(const std::string &algorithm, double n, int ranks, const 
   } else {
     throw std::invalid_argument("bucket_cost: unknown algorithm " + algorithm);
   }
+  const MeasuredTerms *measured = nullptr;
+  for (const auto &[name, terms] : measured_terms)
+    if (name == algorithm) measured = &terms;
+  const double message_bytes = is_compressed(algorithm) ? codec_of(algorithm, codecs).message_bytes : n;
+  c.messages = allreduce_messages(algorithm, n, message_bytes, ranks, chunk_bytes, topk_fraction);
+  if (measured) {
+    if (measured->codec_seconds >= 0 && is_compressed(algorithm)) c.codec_seconds = measured->codec_seconds;
+    c.network_seconds += c.messages * measured->message_latency;
+    c.cpu_seconds = measured->cpu_seconds;
+  }
   if (is_compressed(algorithm)) {
-    const double chunk = algorithm == "topk" ? std::max(chunk_bytes, 4 * 16384 / topk_fraction) : chunk_bytes;
-    c.chunks = static_cast<int>(std::max(1.0, std::ceil(n / chunk)));
+    c.chunks = static_cast<int>(rounds(algorithm, n, p, chunk_bytes, topk_fraction));
     const double k = c.chunks;
     if (c.codec_seconds >= c.network_seconds) {
       c.codec_phase_seconds = c.codec_seconds;

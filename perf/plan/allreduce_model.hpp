@@ -10,13 +10,23 @@
 //                 codec: encode n, P decode-and-adds of one message
 //   auto          the cheapest of native, fp16, int8, onebit for the bucket (comm/auto_select.cpp)
 // The compressed algorithms run in chunks (DLK_COMM_CHUNK_BYTES, 1 MiB of
-// floats; topk at least 16384 / fraction elements), encoding chunk k+1 while
-// chunk k is on the wire: with k chunks the bucket takes
-// max(codec, network) + min(codec, network) / k, the pipeline's fill and drain.
+// floats; two-phase: of each rank's segment of n / P, so ceil(n / (P chunk))
+// rounds; topk: of the whole buffer, at least 16384 / fraction elements),
+// encoding chunk k+1 while chunk k is on the wire: with k rounds the bucket
+// takes max(codec, network) + min(codec, network) / k, the pipeline's fill and
+// drain. Each message travels as pieces below Open MPI's eager limit
+// (comm/message_pieces.hpp), each an MPI message of its own; a rank sends
+//   native, ring, ps  2(P-1) messages
+//   two-phase         2(P-1) x rounds x pieces of a chunk's message
+//   topk              (P-1) x rounds x pieces of a chunk's message
+// and each costs the algorithm's measured per-message latency on top of the
+// alpha-beta wire time (what TCP, the kernel and MPI's matching add per
+// message; 0 unless measured: MeasuredTerms).
 // Pure arithmetic: the codec seconds and message sizes come in measured.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perf/plan/link_spec.hpp"
@@ -35,12 +45,22 @@ struct BucketCodec {
   double decode_seconds = 0;  // decode-and-add of the whole bucket's message
 };
 
+// An algorithm's terms at one bucket size, measured on this link by dlk-perf
+// comm under mpirun (dlk-perf plan --allreduce, docs/plan.md).
+struct MeasuredTerms {
+  double codec_seconds = -1;    // encode + decode inside the all-reduce (slowest rank); < 0: not measured
+  double message_latency = 0;   // seconds per MPI message a rank sends, beyond alpha-beta
+  double cpu_seconds = -1;      // CPU time of a rank's process during the call; < 0: not measured
+};
+
 struct BucketCost {
   std::string algorithm;     // what ran (auto: the one chosen)
   double network_seconds = 0;  // all of its wire time
   double codec_seconds = 0;    // all of its codec work
   double wire_bytes = 0;     // bytes each rank sends (ps: the server's)
-  int chunks = 1;
+  int chunks = 1;              // pipeline rounds
+  double messages = 0;         // MPI messages a rank sends
+  double cpu_seconds = -1;     // measured CPU time of the call, < 0: not measured
   // The bucket on the background thread as two phases that add up to its time:
   // the codec work not hidden under the wire (on the CPU), then the wire time
   // not hidden under the codec.
@@ -54,9 +74,17 @@ double chunk_bytes_from_environment();
 // codecs: the measured codec of each compressed algorithm at this bucket size
 // (looked up by name; unused for native, ring, ps). Throws std::invalid_argument
 // for an unknown algorithm, ranks < 1 or a missing codec.
-// topk_fraction sets topk's smallest chunk.
+// topk_fraction sets topk's smallest chunk. measured: the terms measured on
+// this link at this bucket size, per algorithm (auto's candidates looked up by
+// their own names); an algorithm not there has no per-message term.
 BucketCost bucket_cost(const std::string &algorithm, double bytes, int ranks, const LinkSpec &link,
                        const std::vector<std::pair<std::string, BucketCodec>> &codecs,
-                       double chunk_bytes = 1 << 20, double topk_fraction = 0.01);
+                       double chunk_bytes = 1 << 20, double topk_fraction = 0.01,
+                       const std::vector<std::pair<std::string, MeasuredTerms>> &measured = {});
+
+// The MPI messages a rank sends in one all-reduce of n bytes whose codec
+// message (for the whole bucket) is message_bytes, as the rule above counts them.
+double allreduce_messages(const std::string &algorithm, double n, double message_bytes, int ranks,
+                          double chunk_bytes, double topk_fraction);
 
 }  // namespace dlk::perf

@@ -1,5 +1,6 @@
 #include "perf/plan/step_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -17,15 +18,28 @@ AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, c
   in.buckets = synchronizer_buckets(*s.model, s.bucket_bytes);
   const bool any_codec = algorithm == "auto" || is_compressed(algorithm);
   for (PlanBucket &b : in.buckets) {
-    std::vector<std::pair<std::string, BucketCodec>> measured;
+    std::vector<std::pair<std::string, BucketCodec>> codec_table;
     const auto count = static_cast<std::uint64_t>(b.bytes / 4);
     if (any_codec && s.ranks > 1)
       for (const std::string &a : plan_algorithms())
         if (is_compressed(a) && (a == algorithm || (algorithm == "auto" && a != "topk" && a != "int4" && a != "bf16")))
-          measured.emplace_back(a, codecs(a, count));
-    const BucketCost cost = bucket_cost(algorithm, b.bytes, s.ranks, s.link, measured, s.chunk_bytes, s.topk_fraction);
+          codec_table.emplace_back(a, codecs(a, count));
+    const std::vector<std::pair<std::string, MeasuredTerms>> no_terms;
+    const std::vector<std::pair<std::string, MeasuredTerms>> *terms = &no_terms;
+    if (s.measured) {
+      const auto at = s.measured->at_bytes.find(static_cast<std::uint64_t>(b.bytes));
+      terms = s.measured->ranks == s.ranks && at != s.measured->at_bytes.end() ? &at->second
+                                                                               : &s.measured->latency_only;
+    }
+    const BucketCost cost =
+        bucket_cost(algorithm, b.bytes, s.ranks, s.link, codec_table, s.chunk_bytes, s.topk_fraction, *terms);
     b.codec_seconds = cost.codec_phase_seconds;
     b.network_seconds = cost.network_phase_seconds;
+    const double seconds = b.codec_seconds + b.network_seconds;
+    if (cost.cpu_seconds >= 0 && seconds > 0 && s.ranks > 1) {
+      const double r = s.ranks_here, t = s.threads, c = s.cores, busy = cost.cpu_seconds / seconds;
+      b.contention = std::max(1.0, r * (t + busy) / c) / std::max(1.0, r * t / c);
+    }
     plan.network_seconds += cost.network_seconds;
     plan.codec_seconds += cost.codec_seconds;
     plan.wire_bytes += cost.wire_bytes;

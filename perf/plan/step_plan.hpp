@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,16 @@ namespace dlk::perf {
 // A codec's cost for a bucket of `count` floats (CodecCosts::at, or a fixed table in tests).
 using CodecLookup = std::function<BucketCodec(const std::string &algorithm, std::uint64_t count)>;
 
+// Terms of the all-reduce measured on the link (perf/plan/link_measurements.hpp).
+struct LinkMeasurements {
+  int ranks = 0;  // the rank count they were measured with
+  // Per bucket size (bytes) measured: every algorithm's terms there.
+  std::map<std::uint64_t, std::vector<std::pair<std::string, MeasuredTerms>>> at_bytes;
+  // Per algorithm, its per-message latency alone (median over the sizes): for
+  // sizes and rank counts that were not measured.
+  std::vector<std::pair<std::string, MeasuredTerms>> latency_only;
+};
+
 struct StepSetup {
   const PlanModel *model = nullptr;
   const ComputeTimes *compute = nullptr;
@@ -30,6 +41,11 @@ struct StepSetup {
   double contention = 1;
   double chunk_bytes = 1 << 20;  // the compressed algorithms' chunk (allreduce_model.hpp)
   double topk_fraction = 0.01;
+  const LinkMeasurements *measured = nullptr;  // none: the alpha-beta model alone
+  // Who shares this machine's cores, for the contention of a bucket whose CPU
+  // time was measured: max(1, R (T + busy) / C) / max(1, R T / C), busy the
+  // bucket's measured CPU seconds over its seconds.
+  int ranks_here = 1, threads = 1, cores = 1;
 };
 
 struct AlgorithmPlan {

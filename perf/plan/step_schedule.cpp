@@ -67,6 +67,8 @@ StepPrediction predict_step(const StepInputs &in) {
     if (b.ready_layer >= layers) throw std::invalid_argument("predict_step: a bucket's layer is not there");
     check_time(b.codec_seconds, "a bucket's codec time");
     check_time(b.network_seconds, "a bucket's network time");
+    if (b.contention != 0 && !(b.contention >= 1 && std::isfinite(b.contention)))
+      throw std::invalid_argument("predict_step: a bucket's contention must be 0 or >= 1");
     p.codec_seconds += b.codec_seconds;
     p.network_seconds += b.network_seconds;
   }
@@ -99,8 +101,10 @@ StepPrediction predict_step(const StepInputs &in) {
   for (int guard = 0; guard < 10000000; ++guard) {
     const bool computing = !backward_done, communicating = current < released;
     if (!computing && !communicating && released == in.buckets.size()) break;
-    const double compute_rate = communicating ? 1 / in.contention : 1;
-    const double comm_rate = on_codec && computing ? 1 / in.contention : 1;
+    const double contention =
+        !communicating ? 1 : in.buckets[current].contention > 0 ? in.buckets[current].contention : in.contention;
+    const double compute_rate = 1 / contention;
+    const double comm_rate = on_codec && computing ? 1 / contention : 1;
     const double dt_compute = computing ? compute_left / compute_rate : inf;
     const double dt_comm = communicating ? comm_left / comm_rate : inf;
     const double dt = std::min(dt_compute, dt_comm);

@@ -26,6 +26,9 @@ struct PlanBucket {
   std::size_t ready_layer = 0;  // the forward index of the layer whose backward completes it
   double codec_seconds = 0;
   double network_seconds = 0;
+  // How much slower compute runs while this bucket is on the background thread
+  // (its codec too, while backward goes on); 0: StepInputs::contention.
+  double contention = 0;
 };
 
 // The synchronizer's buckets of `model`'s gradients at `bucket_bytes` (bytes,
@@ -56,7 +59,8 @@ int allowed_cpus();
 double default_contention(int threads);
 
 // Throws std::invalid_argument when the per-layer vectors differ in length,
-// a time is negative or not finite, contention < 1 or a bucket's layer is not there.
+// a time is negative or not finite, a contention < 1 (a bucket's: not 0) or a
+// bucket's layer is not there.
 StepPrediction predict_step(const StepInputs &inputs);
 
 }  // namespace dlk::perf

@@ -9,8 +9,10 @@
 #include <catch2/catch.hpp>
 
 #include "perf/charts/svg_chart.hpp"
+#include "perf/plan/link_measurements.hpp"
 #include "perf/plan/plan_charts.hpp"
 #include "perf/plan/step_plan.hpp"
+#include "perf/plan/train_timeline.hpp"
 #include "xml_well_formed.hpp"
 
 namespace dlk::perf {
@@ -115,11 +117,22 @@ TEST_CASE("all-reduce cost per algorithm follows the alpha-beta model and grows 
   const BucketCost onebit = bucket_cost("onebit", n, 4, link, codecs);
   CHECK(onebit.wire_bytes == Approx(1.5 * n / 32));
   CHECK(onebit.codec_seconds == Approx(1.25 * n / 1e9 + 2 * n / 1e9));
-  // Chunks of 1 MiB pipeline the codec with the wire: the larger hides all but
-  // one chunk of the smaller.
-  CHECK(onebit.chunks == 4);
-  CHECK(onebit.codec_phase_seconds == Approx(onebit.codec_seconds));
-  CHECK(onebit.network_phase_seconds == Approx(onebit.network_seconds / 4));
+  // Chunks of 1 MiB of each rank's segment (n / P) pipeline the codec with the
+  // wire: the larger hides all but one round of the smaller. 4 MB on 4 ranks
+  // is one round; on 1 rank's worth of a 16 MB bucket at P = 2, 8.
+  CHECK(onebit.chunks == 1);
+  const BucketCost big = bucket_cost("onebit", 4 * n, 2, link, codecs);
+  CHECK(big.chunks == 8);
+  CHECK(big.codec_phase_seconds == Approx(big.codec_seconds));
+  CHECK(big.network_phase_seconds == Approx(big.network_seconds / 8));
+  // Messages: 2(P-1) for the dense algorithms; two-phase 2(P-1) per round and
+  // piece (a chunk's message to an owner below 60 KiB: one piece each).
+  CHECK(onebit.messages == Approx(6));
+  CHECK(bucket_cost("ring", n, 4, link, codecs).messages == Approx(6));
+  // 16 MB on 2 ranks: 8 rounds, each chunk's message 1/16 of the bucket's: 25 KB
+  // is one piece, 250 KB five.
+  CHECK(allreduce_messages("int8", 4 * n, 4e5, 2, 1 << 20, 0.01) == Approx(2 * 8));
+  CHECK(allreduce_messages("int8", 4 * n, 4e6, 2, 1 << 20, 0.01) == Approx(2 * 8 * 5));
   CHECK(bucket_cost("ring", n, 4, link, codecs).network_phase_seconds ==
         bucket_cost("ring", n, 4, link, codecs).network_seconds);
   // top-k's all-gather grows with P; the ring's per-rank bytes stay under 2n.
@@ -131,6 +144,97 @@ TEST_CASE("all-reduce cost per algorithm follows the alpha-beta model and grows 
   CHECK(chosen.algorithm == "onebit");
   CHECK_THROWS(bucket_cost("nccl", n, 2, link, codecs));
   CHECK_THROWS(bucket_cost("ring", n, 0, link, codecs));
+}
+
+TEST_CASE("measured terms: the codec replaces the assumed one, a per-message latency and CPU time come from "
+          "dlk-perf comm's JSON, bad documents are refused", "[perf][plan]") {
+  const LinkSpec link{"test", 1e9, 1e-5};
+  const double n = 4e6;
+  // int8 at 4 MB on 2 ranks measured at the model's time plus 4 ms: 4 ms over its messages.
+  const std::vector<std::pair<std::string, BucketCodec>> codecs{{"int8", table_codec("int8", 1000000)}};
+  MeasuredTerms terms;
+  terms.codec_seconds = 1e-3;
+  const BucketCost plain = bucket_cost("int8", n, 2, link, codecs, 1 << 20, 0.01, {{"int8", terms}});
+  CHECK(plain.codec_seconds == Approx(1e-3));
+  const double model = plain.codec_phase_seconds + plain.network_phase_seconds;
+  const std::string doc = R"({"schema": "dlk-perf/comm/1", "ranks": 2, "points": [
+      {"bytes": 4000000, "algorithm": "MPI_Allreduce", "seconds": 0.001},
+      {"bytes": 4000000, "algorithm": "int8", "seconds": )" +
+                          std::to_string(model + 4e-3) + R"(, "encode_seconds": 0.0006,
+       "decode_seconds": 0.0004, "cpu_seconds": 0.002},
+      {"bytes": 4000000, "algorithm": "native", "seconds": 0.0001}]})";
+  const LinkMeasurements m = parse_link_measurements(doc, link, table_codec, 1 << 20, 0.01);
+  CHECK(m.ranks == 2);
+  REQUIRE(m.at_bytes.count(4000000) == 1);
+  const auto &at = m.at_bytes.at(4000000);
+  REQUIRE(at.size() == 2);
+  CHECK(at[0].first == "int8");
+  CHECK(at[0].second.codec_seconds == Approx(1e-3));
+  CHECK(at[0].second.cpu_seconds == Approx(2e-3));
+  CHECK(at[0].second.message_latency * plain.messages == Approx(4e-3).epsilon(1e-6));
+  CHECK(at[1].second.message_latency == 0);  // faster than the model: no negative latency
+  // The plan of a bucket at that size reproduces the measured call.
+  const BucketCost priced = bucket_cost("int8", n, 2, link, codecs, 1 << 20, 0.01, at);
+  CHECK(priced.codec_phase_seconds + priced.network_phase_seconds == Approx(model + 4e-3).epsilon(1e-6));
+  CHECK(priced.cpu_seconds == Approx(2e-3));
+  CHECK_THROWS_WITH(parse_link_measurements("{\"schema\": \"dlk-perf/plan/1\"}", link, table_codec, 1 << 20, 0.01),
+                    Catch::Contains("dlk-perf/comm/1"));
+  CHECK_THROWS_WITH(parse_link_measurements(R"({"schema": "dlk-perf/comm/1", "ranks": 1, "points": []})", link,
+                                            table_codec, 1 << 20, 0.01),
+                    Catch::Contains("ranks"));
+  CHECK_THROWS_WITH(parse_link_measurements(R"({"schema": "dlk-perf/comm/1", "ranks": 2, "points": [
+      {"bytes": 4000000, "algorithm": "int8", "seconds": -1}]})", link, table_codec, 1 << 20, 0.01),
+                    Catch::Contains("points[0].seconds"));
+  CHECK_THROWS_WITH(parse_link_measurements(R"({"schema": "dlk-perf/comm/1", "ranks": 2, "points": [
+      {"bytes": 4000000, "algorithm": "nccl", "seconds": 1}]})", link, table_codec, 1 << 20, 0.01),
+                    Catch::Contains("nccl"));
+  CHECK_THROWS(parse_link_measurements("not json", link, table_codec, 1 << 20, 0.01));
+}
+
+TEST_CASE("a bucket's measured CPU time sets its contention; a one-rank timeline gives the layers' times",
+          "[perf][plan]") {
+  const PlanModel lenet = builtin_model("lenet5");
+  const ComputeTimes compute = flat_compute(lenet, 1e-3);
+  StepSetup s;
+  s.model = &lenet;
+  s.compute = &compute;
+  s.ranks = 2;
+  s.link = parse_link("1gbit");
+  s.ranks_here = 2;
+  s.threads = 1;
+  s.cores = 2;
+  LinkMeasurements busy, idle;
+  busy.ranks = idle.ranks = 2;
+  const auto bytes = static_cast<std::uint64_t>(4 * lenet.parameters);
+  MeasuredTerms t;
+  t.cpu_seconds = 1;  // far more than the call: a core kept busy throughout
+  busy.at_bytes[bytes] = {{"native", t}};
+  t.cpu_seconds = 0;
+  idle.at_bytes[bytes] = {{"native", t}};
+  s.measured = &busy;
+  const double with_busy = plan_algorithm(s, "native", table_codec).step.step_seconds;
+  s.measured = &idle;
+  const double with_idle = plan_algorithm(s, "native", table_codec).step.step_seconds;
+  CHECK(with_idle <= with_busy);
+
+  // dlk-train's timeline: the batch gathered before conv1 counts in its forward,
+  // the loss after fc3's forward in fc3's; the first sampled step is left out.
+  const std::string step = R"({"step": 1, "update_end": 0.030, "wait_end": 0.028, "layers": [
+      {"name": "conv1", "forward_start": 0.001, "forward_end": 0.003, "backward_start": 0.020, "backward_end": 0.027},
+      {"name": "fc3", "forward_start": 0.003, "forward_end": 0.004, "backward_start": 0.006, "backward_end": 0.008}]})";
+  const std::string run = R"({"schema": "dlk-train/run/1", "timeline": [)" + step + "," + step + "]}";
+  const ComputeTimes from = timeline_times(lenet, run);
+  REQUIRE(from.forward_seconds.size() == lenet.layers.size());
+  CHECK(from.forward_seconds.front() == Approx(0.003));
+  CHECK(from.backward_seconds.front() == Approx(0.007));
+  CHECK(from.forward_seconds.back() == Approx(0.003));
+  CHECK(from.backward_seconds.back() == Approx(0.002));
+  CHECK(from.forward_seconds[1] == 0);  // conv1.relu: fused, not in the timeline
+  CHECK(from.update_seconds == Approx(0.002));
+  CHECK_THROWS_WITH(timeline_times(lenet, R"({"schema": "dlk-train/run/1", "timeline": []})"),
+                    Catch::Contains("timeline-steps"));
+  CHECK_THROWS_WITH(timeline_times(builtin_model("wide"), run), Catch::Contains("conv1"));
+  CHECK_THROWS(timeline_times(lenet, R"({"schema": "dlk-train/describe/1"})"));
 }
 
 TEST_CASE("buckets follow the synchronizer's rule: backward order, a new one past the cap", "[perf][plan]") {
