@@ -90,8 +90,8 @@ def measure_allreduce(build, ranks, rate, sizes, algorithms, threads, path):
     names = [a for a in algorithms if a != "auto"]
     env = dict(os.environ, DLK_NUM_THREADS=str(threads))
     text = run(netbed(ranks, rate, [perf, "comm", "--sizes", ",".join(str(n) for n in sizes),
-                                    "--algorithms", ",".join(names), "--min-seconds", "0.3",
-                                    "--max-calls", "20", "--quiet", "--json"]), env)
+                                    "--algorithms", ",".join(names), "--min-seconds", "0.2",
+                                    "--max-calls", "10", "--quiet", "--json"]), env)
     with open(path, "w") as f:
         json.dump(json_of(text), f)
 
@@ -168,7 +168,10 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write every case here")
     parser.add_argument("--lock", default="/work/.quiet.lock",
-                        help="flock this file while each (model, P, rate) group is timed ('' for none)")
+                        help="flock this file while each group is timed ('' for none)")
+    parser.add_argument("--hold", choices=["rate", "ranks"], default="rate",
+                        help="a group: one (model, P, rate), or one (model, P) with every rate (the lock "
+                             "is held at most 10 minutes at a time: ranks for the quick models only)")
     a = parser.parse_args()
     algorithms = a.algorithms.split(",")
     if "native" not in algorithms:
@@ -178,39 +181,43 @@ def main():
     print(f"{'model':10} {'P':>2} {'rate':7} {'algorithm':9} {'predicted ms':>12} {'measured ms':>11} {'error':>7}")
     for model in a.models.split(","):
         for ranks in (int(p) for p in a.ranks.split(",")):
-            for rate in a.rates.split(","):
-                with quiet_lock(a.lock), tempfile.TemporaryDirectory() as scratch:
-                    load = os.getloadavg()[0]
-                    try:
-                        link, bandwidth = measure_link(a.build, ranks, rate, a.threads)
-                        allreduce = os.path.join(scratch, "allreduce.json")
-                        measure_allreduce(a.build, ranks, rate, bucket_sizes(a.build, model, ranks, a.batch),
-                                          algorithms, a.threads, allreduce)
-                        layer_times = os.path.join(scratch, "layer_times.json")
-                        sharing = measure_compute(a.build, model, ranks, a.batch, a.threads, a.steps, layer_times)
-                        plan, crossovers = predicted(a.build, model, ranks, link, algorithms, a.batch, a.threads,
-                                                     allreduce, layer_times, sharing)
-                    except (RuntimeError, ValueError, StopIteration, KeyError) as e:
-                        print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
-                        continue
-                    for algorithm in algorithms:
+            with quiet_lock(a.lock if a.hold == "ranks" else ""):
+                for rate in a.rates.split(","):
+                    with quiet_lock(a.lock if a.hold == "rate" else ""), tempfile.TemporaryDirectory() as scratch:
+                        load = os.getloadavg()[0]
                         try:
-                            measured = measured_step(a.build, model, ranks, rate, algorithm, a.steps, a.batch,
-                                                     a.threads)
-                        except (RuntimeError, ValueError, KeyError) as e:
-                            print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} skipped: {e}", file=sys.stderr)
+                            link, bandwidth = measure_link(a.build, ranks, rate, a.threads)
+                            allreduce = os.path.join(scratch, "allreduce.json")
+                            measure_allreduce(a.build, ranks, rate, bucket_sizes(a.build, model, ranks, a.batch),
+                                              algorithms, a.threads, allreduce)
+                            layer_times = os.path.join(scratch, "layer_times.json")
+                            sharing = measure_compute(a.build, model, ranks, a.batch, a.threads, a.steps, layer_times)
+                            plan, crossovers = predicted(a.build, model, ranks, link, algorithms, a.batch, a.threads,
+                                                         allreduce, layer_times, sharing)
+                        except (RuntimeError, ValueError, StopIteration, KeyError) as e:
+                            print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
                             continue
-                        step = plan[algorithm]
-                        error = step["step_seconds"] / measured - 1
-                        cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
-                                      "link_bandwidth": bandwidth, "sharing": sharing, "algorithm": algorithm,
-                                      "predicted_seconds": step["step_seconds"], "predicted": step,
-                                      "measured_seconds": measured, "error": error,
-                                      "crossover": crossovers.get(algorithm),
-                                      "load_before": load, "load_after": os.getloadavg()[0]})
-                        print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
-                              f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (load {load:.1f}, sharing "
-                              f"{sharing:.2f})", flush=True)
+                        for algorithm in algorithms:
+                            try:
+                                measured = measured_step(a.build, model, ranks, rate, algorithm, a.steps, a.batch,
+                                                         a.threads)
+                            except (RuntimeError, ValueError, KeyError) as e:
+                                print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} skipped: {e}", file=sys.stderr)
+                                continue
+                            step = plan[algorithm]
+                            error = step["step_seconds"] / measured - 1
+                            cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
+                                          "link_bandwidth": bandwidth, "sharing": sharing, "algorithm": algorithm,
+                                          "predicted_seconds": step["step_seconds"], "predicted": step,
+                                          "measured_seconds": measured, "error": error,
+                                          "crossover": crossovers.get(algorithm),
+                                          "load_before": load, "load_after": os.getloadavg()[0]})
+                            if a.json:  # after every case: a run cut short keeps what it measured
+                                with open(a.json, "w") as f:
+                                    json.dump({"schema": "dlk-perf/plan-check/1", "cases": cases}, f, indent=1)
+                            print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
+                                  f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (load {load:.1f}, sharing "
+                                  f"{sharing:.2f})", flush=True)
     if not cases:
         print("no case ran")
         return 1

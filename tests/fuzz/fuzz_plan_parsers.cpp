@@ -1,10 +1,12 @@
 // libFuzzer target: the parsers of what `dlk-perf plan` reads from outside: a
 // model as dlk-train/describe/1 JSON (a file a user names), a --link string and
-// a --compute string. The first byte picks the parser, the rest is its text.
+// a --compute string, a dlk-perf comm JSON (--allreduce) and a dlk-train run
+// JSON (--layer-times). The first byte picks the parser, the rest is its text.
 // Bad input must be refused with std::invalid_argument (anything else escapes
 // and fails the run); an accepted model must hold together (its parameters,
 // gradients in backward order adding up to the layers') and write back as JSON
-// that parses to the same model; an accepted link or roof is positive and finite.
+// that parses to the same model; an accepted link or roof is positive and
+// finite; accepted measured terms and layer times are finite and >= 0.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,8 +14,10 @@
 #include <string>
 
 #include "perf/plan/compute_roof.hpp"
+#include "perf/plan/link_measurements.hpp"
 #include "perf/plan/link_spec.hpp"
 #include "perf/plan/plan_model.hpp"
+#include "perf/plan/train_timeline.hpp"
 
 namespace {
 
@@ -61,15 +65,44 @@ void roof(const std::string &text) {
   }
 }
 
+// A fixed codec (a quarter of the bucket, 1 GB/s) stands for the one measured here.
+BucketCodec fixed_codec(const std::string &, std::uint64_t count) {
+  const double bytes = 4.0 * static_cast<double>(count);
+  return {bytes / 4, bytes / 1e9, bytes / 1e9};
+}
+
+void measurements(const std::string &text) {
+  try {
+    const LinkMeasurements m = parse_link_measurements(text, LinkSpec{"fuzz", 1e9, 1e-5}, fixed_codec, 1 << 20, 0.01);
+    expect(m.ranks >= 2, "accepted measurements of fewer than 2 ranks");
+    for (const auto &[bytes, terms] : m.at_bytes)
+      for (const auto &[name, t] : terms)
+        expect(std::isfinite(t.message_latency) && t.message_latency >= 0, "a measured latency is not finite and >= 0");
+  } catch (const std::invalid_argument &) {
+  }
+}
+
+void timeline(const std::string &text) {
+  static const PlanModel lenet5 = builtin_model("lenet5");
+  try {
+    const ComputeTimes t = timeline_times(lenet5, text);
+    expect(t.forward_seconds.size() == lenet5.layers.size() && std::isfinite(t.total()) && t.total() >= 0,
+           "accepted layer times are not one finite time >= 0 per layer");
+  } catch (const std::invalid_argument &) {
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   const std::string text(reinterpret_cast<const char *>(data + 1), size - 1);
-  switch (data[0] % 3) {
+  switch (data[0] % 5) {
     case 0: model(text); break;
     case 1: link(text); break;
-    default: roof(text); break;
+    case 2: roof(text); break;
+    case 3: measurements(text); break;
+    default: timeline(text); break;
   }
   return 0;
 }
