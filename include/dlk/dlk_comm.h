@@ -6,7 +6,7 @@
  *
  * | algorithm | what it does                                                        |
  * |-----------|---------------------------------------------------------------------|
- * | native    | MPI_Allreduce (the baseline)                                        |
+ * | native    | MPI_Iallreduce, waited for without busy-polling (the baseline)      |
  * | ring      | reduce-scatter + all-gather over a ring, chunks pipelined with      |
  * |           | non-blocking point-to-point so the reduction overlaps the transfer  |
  * | ps        | reduce to rank 0, broadcast back (parameter server; grows with P)   |
