@@ -41,6 +41,8 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   bool no_error_feedback = false;
   app.add_flag("--no-error-feedback", no_error_feedback,
                "Drop the compression error every step (zero the all-reduce residuals)");
+  app.add_option("--warmup-steps", o.warmup_steps,
+                 "Compressed algorithms: all-reduce the first N steps uncompressed (native)");
   app.add_option("--block-size", o.block_size,
                  "onebit, int8, int4: elements per codec block (multiple of 16; 0: the codec's "
                  "default, 1024, 256, 128)");

@@ -24,6 +24,7 @@ struct Options {
   std::string algorithm;  // "" : DLK_COMM_ALGO, else native
   bool error_feedback = true;
   double topk_fraction = 0.01;
+  uint32_t warmup_steps = 0;  // the first steps all-reduce with native (1-bit Adam's warm-up)
   uint32_t block_size = 0;  // onebit, int8, int4: elements per codec block; 0: the codec's default
   double bucket_mb = 0;  // 0: auto_bucket_bytes (trainer.cpp)
   std::string backend;  // "" : DLK_BACKEND, else cpu

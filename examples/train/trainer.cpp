@@ -24,6 +24,7 @@ dlk_comm_config sync_config(const Options &o) {
   c.topk_fraction = o.topk_fraction;
   c.seed = o.seed;
   c.block_size = o.block_size;
+  c.warmup_steps = o.warmup_steps;
   return c;
 }
 
