@@ -50,8 +50,11 @@ def parse_args():
     a = p.parse_args()
     a.rows = a.algorithm.split(",")
     for name in a.rows:
-        if name not in TORCH_ROWS and name not in dlk.comm._c.COMM_ALGORITHM:
-            p.error(f"unknown row {name!r}")
+        if name not in TORCH_ROWS:
+            try:
+                dlk.comm.config(name)
+            except ValueError as e:
+                p.error(str(e))
     if a.steps <= a.skip:
         p.error("--steps must exceed --skip")
     return a
