@@ -77,7 +77,7 @@ const Shape kShapes[] = {
 // The wide-row kernel's edges (conv2d_wide_rows_avx512.cpp): output channels
 // one below and above its panels of 8 (15 fails the rule's 16; 17, 23, 25),
 // input channels one below and above the rule's 4 and in several blocks of
-// channels (51: 3 blocks of 17; 26: 2 of 13), wide columns (oh x padded
+// channels (51: 2 blocks of 26 and 25; 90: 3 of 30), wide columns (oh x padded
 // width) one above a tile of 48 and a vector of 16 (49, 17 with 3 junk),
 // padding wider than the kernel, 5x5, 1x3 and 3x1 kernels, one and several
 // images per thread.
@@ -85,7 +85,7 @@ const Shape kWideRowShapes[] = {
     {DLK_FORMAT_NCHW, 1, 5, 1, 47, 17, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 3, 4, 3, 15, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 3, 8, 12, 16, 3, 3, 1, 1, 1, 1},
-    {DLK_FORMAT_NCHW, 2, 26, 7, 14, 25, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 90, 5, 14, 25, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 51, 11, 11, 15, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 6, 9, 20, 24, 3, 3, 1, 4, 1, 1},
     {DLK_FORMAT_NCHW, 1, 7, 12, 30, 17, 5, 5, 1, 2, 1, 1},
