@@ -4,6 +4,10 @@
     build/release/perf/dlk-perf conv --json ... > run1.json   (and run2.json, ...)
     build/release/perf/dlk-perf conv --json --onednn-max-isa avx512_core_bf16 ... > capped.json
     python3 scripts/conv_table.py run1.json [run2.json ...] [capped.json ...]
+    python3 scripts/conv_table.py --summary run1.json ...
+
+--summary: one row per (dtype, pass, batch, threads, kernel: 3x3 / 1x1 /
+other) with the range (min-max) of each figure over the layers.
 
 A row is (dtype, layer, batch, pass, threads): dlk's rate and % of the dtype's
 peak, then per oneDNN ISA that the runs dispatched to (`onednn.effective_isa`
@@ -30,7 +34,21 @@ def median_or_none(values):
     return statistics.median(values) if values else None
 
 
-def main(paths):
+def kernel_of(shape):
+    """'64>64 56x56 3x3/1' -> '3x3' (conv1's 7x7 is 'other')."""
+    kernel = shape.split()[2].split("/")[0]
+    return kernel if kernel in ("3x3", "1x1") else "other"
+
+
+def span(values, fmt):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    lo, hi = min(values), max(values)
+    return fmt % lo if fmt % lo == fmt % hi else (fmt % lo) + "-" + (fmt % hi)
+
+
+def main(paths, summary=False):
     points = {}  # key -> {"dlk": [...], "peak": [...], isa: {ratio key: [...]}}
     order, isas = [], []
     for path in paths:
@@ -62,6 +80,9 @@ def main(paths):
         if names:
             groups.append((isa, names))
     label = dict((n, l) for l, n in RATIOS)
+    if summary:
+        print_summary(points, order, groups, label)
+        return
     head = ["dtype", "layer", "n", "pass", "threads", "c>k hxw kxk/s", "dlk G/s (% peak)"]
     for isa, names in groups:
         suffix = " (%s)" % isa if len(groups) > 1 else ""
@@ -84,7 +105,38 @@ def main(paths):
         print("| " + " | ".join(cells) + " |")
 
 
+def print_summary(points, order, groups, label):
+    rows, row_order = {}, []
+    for key in order:
+        dtype, _, _, batch, pass_name, threads, shape = key
+        row = (dtype, pass_name, batch, threads, kernel_of(shape))
+        if row not in rows:
+            rows[row] = []
+            row_order.append(row)
+        rows[row].append(points[key])
+    head = ["dtype", "pass", "n", "threads", "kernel", "layers", "% peak"]
+    for isa, names in groups:
+        suffix = " (%s)" % isa if len(groups) > 1 else ""
+        head += [label[n] + suffix for n in names]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---" if i < 5 else "---:" for i in range(len(head))) + "|")
+    kernels = {"3x3": 0, "1x1": 1, "other": 2}
+    dtypes = [r[0] for r in row_order]
+    row_order.sort(key=lambda r: (dtypes.index(r[0]), r[3], r[2], kernels[r[4]], PASS_ORDER.get(r[1], 9)))
+    for row in row_order:
+        entries = rows[row]
+        cells = [row[0], row[1], str(row[2]), str(row[3]), row[4], str(len(entries)),
+                 span([median_or_none(e["peak"]) for e in entries], "%.0f")]
+        for isa, names in groups:
+            for n in names:
+                cells.append(span([median_or_none(e.get(isa, {}).get(n, [])) for e in entries], "%.2f"))
+        print("| " + " | ".join(cells) + " |")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: conv_table.py CONV_JSON [CONV_JSON ...]")
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    summary = "--summary" in args
+    args = [a for a in args if a != "--summary"]
+    if not args:
+        sys.exit("usage: conv_table.py [--summary] CONV_JSON [CONV_JSON ...]")
+    main(args, summary)

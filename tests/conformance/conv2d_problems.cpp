@@ -62,6 +62,22 @@ constexpr Geometry kPointwiseGeometries[] = {
     {2, 10, 24, 25, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2}, {1, 7, 47, 50, 9, 1, 1, 2, 2, 0, 0, 1, 1, 1},
 };
 
+// The edges of a blocked kernel (issue 26): channels one below and one above a
+// block of 16 and of 32 (15, 17, 31, 33) as inputs and as outputs, rows one
+// above a register tile (15, 17, 29, 33 pixels: tiles of 14, 16, 28 and 32),
+// 3x3 and 1x1 at stride 1 and 2, padding wider than the kernel (taps that read
+// only padding), groups of 15 and 17 channels, depthwise with multipliers 1
+// and 2. Small images: the double-precision reference runs each on every tier.
+constexpr Geometry kBlockEdgeGeometries[] = {
+    {1, 15, 5, 17, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1},  {2, 17, 4, 15, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {1, 31, 4, 29, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1},  {1, 33, 5, 33, 31, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {2, 33, 3, 15, 17, 1, 1, 1, 1, 0, 0, 1, 1, 1},  {1, 17, 6, 29, 33, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+    {1, 15, 5, 17, 16, 3, 3, 1, 1, 4, 4, 1, 1, 1},  {1, 17, 4, 15, 31, 1, 1, 2, 2, 2, 2, 1, 1, 1},
+    {1, 34, 4, 17, 66, 3, 3, 1, 1, 1, 1, 1, 1, 2},  {1, 60, 3, 15, 60, 3, 3, 2, 2, 1, 1, 1, 1, 4},
+    {1, 33, 5, 17, 33, 3, 3, 1, 1, 1, 1, 1, 1, 33}, {1, 17, 7, 33, 34, 3, 3, 2, 2, 1, 1, 1, 1, 17},
+    {1, 15, 6, 29, 15, 5, 5, 1, 1, 3, 3, 1, 1, 15},
+};
+
 ConvProblem make(dlk_op op, const ConvTypes &t, dlk_format format, const Geometry &g) {
   ConvProblem p;
   p.op = op;
@@ -184,6 +200,7 @@ std::vector<ConvProblem> conv2d_problems(dlk_op op, const std::vector<ConvTypes>
   add_all(kWideDepthwiseGeometries, false);
   add_all(kDeepGeometries, true);
   add_all(kPointwiseGeometries, true);
+  add_all(kBlockEdgeGeometries, true);
   for (int r = 0; r < random_count; ++r)
     list.push_back(random_problem(op, types[rng.uniform(0, static_cast<int64_t>(types.size()) - 1)], rng));
   return list;

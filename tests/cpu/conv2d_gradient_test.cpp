@@ -56,6 +56,16 @@ constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NHWC, 1, 5, 9, 8, 6, 1, 1, 2, 0, 1, 1},
     {DLK_FORMAT_NCHW, 2, 4, 24, 24, 6, 1, 1, 1, 0, 1, 2},
     {DLK_FORMAT_NCHW, 1, 3, 45, 46, 5, 1, 1, 2, 0, 1, 1},
+    // The edges of a blocked kernel (issue 26): channels 15, 17, 31, 33 as
+    // inputs and outputs, rows one above a register tile of 14, 16, 28, 32,
+    // stride 2, 1x1, padding wider than the kernel, groups, depthwise.
+    {DLK_FORMAT_NCHW, 1, 15, 4, 17, 17, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 17, 4, 15, 15, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 31, 3, 29, 33, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 33, 4, 33, 31, 1, 1, 2, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 17, 3, 15, 16, 3, 3, 1, 4, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 34, 3, 17, 66, 3, 3, 1, 1, 1, 2},
+    {DLK_FORMAT_NHWC, 1, 33, 5, 17, 33, 3, 3, 2, 1, 1, 33},
 };
 
 struct Conv {
