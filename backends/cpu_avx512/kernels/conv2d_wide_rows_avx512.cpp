@@ -195,7 +195,8 @@ void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideR
   // 0.87x the GEMM lowering before). Within a chunk, blocks of input channels
   // outermost, so that a block's weights (k x kc) stay in L2 while every tile
   // passes over them.
-  const auto compute = [&](int64_t image, const float *padded, int64_t t0, int64_t t1) {
+  const auto compute = [&](int64_t image, const float *padded, int64_t t0, int64_t t1,
+                           int64_t o0, int64_t o1) {
     float *image_dst = dst + image * d.k * pixels;
     for (int64_t c0 = t0; c0 < t1; c0 += p.chunk_tiles)
       for (int64_t b = 0; b < blocks; ++b) {
@@ -208,7 +209,7 @@ void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideR
               static_cast<int>(std::min<int64_t>(kVectors, (p.wide_columns - j0 + 15) / 16));
           VectorSegments segs[kVectors];
           for (int v = 0; v < vectors; ++v) segments_of(j0 + 16 * v, p.wp, a.oh, a.ow, segs[v]);
-          for (int64_t o = 0; o < panels; ++o) {
+          for (int64_t o = o0; o < o1; ++o) {
             const int rows = static_cast<int>(std::min<int64_t>(kRows, d.k - o * kRows));
             kTileOf[rows - 1][vectors - 1](weights + o * kRows * taps + tap0, taps,
                                            block_src + j0, offsets, kc,
@@ -224,19 +225,25 @@ void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideR
     parallel_for(d.n, threads, [&](int64_t image, int thread) {
       float *padded = images + thread * image_stride;
       pad_channels(image, 0, d.c, padded);
-      compute(image, padded, 0, p.tiles);
+      compute(image, padded, 0, p.tiles, 0, panels);
     });
     return;
   }
   // Fewer images than threads: all threads pad an image's channels, then each
-  // takes a share of its tiles.
-  const int team = team_size(p.tiles, threads);
+  // takes a share of its tiles, or, with fewer than 4 tiles a thread, of its
+  // panels of output channels (res4b's 5 tiles split 3 / 2 ran at 2 threads
+  // as fast as on one).
+  const int team = team_size(p.tiles * panels, threads);
+  const bool by_panels = p.tiles < 4 * team;
   for (int64_t image = 0; image < d.n; ++image) {
     parallel_for(team, team, [&](int64_t i, int) {
       pad_channels(image, d.c * i / team, d.c * (i + 1) / team, images);
     });
     parallel_for(team, team, [&](int64_t i, int) {
-      compute(image, images, p.tiles * i / team, p.tiles * (i + 1) / team);
+      if (by_panels)
+        compute(image, images, 0, p.tiles, panels * i / team, panels * (i + 1) / team);
+      else
+        compute(image, images, p.tiles * i / team, p.tiles * (i + 1) / team, 0, panels);
     });
   }
 }
