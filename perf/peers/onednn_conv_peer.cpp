@@ -83,8 +83,13 @@ struct OneDnnConv::State {
   }
 };
 
-OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, const ConvTensors &t)
+OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, const ConvTensors &t,
+                       int threads)
     : state_(std::make_unique<State>()) {
+  // oneDNN's jit primitives fix their thread count when they are created and then
+  // ask OpenMP for exactly that many, whatever run() sets: created on the default
+  // (every core), a "1 thread" run of oneDNN-any used 2 (res2a above the 1-thread peak).
+  omp_set_num_threads(threads);
   State &s = *state_;
   int64_t oh = 0, ow = 0;
   dlk_conv2d_output_shape(&d, &oh, &ow);

@@ -34,7 +34,8 @@ class OneDnnConv {
  public:
   // blocked: the `any` form. Throws std::runtime_error when oneDNN fails or has
   // no primitive.
-  OneDnnConv(const dlk_conv2d_desc &desc, ConvPass pass, bool blocked, const ConvTensors &t);
+  // `threads`: the OpenMP threads the primitive is created for (see the .cpp).
+  OneDnnConv(const dlk_conv2d_desc &desc, ConvPass pass, bool blocked, const ConvTensors &t, int threads);
   ~OneDnnConv();
   OneDnnConv(const OneDnnConv &) = delete;
   OneDnnConv &operator=(const OneDnnConv &) = delete;

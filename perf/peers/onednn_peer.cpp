@@ -43,8 +43,10 @@ struct OneDnnMatmul::State {
 
 OneDnnMatmul::OneDnnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, dlk_dtype a_type,
                            dlk_dtype b_type, dlk_dtype c_type, const void *a, const void *b,
-                           void *c, bool packed_b)
+                           void *c, bool packed_b, int threads)
     : state_(std::make_unique<State>()) {
+  // Created for the threads it runs on: oneDNN fixes the count at creation (onednn_conv_peer.cpp).
+  omp_set_num_threads(threads);
   if (!supported(a_type, b_type, c_type))
     throw std::runtime_error("oneDNN peer: no matmul for this dtype combination");
   State &s = *state_;

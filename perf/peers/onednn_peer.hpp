@@ -21,7 +21,7 @@ class OneDnnMatmul {
   // or when oneDNN fails.
   OneDnnMatmul(std::int64_t m, std::int64_t n, std::int64_t k, dlk_dtype a_type,
                dlk_dtype b_type, dlk_dtype c_type, const void *a, const void *b, void *c,
-               bool packed_b);
+               bool packed_b, int threads);
   ~OneDnnMatmul();
   OneDnnMatmul(const OneDnnMatmul &) = delete;
   OneDnnMatmul &operator=(const OneDnnMatmul &) = delete;

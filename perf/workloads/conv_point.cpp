@@ -53,11 +53,11 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
     return static_cast<int>(candidates.size()) - 1;
   };
   if (peers.nchw) {
-    plain = std::make_unique<OneDnnConv>(d, pass, false, ConvTensors{src.data(), wei.data(), dst.data()});
+    plain = std::make_unique<OneDnnConv>(d, pass, false, ConvTensors{src.data(), wei.data(), dst.data()}, threads);
     if (!plain->is_reference()) plain_at = add("onednn_nchw", [&] { plain->run(threads); });
   }
   if (peers.any) {
-    blocked = std::make_unique<OneDnnConv>(d, pass, true, ConvTensors{src.data(), wei.data(), dst.data()});
+    blocked = std::make_unique<OneDnnConv>(d, pass, true, ConvTensors{src.data(), wei.data(), dst.data()}, threads);
     if (!blocked->is_reference()) {
       any_at = add("onednn_any", [&] { blocked->run(threads); });
       if (blocked->has_data_reorders())

@@ -82,7 +82,7 @@ Candidate GemmProblem::openblas_candidate(const OpenBlasPeer &peer) {
 
 Candidate GemmProblem::onednn_candidate(bool packed_b, int threads) {
   onednn_.push_back(std::make_unique<OneDnnMatmul>(m_, n_, k_, a_type_, b_type_, c_type_,
-                                                   a_.data(), b_.data(), c_peer_.data(), packed_b));
+                                                   a_.data(), b_.data(), c_peer_.data(), packed_b, threads));
   const OneDnnMatmul *matmul = onednn_.back().get();
   return {packed_b ? "onednn_packed" : "onednn", [matmul, threads] { matmul->run(threads); }};
 }
