@@ -16,7 +16,8 @@ struct PeakRow {
 
 // The peaks at `threads`: the FP32 loop of the context's tier, and the
 // vdpbf16ps and vpdpbusd loops where the context runs avx512 and the CPU has
-// them. Without them dlk's bf16 runs the f32 kernel and int8 the generic one,
+// them (bf16: the faster of its loop and the FP32 loop, which computes bf16's
+// products exactly). Without them dlk's bf16 runs the f32 kernel and int8 the generic one,
 // so their roof is the FP32 peak scaled by the context's theoretical ratios.
 PeakRow measure_dtype_peaks(const dlk_context_info &info, int threads);
 
