@@ -173,6 +173,29 @@ std::string implementation(const Context &ctx) {
   return record.implementation;
 }
 
+// Runs the f32 forward of p (with bias and ReLU where `epilogue`) on integer
+// data, whose sums f32 holds exactly, and checks dst against exact().
+void check_f32_forward_exact(const Context &ctx, Problem &p, const std::vector<int> &src,
+                             const std::vector<int> &weights, const std::vector<float> &bias,
+                             bool epilogue) {
+  dlk_conv2d_desc &d = p.desc;
+  d.relu = epilogue;
+  Buffer<float> src_buf(ctx, cast<float>(src)), weights_buf(ctx, cast<float>(weights));
+  Buffer<float> bias_buf(ctx, bias);
+  Buffer<float> dst(ctx, std::vector<float>(d.n * d.k * p.oh * p.ow, -1.0f));
+  REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
+                             epilogue ? bias_buf.data() : nullptr,
+                             dst.data()) == DLK_STATUS_SUCCESS);
+  std::vector<float> expected = cast<float>(exact(p, src, weights, 0));
+  const int64_t plane = p.oh * p.ow;
+  for (size_t e = 0; e < expected.size() && epilogue; ++e) {
+    const int64_t o =
+        d.format == DLK_FORMAT_NHWC ? int64_t(e) % d.k : int64_t(e) / plane % d.k;
+    expected[e] = std::max(0.0f, expected[e] + bias[o]);
+  }
+  CHECK(dst.values() == expected);
+}
+
 }  // namespace
 
 TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
@@ -192,22 +215,9 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       // Bias and ReLU on every other shape: the GEMM's store adds them per
       // row (pixels as columns) or per column (pixels as rows).
       const bool epilogue = (&shape - kShapes) % 2 == 1;
-      d.relu = epilogue;
       const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
-      Buffer<float> src_buf(ctx, cast<float>(src)), weights_buf(ctx, cast<float>(weights));
-      Buffer<float> bias_buf(ctx, bias);
-      Buffer<float> dst(ctx, std::vector<float>(d.n * d.k * p.oh * p.ow, -1.0f));
-      REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
-                                 epilogue ? bias_buf.data() : nullptr,
-                                 dst.data()) == DLK_STATUS_SUCCESS);
-      std::vector<float> expected = cast<float>(exact(p, src, weights, 0));
+      check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
       const int64_t plane = p.oh * p.ow;
-      for (size_t e = 0; e < expected.size() && epilogue; ++e) {
-        const int64_t o = d.format == DLK_FORMAT_NHWC ? int64_t(e) % d.k
-                                                      : int64_t(e) / plane % d.k;
-        expected[e] = std::max(0.0f, expected[e] + bias[o]);
-      }
-      CHECK(dst.values() == expected);
       // Pixels as rows exactly where the output channels fill the tiles
       // better: here, 9 or 16 pixels against 64 channels a group.
       const bool few_pixels = d.format == DLK_FORMAT_NCHW && plane <= 16 && d.k / d.groups >= 64;
@@ -237,18 +247,7 @@ TEST_CASE("conv2d forward f32: the wide-row kernel's edges give the exact sums o
         const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -3, 3, rng);
         const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
         for (const bool epilogue : {false, true}) {
-          d.relu = epilogue;
-          Buffer<float> src_buf(ctx, cast<float>(src)), weights_buf(ctx, cast<float>(weights));
-          Buffer<float> bias_buf(ctx, bias);
-          Buffer<float> dst(ctx, std::vector<float>(d.n * d.k * p.oh * p.ow, -1.0f));
-          REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
-                                     epilogue ? bias_buf.data() : nullptr,
-                                     dst.data()) == DLK_STATUS_SUCCESS);
-          std::vector<float> expected = cast<float>(exact(p, src, weights, 0));
-          const int64_t plane = p.oh * p.ow;
-          for (size_t e = 0; e < expected.size() && epilogue; ++e)
-            expected[e] = std::max(0.0f, expected[e] + bias[int64_t(e) / plane % d.k]);
-          CHECK(dst.values() == expected);
+          check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
           // The rule (kernels/conv2d_direct_kernels.hpp): 16 or more output
           // and 4 or more input channels, padded width at most 1.2 x ow.
           const bool wide = tier == "avx512" && d.k >= 16 && d.c >= 4 &&
