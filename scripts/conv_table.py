@@ -83,12 +83,8 @@ def main(paths, summary=False):
     if summary:
         print_summary(points, order, groups, label)
         return
-    head = ["dtype", "layer", "n", "pass", "threads", "c>k hxw kxk/s", "dlk G/s (% peak)"]
-    for isa, names in groups:
-        suffix = " (%s)" % isa if len(groups) > 1 else ""
-        head += [label[n] + suffix for n in names]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "|".join("---" if i < 6 else "---:" for i in range(len(head))) + "|")
+    print_header(["dtype", "layer", "n", "pass", "threads", "c>k hxw kxk/s", "dlk G/s (% peak)"],
+                 6, groups, label)
     # dtype, threads, batch, then layers as the runs met them, passes in order.
     dtypes = [k[0] for k in order]
     layers = [k[1:3] for k in order]
@@ -105,6 +101,16 @@ def main(paths, summary=False):
         print("| " + " | ".join(cells) + " |")
 
 
+def print_header(head, text_columns, groups, label):
+    """A markdown table head: `head`, then a ratio column per peer name of each ISA group;
+    the first `text_columns` left-aligned, the numbers right-aligned."""
+    for isa, names in groups:
+        suffix = " (%s)" % isa if len(groups) > 1 else ""
+        head = head + [label[n] + suffix for n in names]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---" if i < text_columns else "---:" for i in range(len(head))) + "|")
+
+
 def print_summary(points, order, groups, label):
     rows, row_order = {}, []
     for key in order:
@@ -114,12 +120,7 @@ def print_summary(points, order, groups, label):
             rows[row] = []
             row_order.append(row)
         rows[row].append(points[key])
-    head = ["dtype", "pass", "n", "threads", "kernel", "layers", "% peak"]
-    for isa, names in groups:
-        suffix = " (%s)" % isa if len(groups) > 1 else ""
-        head += [label[n] + suffix for n in names]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "|".join("---" if i < 5 else "---:" for i in range(len(head))) + "|")
+    print_header(["dtype", "pass", "n", "threads", "kernel", "layers", "% peak"], 5, groups, label)
     kernels = {"3x3": 0, "1x1": 1, "other": 2}
     dtypes = [r[0] for r in row_order]
     row_order.sort(key=lambda r: (dtypes.index(r[0]), r[3], r[2], kernels[r[4]], PASS_ORDER.get(r[1], 9)))
