@@ -2,27 +2,13 @@
 #include <cuda_fp16.h>
 
 #include "backends/cuda/conv_kernels.hpp"
+#include "backends/cuda/elementwise.cuh"
 
 namespace dlk::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kElementwiseThreads;
 
-struct F32 {
-  using type = float;
-  static __device__ float load(float v) { return v; }
-  static __device__ float store(float v) { return v; }
-};
-struct F16 {
-  using type = __half;
-  static __device__ float load(__half v) { return __half2float(v); }
-  static __device__ __half store(float v) { return __float2half_rn(v); }
-};
-struct BF16 {
-  using type = __nv_bfloat16;
-  static __device__ float load(__nv_bfloat16 v) { return __bfloat162float(v); }
-  static __device__ __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
-};
 
 // The output channel of element e of dst.
 struct ChannelOf {
@@ -98,9 +84,9 @@ __global__ void im2col(Im2colShape s, const T *src, T *col) {
 template <class Body>
 cudaError_t with_storage(dlk_dtype dtype, Body body) {
   switch (dtype) {
-    case DLK_DTYPE_F16: body(F16{}); break;
-    case DLK_DTYPE_BF16: body(BF16{}); break;
-    default: body(F32{});
+    case DLK_DTYPE_F16: body(F16Storage{}); break;
+    case DLK_DTYPE_BF16: body(BF16Storage{}); break;
+    default: body(F32Storage{});
   }
   return cudaGetLastError();
 }
@@ -113,8 +99,7 @@ cudaError_t launch_im2col(const core::Conv2dArgs &a, int64_t image, void *col, c
                           d.kw,       a.oh,       a.ow,      d.stride_h,   d.stride_w,    d.pad_h,
                           d.pad_w,    d.dilation_h, d.dilation_w, d.format == DLK_FORMAT_NHWC};
   const int64_t total = d.groups * d.kh * d.kw * a.c_per_group * a.oh * a.ow;
-  const int64_t blocks = (total + kThreads - 1) / kThreads;
-  const dim3 grid(static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8));
+  const dim3 grid = elementwise_grid(total);
   const int64_t image_elements = d.c * d.h * d.w;
   if (d.src_type == DLK_DTYPE_F32)
     im2col<float><<<grid, kThreads, 0, stream>>>(shape, static_cast<const float *>(a.src) + image * image_elements,
@@ -129,8 +114,7 @@ cudaError_t launch_bias_relu(const core::Conv2dArgs &a, const float *product, cu
   const dlk_conv2d_desc &d = a.desc;
   const int64_t total = d.n * d.k * a.oh * a.ow;
   const ChannelOf channel{d.k, a.oh * a.ow, d.format == DLK_FORMAT_NHWC};
-  const int64_t blocks = (total + kThreads - 1) / kThreads;
-  const dim3 grid(static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8));
+  const dim3 grid = elementwise_grid(total);
   return with_storage(d.dst_type, [&](auto storage) {
     using Storage = decltype(storage);
     bias_relu<Storage><<<grid, kThreads, 0, stream>>>(static_cast<typename Storage::type *>(a.dst), product,

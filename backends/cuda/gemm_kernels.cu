@@ -6,18 +6,15 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "backends/cuda/elementwise.cuh"
 #include "backends/cuda/gemm_kernels.hpp"
 #include "core/numeric.hpp"
 
 namespace dlk::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kElementwiseThreads;
 
-dim3 grid_for(int64_t elements) {
-  const int64_t blocks = (elements + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(blocks < 65535 * 8 ? (blocks > 0 ? blocks : 1) : 65535 * 8));
-}
 
 // The integer route's staging kernels move tiles through shared memory so that
 // both the source and the destination are read and written along their
@@ -166,21 +163,6 @@ __global__ void __launch_bounds__(kEpilogueTile * kEpilogueRows) int8_epilogue(I
   }
 }
 
-struct F32Storage {
-  using type = float;
-  static __device__ float load(float v) { return v; }
-  static __device__ float store(float v) { return v; }
-};
-struct F16Storage {
-  using type = __half;
-  static __device__ float load(__half v) { return __half2float(v); }
-  static __device__ __half store(float v) { return __float2half_rn(v); }
-};
-struct BF16Storage {
-  using type = __nv_bfloat16;
-  static __device__ float load(__nv_bfloat16 v) { return __bfloat162float(v); }
-  static __device__ __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
-};
 
 template <class Storage>
 __global__ void scale_c(typename Storage::type *c, int64_t m, int64_t n, int64_t batch, int64_t rs_c,
@@ -229,7 +211,7 @@ cudaError_t launch_int8_epilogue(const Int8EpilogueArgs &args, cudaStream_t stre
 cudaError_t launch_scale_c(dlk_dtype c_type, void *c, int64_t m, int64_t n, int64_t batch,
                            int64_t rs_c, int64_t cs_c, int64_t batch_stride_c, float alpha,
                            float beta, cudaStream_t stream) {
-  const dim3 grid = grid_for(batch * m * n);
+  const dim3 grid = elementwise_grid(batch * m * n);
   switch (c_type) {
     case DLK_DTYPE_F16:
       scale_c<F16Storage><<<grid, kThreads, 0, stream>>>(static_cast<__half *>(c), m, n, batch, rs_c,

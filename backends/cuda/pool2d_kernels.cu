@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/elementwise.cuh"
 #include "backends/cuda/pool2d_geometry.hpp"
 #include "backends/cuda/pool2d_cuda.hpp"
 #include "core/numeric.hpp"
@@ -11,12 +12,8 @@
 namespace dlk::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kElementwiseThreads;
 
-dim3 grid_for(int64_t elements) {
-  const int64_t blocks = (elements + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(blocks < 65535 * 8 ? (blocks > 0 ? blocks : 1) : 65535 * 8));
-}
 
 PoolGeometry geometry(const core::Pool2dArgs &a) {
   const dlk_pool2d_desc &d = a.desc;
@@ -24,21 +21,6 @@ PoolGeometry geometry(const core::Pool2dArgs &a) {
           d.stride_w, d.pad_h,    d.pad_w, d.format == DLK_FORMAT_NHWC, d.kind};
 }
 
-struct F32 {
-  using type = float;
-  static __device__ float load(float v) { return v; }
-  static __device__ float store(float v) { return v; }
-};
-struct F16 {
-  using type = __half;
-  static __device__ float load(__half v) { return __half2float(v); }
-  static __device__ __half store(float v) { return __float2half_rn(v); }
-};
-struct BF16 {
-  using type = __nv_bfloat16;
-  static __device__ float load(__nv_bfloat16 v) { return __bfloat162float(v); }
-  static __device__ __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
-};
 template <class T>
 struct Int8 {
   using type = T;
@@ -158,7 +140,7 @@ __global__ void backward(PoolGeometry g, const typename Storage::type *diff_dst,
 template <class Storage>
 void launch_float_forward(const PoolGeometry &g, const core::Pool2dArgs &a, cudaStream_t stream) {
   using T = typename Storage::type;
-  const dim3 grid = grid_for(g.n * g.c * g.oh * g.ow);
+  const dim3 grid = elementwise_grid(g.n * g.c * g.oh * g.ow);
   if (g.kind == DLK_POOL_MAX)
     max_forward<Storage><<<grid, kThreads, 0, stream>>>(g, static_cast<const T *>(a.src), static_cast<T *>(a.dst),
                                                         a.argmax);
@@ -170,7 +152,7 @@ void launch_float_forward(const PoolGeometry &g, const core::Pool2dArgs &a, cuda
 template <class T>
 void launch_int8_forward(const PoolGeometry &g, const core::Pool2dArgs &a, int32_t lo, int32_t hi,
                          cudaStream_t stream) {
-  const dim3 grid = grid_for(g.n * g.c * g.oh * g.ow);
+  const dim3 grid = elementwise_grid(g.n * g.c * g.oh * g.ow);
   if (g.kind == DLK_POOL_MAX)
     max_forward<Int8<T>><<<grid, kThreads, 0, stream>>>(g, static_cast<const T *>(a.src), static_cast<T *>(a.dst),
                                                         a.argmax);
@@ -182,7 +164,7 @@ void launch_int8_forward(const PoolGeometry &g, const core::Pool2dArgs &a, int32
 template <class Storage>
 void launch_backward(const PoolGeometry &g, const core::Pool2dArgs &a, cudaStream_t stream) {
   using T = typename Storage::type;
-  backward<Storage><<<grid_for(g.n * g.c * g.h * g.w), kThreads, 0, stream>>>(
+  backward<Storage><<<elementwise_grid(g.n * g.c * g.h * g.w), kThreads, 0, stream>>>(
       g, static_cast<const T *>(a.diff_dst), a.argmax_in, static_cast<T *>(a.diff_src));
 }
 
@@ -194,9 +176,9 @@ void pool2d_forward_cuda(const core::Pool2dArgs &a, cudaStream_t stream) {
   switch (a.desc.dtype) {
     case DLK_DTYPE_S8: launch_int8_forward<int8_t>(g, a, -128, 127, stream); break;
     case DLK_DTYPE_U8: launch_int8_forward<uint8_t>(g, a, 0, 255, stream); break;
-    case DLK_DTYPE_F16: launch_float_forward<F16>(g, a, stream); break;
-    case DLK_DTYPE_BF16: launch_float_forward<BF16>(g, a, stream); break;
-    default: launch_float_forward<F32>(g, a, stream);
+    case DLK_DTYPE_F16: launch_float_forward<F16Storage>(g, a, stream); break;
+    case DLK_DTYPE_BF16: launch_float_forward<BF16Storage>(g, a, stream); break;
+    default: launch_float_forward<F32Storage>(g, a, stream);
   }
   check_cuda(cudaGetLastError(), "pool2d forward kernel launch");
 }
@@ -206,7 +188,7 @@ void pool2d_backward_cuda(const core::Pool2dArgs &a, int *flag, cudaStream_t str
   if (g.n * g.c * g.h * g.w == 0) return;
   if (g.kind == DLK_POOL_MAX && g.oh * g.ow > 0) {
     check_cuda(cudaMemsetAsync(flag, 0, sizeof(int), stream), "cudaMemsetAsync");
-    check_argmax<<<grid_for(g.n * g.c * g.oh * g.ow), kThreads, 0, stream>>>(g, a.argmax_in, flag);
+    check_argmax<<<elementwise_grid(g.n * g.c * g.oh * g.ow), kThreads, 0, stream>>>(g, a.argmax_in, flag);
     check_cuda(cudaGetLastError(), "pool2d argmax check kernel launch");
     int bad = 0;
     check_cuda(cudaMemcpyAsync(&bad, flag, sizeof(int), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
@@ -217,9 +199,9 @@ void pool2d_backward_cuda(const core::Pool2dArgs &a, int *flag, cudaStream_t str
                           "(y * w + x of the window's maximum)");
   }
   switch (a.desc.dtype) {
-    case DLK_DTYPE_F16: launch_backward<F16>(g, a, stream); break;
-    case DLK_DTYPE_BF16: launch_backward<BF16>(g, a, stream); break;
-    default: launch_backward<F32>(g, a, stream);
+    case DLK_DTYPE_F16: launch_backward<F16Storage>(g, a, stream); break;
+    case DLK_DTYPE_BF16: launch_backward<BF16Storage>(g, a, stream); break;
+    default: launch_backward<F32Storage>(g, a, stream);
   }
   check_cuda(cudaGetLastError(), "pool2d backward kernel launch");
 }
