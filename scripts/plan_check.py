@@ -3,8 +3,9 @@
 
 For every model, rank count P and link rate, with the quiet lock held (--lock)
 for the whole group, each term is measured on its own first:
-  link      dlk-perf comm's MPI_Allreduce alpha-beta fit under scripts/netbed.sh, as
-            bus bandwidth 2(P-1)/P n / (t - alpha) and latency alpha / (2(P-1));
+  link      dlk-perf comm's MPI_Allreduce times under scripts/netbed.sh, as bus bandwidth
+            2(P-1)/P n / t' (t' the slope of time over the sizes >= 1 MiB: tbf's 128 KB burst
+            lets smaller ones through unshaped) and latency alpha / (2(P-1)) (alpha-beta fit);
   all-reduce  dlk-perf comm --json at the model's bucket sizes, every algorithm,
             under netbed (dlk-perf plan --allreduce: codec, per-message latency, CPU);
   compute   dlk-train on one rank at the local batch, its timeline (--layer-times);
@@ -57,7 +58,10 @@ def netbed(ranks, rate, program):
 
 
 def measure_link(build, ranks, rate, threads):
-    """The link as dlk-perf plan takes it, from MPI_Allreduce's alpha-beta fit."""
+    """The link as dlk-perf plan takes it, from MPI_Allreduce's times at 64 KiB - 16 MiB: the bandwidth
+    from the sizes of at least 1 MiB only (tc tbf's 128 KB burst lets a smaller message through
+    unshaped, which tilts a fit over every size towards a lower bandwidth), the latency from the
+    alpha-beta fit over every size."""
     perf = os.path.join(build, "perf", "dlk-perf")
     env = dict(os.environ, DLK_NUM_THREADS=str(threads))
     doc = json_of(run(netbed(ranks, rate, [perf, "comm", "-b", "64K", "-e", "16M", "-f", "4",
@@ -65,10 +69,17 @@ def measure_link(build, ranks, rate, threads):
                                            "--quiet", "--json"]), env))
     fit = next(f for f in doc["fits"] if f["algorithm"] == "MPI_Allreduce")
     alpha = max(fit["alpha_seconds"], 0.0)
-    bandwidth = fit["bandwidth"]
-    if not bandwidth or bandwidth <= 0:  # a noisy fit: the largest size alone
-        largest = max((p for p in doc["points"] if p["algorithm"] == "MPI_Allreduce"), key=lambda p: p["bytes"])
-        bandwidth = largest["bytes"] / max(largest["seconds"] - alpha, 1e-9)
+    large = sorted((p["bytes"], p["seconds"]) for p in doc["points"]
+                   if p["algorithm"] == "MPI_Allreduce" and p["bytes"] >= 1 << 20)
+    bandwidth = 0.0
+    if len(large) >= 2:  # least squares slope of time against bytes
+        mean_n = statistics.fmean(n for n, _ in large)
+        mean_t = statistics.fmean(t for _, t in large)
+        slope = sum((n - mean_n) * (t - mean_t) for n, t in large) / sum((n - mean_n) ** 2 for n, _ in large)
+        bandwidth = 1 / slope if slope > 0 else 0.0
+    if bandwidth <= 0:  # a noisy fit: the largest size alone
+        n, t = large[-1]
+        bandwidth = n / max(t - alpha, 1e-9)
     bus = 2 * (ranks - 1) / ranks * bandwidth
     latency = max(alpha / (2 * (ranks - 1)), 1e-9)
     return f"bandwidth={bus:.6g}B/s,latency={latency * 1e9:.6g}ns", bus
@@ -134,14 +145,15 @@ def quiet_lock(path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def measured_step(build, model, ranks, rate, algorithm, steps, batch, threads):
+def measured_run(build, model, ranks, rate, algorithm, steps, batch, threads):
+    """dlk-train under netbed: its dlk-train/run/1 document (the median step, the terms it splits
+    the step into, the bucket cap it used)."""
     train = os.path.join(build, "examples", "train", "dlk-train")
-    doc = json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", algorithm,
-                                           "--steps", str(steps), "--batch", str(batch),
-                                           "--threads", str(threads),
-                                           "--train-subset", str(batch * (steps + 1)),
-                                           "--test-subset", "64", "--quiet", "--json", "-"])))
-    return doc["epochs"][0]["step_seconds_median"]
+    return json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", algorithm,
+                                            "--steps", str(steps), "--batch", str(batch),
+                                            "--threads", str(threads),
+                                            "--train-subset", str(batch * (steps + 1)),
+                                            "--test-subset", "64", "--quiet", "--json", "-"])))
 
 
 def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing):
@@ -153,7 +165,7 @@ def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, 
                        "--allreduce", allreduce, "--sharing", f"{sharing:.6g}", "--quiet", "--json"]))
     steps = {s["algorithm"]: s for s in doc["steps"]}
     crossovers = {c["algorithm"]: (c["crossover_bandwidth"], c["wins_below"] == "yes") for c in doc["crossovers"]}
-    return steps, crossovers
+    return steps, crossovers, doc["bucket_bytes"]
 
 
 def main():
@@ -167,6 +179,10 @@ def main():
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write every case here")
+    parser.add_argument("--terms", action="store_true",
+                        help="under each case, its terms: measured (dlk-train's mean step, the time outside the "
+                             "synchronizer's wait, the wait, the codec) and predicted (compute, contention, exposed "
+                             "network and codec)")
     parser.add_argument("--lock", default="/work/.quiet.lock",
                         help="flock this file while each group is timed ('' for none)")
     parser.add_argument("--hold", choices=["rate", "ranks"], default="rate",
@@ -192,24 +208,31 @@ def main():
                                               algorithms, a.threads, allreduce)
                             layer_times = os.path.join(scratch, "layer_times.json")
                             sharing = measure_compute(a.build, model, ranks, a.batch, a.threads, a.steps, layer_times)
-                            plan, crossovers = predicted(a.build, model, ranks, link, algorithms, a.batch, a.threads,
+                            plan, crossovers, bucket_bytes = predicted(a.build, model, ranks, link, algorithms, a.batch, a.threads,
                                                          allreduce, layer_times, sharing)
                         except (RuntimeError, ValueError, StopIteration, KeyError) as e:
                             print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
                             continue
                         for algorithm in algorithms:
                             try:
-                                measured = measured_step(a.build, model, ranks, rate, algorithm, a.steps, a.batch,
-                                                         a.threads)
+                                doc = measured_run(a.build, model, ranks, rate, algorithm, a.steps, a.batch, a.threads)
+                                measured = doc["epochs"][0]["step_seconds_median"]
                             except (RuntimeError, ValueError, KeyError) as e:
                                 print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} skipped: {e}", file=sys.stderr)
                                 continue
+                            if doc["config"]["bucket_bytes"] != bucket_bytes:
+                                print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} dlk-train's buckets of "
+                                      f"{doc['config']['bucket_bytes']} bytes are not the plan's {bucket_bytes}: "
+                                      f"the plan's --bucket-mb default no longer follows dlk-train's", file=sys.stderr)
                             step = plan[algorithm]
                             error = step["step_seconds"] / measured - 1
                             cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
                                           "link_bandwidth": bandwidth, "sharing": sharing, "algorithm": algorithm,
                                           "predicted_seconds": step["step_seconds"], "predicted": step,
                                           "measured_seconds": measured, "error": error,
+                                          "measured_terms": {k: doc["epochs"][0][k] for k in
+                                                             ("step_seconds", "compute_seconds",
+                                                              "exposed_comm_seconds", "codec_seconds")},
                                           "crossover": crossovers.get(algorithm),
                                           "load_before": load, "load_after": os.getloadavg()[0]})
                             if a.json:  # after every case: a run cut short keeps what it measured
@@ -218,6 +241,15 @@ def main():
                             print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
                                   f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (load {load:.1f}, sharing "
                                   f"{sharing:.2f})", flush=True)
+                            if a.terms:
+                                m = cases[-1]["measured_terms"]
+                                print(f"{'':32} measured: mean {m['step_seconds'] * 1e3:.3f} = outside wait "
+                                      f"{m['compute_seconds'] * 1e3:.3f} + wait {m['exposed_comm_seconds'] * 1e3:.3f} "
+                                      f"(codec {m['codec_seconds'] * 1e3:.3f}); predicted: compute "
+                                      f"{step['compute_seconds'] * 1e3:.3f} + contention "
+                                      f"{step['contention_seconds'] * 1e3:.3f} + exposed network "
+                                      f"{step['exposed_network_seconds'] * 1e3:.3f} + codec "
+                                      f"{step['exposed_codec_seconds'] * 1e3:.3f}", flush=True)
     if not cases:
         print("no case ran")
         return 1

@@ -42,7 +42,7 @@ struct PlanOptions {
   std::string compute;  // empty: measured on the context
   std::string link = "10gbit";
   std::vector<std::string> algorithms = plan_algorithms();
-  double bucket_mb = 25;
+  double bucket_mb = 0;  // 0: dlk-train's default (train_default_bucket_bytes)
   double topk_fraction = 0.01;
   double contention = 0;  // 0: from threads and cores
   int ranks_here = 1;     // ranks sharing this machine's cores (scripts/netbed.sh: all of them)
@@ -85,8 +85,11 @@ int run_plan(const PlanOptions &o) {
     throw std::invalid_argument(fmt::format("--batch {} does not split evenly over --ranks {}", o.batch, o.ranks));
   const PlanModel model = load_model(o.model);
   const LinkSpec link = parse_link(o.link);
-  const std::uint64_t bucket_bytes = static_cast<std::uint64_t>(o.bucket_mb * (1 << 20));
+  if (!(o.bucket_mb >= 0)) throw std::invalid_argument(fmt::format("--bucket-mb is {}: it must be >= 0", o.bucket_mb));
+  const std::uint64_t bucket_bytes = o.bucket_mb > 0 ? static_cast<std::uint64_t>(o.bucket_mb * (1 << 20))
+                                                     : train_default_bucket_bytes(model);
   if (bucket_bytes < 4) throw std::invalid_argument("--bucket-mb must hold at least one float");
+  const double bucket_mb = static_cast<double>(bucket_bytes) / (1 << 20);
 
   std::optional<ComputeRoof> roof;
   if (!o.compute.empty()) roof = parse_compute_roof(o.compute);
@@ -238,7 +241,7 @@ int run_plan(const PlanOptions &o) {
   const std::string subtitle = fmt::format("{}, global batch {}, {} ranks, {} compute; latency {:.3g} us; "
                                            "buckets of {} MiB",
                                            model.name, o.batch, o.ranks, compute.source, link.latency * 1e6,
-                                           o.bucket_mb);
+                                           bucket_mb);
   if (!o.output.svg.empty()) {
     std::vector<StepCurve> curves;
     for (const AlgorithmPlan &p : plans) {
@@ -325,7 +328,7 @@ int run_plan(const PlanOptions &o) {
              "on {} ranks ({} each); link {} = {}, latency {:.3g} us; {} buckets of at most {} MiB\n\n{}\n",
              model.name, model.parameters, (model.forward_flop() + model.backward_flop()) * 1e-6, o.batch,
              o.ranks, o.batch / o.ranks, link.name, bandwidth_text(link.bandwidth), link.latency * 1e6,
-             synchronizer_buckets(model, bucket_bytes).size(), o.bucket_mb, header.text());
+             synchronizer_buckets(model, bucket_bytes).size(), bucket_mb, header.text());
   fmt::print("compute: {}, {:.3f} ms a step ({} layers measured, {} from the cache); {} threads on {} cores, "
              "contention x{:.2f} while the background thread works\n\n",
              compute.source, compute.total() * 1e3, compute.measured_layers, compute.cached_layers, threads,
@@ -360,8 +363,10 @@ RunFn setup_plan(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember(plan_algorithms()))
       ->capture_default_str();
-  command.add_option("--bucket-mb", o->bucket_mb, "the synchronizer's bucket cap in MiB (dlk-train's --bucket-mb)")
-      ->check(CLI::PositiveNumber)
+  command.add_option("--bucket-mb", o->bucket_mb,
+                     "the synchronizer's bucket cap in MiB (dlk-train's --bucket-mb); 0: dlk-train's default, a "
+                     "quarter of the gradient bytes from 64 KiB to 25 MiB")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command.add_option("--topk-fraction", o->topk_fraction, "fraction of the elements topk sends")
       ->check(CLI::Range(1e-6, 1.0))

@@ -27,6 +27,12 @@ double default_contention(int threads) {
   return std::max(1.0, static_cast<double>(threads + 1) / allowed_cpus());
 }
 
+std::uint64_t train_default_bucket_bytes(const PlanModel &model) {
+  std::uint64_t bytes = 0;
+  for (const PlanGradient &g : model.gradients) bytes += 4 * static_cast<std::uint64_t>(g.elements);
+  return std::clamp<std::uint64_t>(bytes / 4, std::uint64_t(64) << 10, std::uint64_t(25) << 20);
+}
+
 std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes) {
   std::vector<PlanBucket> buckets;
   std::uint64_t fused = 0;  // elements in the last bucket

@@ -31,6 +31,10 @@ struct PlanBucket {
   double contention = 0;
 };
 
+// dlk-train's bucket cap when --bucket-mb is 0 (its default): a quarter of the
+// model's gradient bytes, from 64 KiB to 25 MiB (examples/train/trainer.cpp).
+std::uint64_t train_default_bucket_bytes(const PlanModel &model);
+
 // The synchronizer's buckets of `model`'s gradients at `bucket_bytes` (bytes,
 // ready_layer set; costs 0).
 std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes);

@@ -504,7 +504,9 @@ TEST_CASE("plan --json follows its schema and draws both of its charts", "[perf]
   CHECK(doc.at("crossovers").size() == 9);  // every algorithm but native
   REQUIRE(doc.at("scaling").size() == 2);
   CHECK(doc.at("scaling")[0].at("ranks") == 1);
-  CHECK(doc.at("buckets").size() == 1);  // lenet5's 247 KB in one 25 MiB bucket
+  // dlk-train's default cap, a quarter of lenet5's 247 KB (at least 64 KiB): three buckets.
+  CHECK(doc.at("bucket_bytes") == 65536);
+  CHECK(doc.at("buckets").size() == 3);
 }
 
 TEST_CASE("plan reads a dlk-train/describe/1 file and plans from given ceilings", "[perf][cli][plan]") {

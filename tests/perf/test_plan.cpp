@@ -249,6 +249,18 @@ TEST_CASE("buckets follow the synchronizer's rule: backward order, a new one pas
   CHECK(b[2].bytes == 4.0 * (4096 + 784 * 4096 + 4096));
   CHECK(wide.layers[b[2].ready_layer].name == "fc1");
   CHECK(synchronizer_buckets(wide, std::uint64_t{1} << 40).size() == 1);
+
+  // dlk-train's default cap (docs/train.md, --bucket-mb 0): a quarter of the gradient
+  // bytes, from 64 KiB to 25 MiB. LeNet-5's 246824 bytes: 64 KiB, three buckets
+  // (fc3 + fc2, fc1's weight alone, the rest); wide's 80 MB: 19 MiB.
+  const PlanModel lenet = builtin_model("lenet5");
+  CHECK(train_default_bucket_bytes(lenet) == 64u << 10);
+  const std::vector<PlanBucket> l = synchronizer_buckets(lenet, train_default_bucket_bytes(lenet));
+  REQUIRE(l.size() == 3);
+  CHECK(l[0].bytes == 4.0 * (84 * 10 + 10 + 120 * 84 + 84));
+  CHECK(l[1].bytes == 4.0 * 400 * 120);
+  CHECK(l[0].bytes + l[1].bytes + l[2].bytes == 4.0 * static_cast<double>(lenet.parameters));
+  CHECK(train_default_bucket_bytes(wide) == 4 * static_cast<std::uint64_t>(wide.parameters) / 4);
 }
 
 TEST_CASE("the step schedule overlaps communication with backward, exposes the tail, and counts contention",
