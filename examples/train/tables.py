@@ -11,13 +11,16 @@ made from those files, so --report-only re-makes them without running anything.
 Suites:
   speed     LeNet-5, 1 rank, --threads 1 and 2: time per step of dlk-train and of the
             peer, interleaved, --repeat times each; medians and the ratio dlk / PyTorch
-  accuracy  per model and rank count (mpirun): dlk-train with every --algorithms
-            (and --no-error-feedback for the compressed ones), PyTorch in one process
-            and DDP over gloo (native, fp16 hook, PowerSGD hook with and without
-            error feedback); final loss, test accuracy, difference to dlk's native
-  link      the wide model on scripts/netbed.sh's shaped links: time to a fixed test
-            accuracy (--target-accuracy, scored after every epoch of --train-subset
-            images) of native and each compressed algorithm, and the speed-up
+  accuracy  per model and rank count (mpirun) and each of --seeds: dlk-train with every
+            --algorithms (and --no-error-feedback for those in --no-ef; --dtypes,
+            --warmup-steps for the compressed ones), PyTorch in one process and DDP
+            over gloo (--peer-algorithms: native, fp16 hook, PowerSGD hook); one line
+            per row over the seeds: final accuracy per seed, mean, spread, the mean's
+            difference to dlk's native
+  link      the wide model on scripts/netbed.sh's shaped links, per seed: time to a fixed
+            test accuracy (--target-accuracy, scored every --eval-every steps) of native
+            and each algorithm, the speed-up, the step's compute / exposed comm / codec
+            and the wire bound (the bytes a rank sends at the link's rate)
 """
 import argparse
 import datetime
@@ -43,17 +46,21 @@ class Run:
     """One training run: what it is, how it is launched, what it measured."""
 
     def __init__(self, program, model, ranks, threads, algorithm, error_feedback=True,
-                 link=None, extra=(), tag=""):
+                 link=None, extra=(), tag="", seed=1, variant=""):
         self.program, self.model, self.ranks, self.threads = program, model, ranks, threads
         self.algorithm, self.error_feedback, self.link = algorithm, error_feedback, link
-        self.extra, self.tag = list(extra), tag
+        self.extra, self.tag, self.seed = list(extra), tag, seed
+        # What the extra options make of the row (e.g. "bf16", "warm-up 100"): rows
+        # of one variant and algorithm over the seeds are one line of the table.
+        self.variant = variant
         self.result, self.error, self.load, self.wall = None, None, None, None
 
     def name(self):
         ef = "" if self.error_feedback else "-noef"
         link = f"-{self.link}" if self.link else ""
+        seed = f"-s{self.seed}" if self.seed != 1 else ""
         return (f"{self.program}-{self.model}-p{self.ranks}-t{self.threads}-{self.algorithm}"
-                f"{ef}{link}{self.tag}")
+                f"{ef}{link}{self.tag}{seed}")
 
     def argv(self, args, json_path):
         if self.program == "dlk":
@@ -61,6 +68,8 @@ class Run:
         else:
             prog = [args.python, PEER]
         prog += ["--model", self.model, "--threads", str(self.threads), "--json", json_path]
+        if self.seed != 1:
+            prog += ["--seed", str(self.seed)]
         if self.ranks > 1 or self.program == "dlk":
             prog += ["--algorithm", self.algorithm]
         if not self.error_feedback:
@@ -238,17 +247,40 @@ def median(values):
 def accuracy_runs(args, model, ranks):
     common = ["--epochs", str(args.epochs)] + subset(args)
     runs = []
-    if not args.skip_dlk:
-        runs += [Run("dlk", model, ranks, 1, a, extra=common) for a in args.algorithms]
-    if not args.skip_no_ef and not args.skip_dlk:
-        runs += [Run("dlk", model, ranks, 1, a, False, extra=common)
-                 for a in args.algorithms if a in LOSSY]
-    if not args.skip_peer:
-        runs.append(Run("torch", model, 1, 1, "none", extra=common))
-        runs += [Run("torch", model, ranks, 1, a, extra=common) for a in PEER_ALGORITHMS]
-        if not args.skip_no_ef:
-            runs.append(Run("torch", model, ranks, 1, "powersgd", False, extra=common))
+    for seed in args.seeds:
+        if not args.skip_dlk:
+            for dtype in args.dtypes:
+                for a in args.algorithms:
+                    extra, tag, variant = list(common), "", []
+                    if dtype != "f32":
+                        extra += ["--dtype", dtype]
+                        tag += f"-{dtype}"
+                        variant.append(f"--dtype {dtype}")
+                    if args.warmup_steps and a in LOSSY:
+                        extra += ["--warmup-steps", str(args.warmup_steps)]
+                        tag += f"-w{args.warmup_steps}"
+                        variant.append(f"{args.warmup_steps} warm-up steps")
+                    runs.append(Run("dlk", model, ranks, 1, a, extra=extra, tag=tag, seed=seed,
+                                    variant=", ".join(variant)))
+                    if a in LOSSY and a in args.no_ef:
+                        runs.append(Run("dlk", model, ranks, 1, a, False, extra=extra, tag=tag,
+                                        seed=seed, variant=", ".join(variant)))
+        if not args.skip_peer:
+            for a in args.peer_algorithms:
+                if a == "none":  # one process, the plain module
+                    runs.append(Run("torch", model, 1, 1, "none", extra=common, seed=seed))
+                    continue
+                runs.append(Run("torch", model, ranks, 1, a, extra=common, seed=seed))
+                if a == "powersgd" and "powersgd" in args.no_ef:
+                    runs.append(Run("torch", model, ranks, 1, a, False, extra=common, seed=seed))
     return runs
+
+
+def spread(values):
+    """Mean and (max - min) of a row's final accuracies over its seeds."""
+    if not values:
+        return None, None
+    return statistics.mean(values), max(values) - min(values)
 
 
 def subset(args):
@@ -265,30 +297,71 @@ def suite_accuracy(args):
     for model in args.models:
         for ranks in args.ranks:
             runs = [r.execute(args) for r in accuracy_runs(args, model, ranks)]
-            native = next((r for r in runs if r.program == "dlk" and r.algorithm == "native"
-                           and r.result), None)
-            base = accuracy(native) if native else None
+            # One line per program, algorithm, error feedback and variant; its seeds
+            # in the order run.
+            groups = {}
             for r in runs:
-                acc = accuracy(r)
-                delta = acc - base if acc is not None and base is not None else None
-                rows.append([model, "dlk-train" if r.program == "dlk" else "PyTorch",
-                             r.algorithm + ("" if r.error_feedback else ", no error feedback"),
-                             str(r.ranks), str(r.threads), str(len(epochs(r)) or "-"),
-                             fmt(last(r, "train_loss"), ".4f"),
-                             " / ".join(f"{100 * e['test_accuracy']:.2f}" for e in epochs(r))
-                             or "-",
-                             fmt(delta, "+.2f"), fmt(ms_per_step(r), ".2f"),
-                             fmt(last(r, "wire_bytes_per_step"), ".0f"),
-                             fmt(r.load, ".1f"), status(r)])
-    text = [f"Global batch 64 split over the ranks, lr 0.05, momentum 0.9, seed 1, "
-            f"{args.epochs} epoch(s)"
+                groups.setdefault((r.program, r.algorithm, r.error_feedback, r.variant),
+                                  []).append(r)
+            native = groups.get(("dlk", "native", True, ""), [])
+            base, _ = spread([accuracy(r) for r in native if accuracy(r) is not None])
+            for (program, algorithm, ef, variant), group in groups.items():
+                done = [r for r in group if accuracy(r) is not None]
+                mean, width = spread([accuracy(r) for r in done])
+                delta = mean - base if mean is not None and base is not None else None
+                name = algorithm + ("" if ef else ", no error feedback")
+                name += f", {variant}" if variant else ""
+                losses = [last(r, "train_loss") for r in done]
+                rows.append([model, "dlk-train" if program == "dlk" else "PyTorch", name,
+                             str(group[0].ranks), str(len(done)),
+                             " / ".join(f"{accuracy(r):.2f}" for r in done) or "-",
+                             fmt(mean, ".2f"), fmt(width, ".2f"), fmt(delta, "+.2f"),
+                             fmt(statistics.mean(losses) if losses else None, ".4f"),
+                             fmt(last(done[0], "wire_bytes_per_step") if done else None, ".0f"),
+                             fmt(median([ms_per_step(r) for r in done]), ".1f"),
+                             fmt(min((r.load for r in group if r.load is not None),
+                                     default=None), ".1f") + "-" +
+                             fmt(max((r.load for r in group if r.load is not None),
+                                     default=None), ".1f"),
+                             "; ".join(status(r) for r in group if r.error)])
+    text = [f"Global batch 64 split over the ranks, lr 0.05, momentum 0.9, seeds "
+            f"{', '.join(map(str, args.seeds))} (weights and data order), {args.epochs} epoch(s)"
             + (f" of the first {args.train_subset} training images" if args.train_subset else "")
             + (f", test on the first {args.test_subset}" if args.test_subset else "")
             + "; ranks under mpirun on this machine (shared memory for dlk, gloo over "
-            "loopback TCP for PyTorch), 1 thread each. Delta: test accuracy minus dlk-train "
-            "native's at the same model and rank count (target: within 0.5 points)."]
-    return text, ["model", "program", "all-reduce", "ranks", "threads", "epochs", "train loss",
-                  "test acc % by epoch", "delta pp (last)", "ms/step", "wire B/step", "load", "notes"], rows
+            "loopback TCP for PyTorch), 1 thread each. Final: test accuracy after the last "
+            "epoch, per seed, their mean and spread (max - min). Delta: the mean minus "
+            "dlk-train native's mean at the same model and rank count (target: within 0.5 "
+            "points). ms/step (median over seeds) was not taken quietly: not a speed figure."]
+    return text, ["model", "program", "all-reduce", "ranks", "seeds", "final acc % per seed",
+                  "mean", "spread", "delta pp", "train loss (mean)", "wire B/step",
+                  "ms/step", "load", "notes"], rows
+
+
+def link_run(args, algorithm, hosts, link, common, seed):
+    """dlk-train on the wide model; --warmup-steps applies to the compressed algorithms."""
+    if args.warmup_steps and algorithm in LOSSY:
+        return Run("dlk", "wide", hosts, 1, algorithm, link=link,
+                   extra=common + ["--warmup-steps", str(args.warmup_steps)],
+                   tag=f"-w{args.warmup_steps}", seed=seed,
+                   variant=f"{args.warmup_steps} warm-up steps")
+    return Run("dlk", "wide", hosts, 1, algorithm, link=link, extra=common, seed=seed)
+
+
+def split_ms(run):
+    """compute / exposed comm / codec of the mean step, in ms."""
+    parts = [last(run, f) for f in ("compute_seconds", "exposed_comm_seconds", "codec_seconds")]
+    return " / ".join(fmt(None if p is None else 1e3 * p, ".0f") for p in parts)
+
+
+def wire_bound_ms(run, link):
+    """The bytes a rank sends per step at the tbf rate (1gbit, 10gbit, 500mbit)."""
+    units = {"gbit": 1e9, "mbit": 1e6, "kbit": 1e3}
+    wire = last(run, "wire_bytes_per_step")
+    for unit, scale in units.items():
+        if link.endswith(unit) and wire is not None:
+            return 1e3 * 8 * wire / (float(link[:-len(unit)]) * scale)
+    return None
 
 
 def suite_link(args):
@@ -297,26 +370,28 @@ def suite_link(args):
     if args.eval_every:
         common += ["--eval-every", str(args.eval_every), "--target-accuracy",
                    f"{args.target_accuracy:g}"]
-    for link in args.links:
-        for hosts in args.hosts:
-            runs = [] if args.skip_dlk else [
-                Run("dlk", "wide", hosts, 1, a, link=link, extra=common).execute(args)
-                for a in args.algorithms]
-            if not args.skip_peer:
-                runs += [Run("torch", "wide", hosts, 1, a, link=link, extra=common)
-                         .execute(args) for a in PEER_ALGORITHMS]
-            native = next((r for r in runs if r.program == "dlk" and r.algorithm == "native"),
-                          None)
-            base, _ = time_to_accuracy(native, args.target_accuracy) if native else (None, None)
-            for r in runs:
-                seconds, step = time_to_accuracy(r, args.target_accuracy)
-                speedup = base / seconds if base and seconds else None
-                rows.append([link, str(hosts), "dlk-train" if r.program == "dlk" else "PyTorch",
-                             r.algorithm, fmt(ms_per_step(r), ".1f"),
-                             fmt(last(r, "wire_bytes_per_step"), ".0f"),
-                             fmt(seconds, ".1f", "not reached"), fmt(step, "d"),
-                             fmt(best_accuracy(r), ".2f"),
-                             fmt(speedup, ".2f"), fmt(r.load, ".1f"), status(r)])
+    for link, hosts, seed in ((l, h, s) for l in args.links for h in args.hosts
+                              for s in args.seeds):
+        runs = [] if args.skip_dlk else [link_run(args, a, hosts, link, common, seed)
+                                         .execute(args) for a in args.algorithms]
+        if not args.skip_peer:
+            runs += [Run("torch", "wide", hosts, 1, a, link=link, extra=common, seed=seed)
+                     .execute(args) for a in args.peer_algorithms if a != "none"]
+        native = next((r for r in runs if r.program == "dlk" and r.algorithm == "native"),
+                      None)
+        base, _ = time_to_accuracy(native, args.target_accuracy) if native else (None, None)
+        for r in runs:
+            seconds, step = time_to_accuracy(r, args.target_accuracy)
+            speedup = base / seconds if base and seconds else None
+            rows.append([link, str(hosts), str(seed),
+                         "dlk-train" if r.program == "dlk" else "PyTorch",
+                         r.algorithm + (f", {r.variant}" if r.variant else ""),
+                         fmt(ms_per_step(r), ".1f"),
+                         split_ms(r), fmt(wire_bound_ms(r, link), ".1f"),
+                         fmt(last(r, "wire_bytes_per_step"), ".0f"),
+                         fmt(seconds, ".1f", "not reached"), fmt(step, "d"),
+                         fmt(best_accuracy(r), ".2f"),
+                         fmt(speedup, ".2f"), fmt(r.load, ".1f"), status(r)])
     scored = (f"every {args.eval_every} steps (the run stops at the target)" if args.eval_every
               else "after each epoch")
     text = [f"The wide model (784-4096-4096-10, 20.0 M parameters) on scripts/netbed.sh's "
@@ -326,9 +401,14 @@ def suite_link(args):
             + (f" (first {args.test_subset})" if args.test_subset else "")
             + f" scored {scored}; time to {args.target_accuracy:g} % is the training time "
             "(test scoring excluded) until a score first reaches it. Speed-up: dlk-train "
-            "native's time over the row's (target: at least 5x for the best compressed "
+            "native's time (same seed) over the row's (target: at least 5x for the best compressed "
             "algorithm at 1 Gbit). ms/step is the mean step of the run's epochs."]
-    return text, ["link", "ranks", "program", "all-reduce", "ms/step", "wire B/step",
+    text.append("Split: the mean step's compute / exposed communication / encode+decode "
+                "(ms; the peer has no codec column). Wire bound: the bytes one rank sends per "
+                "step at the link's rate, the shortest exposed communication the link allows "
+                "when nothing overlaps.")
+    return text, ["link", "ranks", "seed", "program", "all-reduce", "ms/step",
+                  "compute / comm / codec ms", "wire bound ms", "wire B/step",
                   f"time to {args.target_accuracy:g} % (s)", "at step", "best acc %",
                   "speed-up vs native", "load", "notes"], rows
 
@@ -381,7 +461,16 @@ def parse_args(argv):
     p.add_argument("--models", type=csv, default=["lenet5", "vgg_small"], help="accuracy")
     p.add_argument("--ranks", type=ints, default=[2, 4], help="accuracy: rank counts")
     p.add_argument("--algorithms", type=csv, default=DLK_ALGORITHMS, help="dlk-train's")
+    p.add_argument("--no-ef", type=csv, default=LOSSY + ["powersgd"],
+                   help="accuracy: algorithms also run with --no-error-feedback")
     p.add_argument("--skip-no-ef", action="store_true", help="no --no-error-feedback rows")
+    p.add_argument("--seeds", type=ints, default=[1], help="accuracy, link: seeds, a run each")
+    p.add_argument("--dtypes", type=csv, default=["f32"], help="accuracy: dlk-train --dtype")
+    p.add_argument("--warmup-steps", type=int, default=0,
+                   help="accuracy: dlk-train's compressed rows all-reduce the first N steps "
+                        "uncompressed")
+    p.add_argument("--peer-algorithms", type=csv, default=["none"] + PEER_ALGORITHMS,
+                   help="PyTorch rows: none (one process), native, fp16, powersgd")
     p.add_argument("--skip-peer", action="store_true", help="no PyTorch rows")
     p.add_argument("--skip-dlk", action="store_true",
                    help="no dlk-train rows (accuracy, link; --report-only merges runs made apart)")
@@ -394,6 +483,8 @@ def parse_args(argv):
     p.add_argument("--eval-every", type=int, default=25,
                    help="link: score the test set every N steps (0: after each epoch only)")
     a = p.parse_args(argv)
+    if a.skip_no_ef:
+        a.no_ef = []
     for alg in a.algorithms:
         if alg not in DLK_ALGORITHMS + ["auto"]:
             p.error(f"--algorithms: {alg} is not one of {', '.join(DLK_ALGORITHMS)}, auto")
