@@ -19,17 +19,22 @@
 namespace dlk::comm {
 namespace {
 
-// Small enough that a segment of a few MiB is several chunks in flight, large
-// enough that per-message overhead stays small (measured with dlk-perf comm).
-constexpr uint64_t kChunkElements = uint64_t(64) << 10;
-
-uint64_t chunks_of(uint64_t length) {
-  return std::max<uint64_t>(1, (length + kChunkElements - 1) / kChunkElements);
+// A segment travels in chunks of about DLK_COMM_CHUNK_BYTES (default 1 MiB, the
+// compressed pipeline's rule, agreed by every rank), cut evenly. 1 MiB rather
+// than the 256 KiB of before: in shared memory each message costs a rendezvous
+// and a single-copy system call whose page walks the receiver's core pays, and
+// there the 256 KiB chunks ran 64 MiB at 1.17x MPI_Allreduce against 1.48x
+// (16 MiB 0.86x against 0.97x; docs/comm.md, shared memory); on a 1 Gbit/s link
+// a 1 MiB chunk is 8 ms of wire, still 32 chunks in flight per 64 MiB segment.
+uint64_t chunks_of(uint64_t length, uint64_t chunk_elements) {
+  return std::max<uint64_t>(1, (length + chunk_elements - 1) / chunk_elements);
 }
 
 class Ring {
  public:
-  Ring(const Collective &c, std::vector<float> &incoming) : c_(c), p_(c.size), incoming_(incoming) {}
+  Ring(const Collective &c, std::vector<float> &incoming)
+      : c_(c), p_(c.size), chunk_elements_(std::max<uint64_t>(1, c.chunk_bytes / 4)),
+        incoming_(incoming) {}
 
   void run() {
     const int steps = 2 * (p_ - 1);
@@ -46,7 +51,7 @@ class Ring {
       // The all-gather writes into data: the reduce-scatter step that sent this
       // segment must have finished sending it.
       if (!reduce) wait_all(sends_[g - (p_ - 1)]);
-      const uint64_t n = chunks_of(s.length);
+      const uint64_t n = chunks_of(s.length, chunk_elements_);
       std::vector<MPI_Request> receives(n);
       for (uint64_t k = 0; k < n; ++k) {
         const Span chunk = split(s.length, n, k);
@@ -90,7 +95,7 @@ class Ring {
   }
 
   void send_segment(const Span &s, int step) {
-    const uint64_t n = chunks_of(s.length);
+    const uint64_t n = chunks_of(s.length, chunk_elements_);
     for (uint64_t k = 0; k < n; ++k) {
       const Span chunk = split(s.length, n, k);
       send(c_.data + s.begin + chunk.begin, chunk.length, step);
@@ -108,6 +113,7 @@ class Ring {
 
   const Collective &c_;
   const int p_;
+  const uint64_t chunk_elements_;
   std::vector<float> &incoming_;
   std::vector<std::vector<MPI_Request>> sends_;  // per step
 };

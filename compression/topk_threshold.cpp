@@ -1,6 +1,7 @@
 #include "compression/topk_threshold.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <functional>
 
 #include "compression/kernels/numerics.hpp"
@@ -39,11 +40,32 @@ bool worth_sampling(size_t count, size_t k) {
 
 // Walks buckets from the top down to the one holding the k-th largest key;
 // `above` counts the keys in higher buckets (on entry and on return).
-size_t bucket_of_kth(const std::vector<uint32_t> &histogram, size_t buckets, size_t k,
-                     size_t &above) {
+size_t bucket_of_kth(const uint32_t *histogram, size_t buckets, size_t k, size_t &above) {
   size_t b = buckets - 1;
   while (above + histogram[b] < k) above += histogram[b--];
   return b;
+}
+
+// The rank-th largest of keys (1 <= rank <= size, keys < 2^31), reordering them:
+// the value nth_element would give. A histogram of the top 11 bits (exponent and
+// 3 mantissa bits) finds the bucket that holds it, and nth_element runs only on
+// that bucket's keys, a few percent of them. Both passes are branch-light; an
+// nth_element over the whole sample (25600 keys for 4 MiB at 1 %) mispredicted
+// its way through about 30 % of the encode's time (perf, Intel Xeon model 207).
+uint32_t kth_largest(std::vector<uint32_t> &keys, size_t rank) {
+  constexpr int kShift = 20;
+  constexpr size_t kBuckets = size_t(1) << (31 - kShift);
+  uint32_t histogram[kBuckets] = {};
+  for (const uint32_t key : keys) ++histogram[key >> kShift];
+  size_t above = 0;
+  const size_t bucket = bucket_of_kth(histogram, kBuckets, rank, above);
+  size_t in_bucket = 0;
+  for (const uint32_t key : keys)
+    if ((key >> kShift) == bucket) keys[in_bucket++] = key;  // in place: never ahead of the read
+  const auto nth = keys.begin() + static_cast<std::ptrdiff_t>(rank - above - 1);
+  std::nth_element(keys.begin(), nth, keys.begin() + static_cast<std::ptrdiff_t>(in_bucket),
+                   std::greater<uint32_t>());
+  return *nth;
 }
 
 }  // namespace
@@ -61,14 +83,14 @@ uint32_t exact_threshold(ThresholdScratch &scratch, const float *input, const fl
   std::fill(histogram.begin(), histogram.end(), 0);
   for (size_t i = 0; i < count; ++i) ++histogram[key_at(input, residual, i) >> 15];
   size_t above = 0;
-  const size_t high = bucket_of_kth(histogram, kHighBuckets, k, above);
+  const size_t high = bucket_of_kth(histogram.data(), kHighBuckets, k, above);
 
   std::fill(histogram.begin(), histogram.begin() + kLowBuckets, 0);
   for (size_t i = 0; i < count; ++i) {
     const uint32_t key = key_at(input, residual, i);
     if ((key >> 15) == high) ++histogram[key & 0x7FFF];
   }
-  const size_t low = bucket_of_kth(histogram, kLowBuckets, k, above);
+  const size_t low = bucket_of_kth(histogram.data(), kLowBuckets, k, above);
   return static_cast<uint32_t>(high << 15 | low);
 }
 
@@ -101,9 +123,7 @@ uint32_t sampled_threshold(ThresholdScratch &scratch, const float *input,
   const uint64_t s = sample.size();
   // The sample's rank that corresponds to k in the whole buffer.
   const uint64_t rank = std::min<uint64_t>(s, std::max<uint64_t>(1, (k * s + count - 1) / count));
-  std::nth_element(sample.begin(), sample.begin() + (rank - 1), sample.end(),
-                   std::greater<uint32_t>());
-  return sample[rank - 1];
+  return kth_largest(sample, rank);
 }
 
 }  // namespace dlk::codec

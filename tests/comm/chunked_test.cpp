@@ -1,7 +1,9 @@
 // The compressed algorithms pipelined in chunks (comm/chunk_plan.hpp): counts
 // that divide by neither the chunk nor the rank count, several chunks per call,
 // the same bits on every rank, and for the two-phase codecs (nearest rounding)
-// the bits of the unchunked call, residuals included, over several calls.
+// the bits of the unchunked call, residuals included, over several calls. The
+// ring, whose segments travel in chunks of the same DLK_COMM_CHUNK_BYTES: the
+// exact sum with several chunks per segment.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -63,6 +65,28 @@ TEST_CASE("chunked compressed all-reduce: the unchunked bits, on every rank",
           CHECK(report.wire_bytes_sent < 4 * count * 2);
       }
     }
+}
+
+TEST_CASE("ring in chunks: the exact sum on every rank", "[comm][dense][chunks]") {
+  dlk::comm::Communicator chunked = communicator_with_chunk(kSmallChunk);
+  const int p = chunked.size(), r = chunked.rank();
+  for (const uint64_t count : {uint64_t(2), uint64_t(9001), uint64_t(40009), uint64_t(100003)}) {
+    CAPTURE(count);
+    dlk::comm::Buffer buffer(chunked, count, config_of(DLK_COMM_ALGO_RING));
+    for (int call = 0; call < 2; ++call) {  // the kept receive segment is reused
+      std::vector<float> data(count);
+      for (uint64_t i = 0; i < count; ++i) data[i] = integer_value(r + call, i);
+      buffer.allreduce(data.data());
+      bool exact = true;
+      for (uint64_t i = 0; i < count; ++i) {
+        float sum = 0;
+        for (int k = 0; k < p; ++k) sum += integer_value(k + call, i);
+        exact = exact && data[i] == sum;
+      }
+      CHECK(exact);
+      CHECK(same_on_all_ranks(data));
+    }
+  }
 }
 
 TEST_CASE("chunked stochastic rounding: the same bits on every rank", "[comm][compressed][chunks]") {

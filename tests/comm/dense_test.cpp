@@ -11,7 +11,8 @@ using namespace dlk_test;
 namespace {
 
 // 0, 1, primes, counts below / not divisible by the rank count, and counts of
-// several ring chunks (64 Ki elements each).
+// several ring chunks when the chunk is small (comm:ranks3_small_chunks runs
+// these with 1024-float chunks; the default is 256 Ki floats).
 const uint64_t kCounts[] = {0, 1, 2, 3, 5, 97, 1021, 65537, 3 * 65536 + 7};
 const dlk_comm_algorithm kDense[] = {DLK_COMM_ALGO_NATIVE, DLK_COMM_ALGO_RING, DLK_COMM_ALGO_PS};
 
