@@ -7,9 +7,19 @@ row sees the same link and load). Meant for scripts/netbed.sh's emulated link:
 
 Rows: 'ddp' (DDP's built-in f32 all-reduce over gloo), 'ddp_fp16'
 (default_hooks.fp16_compress_hook), 'ddp_powersgd' (powerSGD_hook, rank --powersgd-rank, from
-step 2 on, error feedback, warm start), or any dlk.comm algorithm through
-dlk.torch.allreduce_hook. Time per step is the median over the steps after --skip (the first
-steps build and then rebuild DDP's buckets, and PowerSGD starts compressing at step 2).
+step 2 on, error feedback, warm start), 'nocomm' (a hook that returns each bucket untouched:
+no communication at all, so the ranks do not train one model; the compute floor of a step),
+or any dlk.comm algorithm through dlk.torch.allreduce_hook. Time per step is the median over
+the steps after --skip (the first steps build and then rebuild DDP's buckets, and PowerSGD
+starts compressing at step 2).
+
+Where a row's time goes, medians over the same steps, the slower rank's: 'in hook' is the
+time spent inside the communication hook's calls (what runs there blocks backward: PowerSGD's
+matrix products and orthogonalisation, the fp16 cast, dlk's start of each all-reduce and the
+last bucket's wait); for the dlk rows 'codec' is libdlk_comm's encode + decode seconds (on its
+background thread, overlapping backward, but on the same cores), 'net' its seconds in MPI
+moving data and 'exposed' the last bucket's wait for all the all-reduces (the part backward
+did not hide).
 """
 import argparse
 import os
@@ -30,7 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "train"))
 import torch_peer  # noqa: E402  (examples/train/torch_peer.py: models, data, gloo interface)
 
-TORCH_ROWS = ["ddp", "ddp_fp16", "ddp_powersgd"]
+TORCH_ROWS = ["ddp", "ddp_fp16", "ddp_powersgd", "nocomm"]
 
 
 def parse_args():
@@ -46,10 +56,15 @@ def parse_args():
     p.add_argument("--bucket-mb", type=float, default=25.0, help="DDP's bucket_cap_mb")
     p.add_argument("--powersgd-rank", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--baseline", default="ddp",
+                   help="the row the ratios divide by (default ddp)")
+    p.add_argument("--paired", action="store_true",
+                   help="train the baseline beside each other row, step for step, and report "
+                        "the median of the per-step ratio (both see the same load)")
     p.add_argument("--data", default=torch_peer.DEFAULT_DATA)
     a = p.parse_args()
     a.rows = a.algorithm.split(",")
-    for name in a.rows:
+    for name in a.rows + [a.baseline]:
         if name not in TORCH_ROWS:
             try:
                 dlk.comm.config(name)
@@ -60,7 +75,23 @@ def parse_args():
     return a
 
 
-def wrap(model, name, args, comm):
+def timed(hook, seconds):
+    """hook, with the time spent in its calls added to seconds[0]."""
+    def run(state, bucket):
+        t0 = time.perf_counter()
+        fut = hook(state, bucket)
+        seconds[0] += time.perf_counter() - t0
+        return fut
+    return run
+
+
+def no_communication(_, bucket):
+    fut = torch.futures.Future()
+    fut.set_result(bucket.buffer())
+    return fut
+
+
+def wrap(model, name, args, comm, hook_seconds):
     if name == "ddp_powersgd":
         # One bucket: with several, PowerSGD's chained all-reduces are issued from gloo's
         # completion callbacks in an order that differs between the ranks, and gloo stops
@@ -71,17 +102,20 @@ def wrap(model, name, args, comm):
             process_group=None, matrix_approximation_rank=args.powersgd_rank,
             start_powerSGD_iter=2, use_error_feedback=True, warm_start=True,
             random_seed=args.seed)
-        ddp.register_comm_hook(state, powerSGD_hook.powerSGD_hook)
+        ddp.register_comm_hook(state, timed(powerSGD_hook.powerSGD_hook, hook_seconds))
         return ddp, None
     dist._DEFAULT_FIRST_BUCKET_BYTES = 1 << 20
     ddp = DDP(model, bucket_cap_mb=args.bucket_mb)
     if name == "ddp_fp16":
-        ddp.register_comm_hook(None, default_hooks.fp16_compress_hook)
+        ddp.register_comm_hook(None, timed(default_hooks.fp16_compress_hook, hook_seconds))
+        return ddp, None
+    if name == "nocomm":
+        ddp.register_comm_hook(None, timed(no_communication, hook_seconds))
         return ddp, None
     if name == "ddp":
         return ddp, None
     state = dt.AllreduceHookState(name, communicator=comm)
-    ddp.register_comm_hook(state, dt.allreduce_hook)
+    ddp.register_comm_hook(state, timed(dt.allreduce_hook, hook_seconds))
     return ddp, state
 
 
@@ -97,32 +131,107 @@ def main():
         print(f"# {args.model}, {size} ranks, global batch {args.batch}, {args.threads} "
               f"thread(s) per rank, {args.steps} steps (median of the last "
               f"{args.steps - args.skip})")
-        print(f"{'row':<14} {'ms/step':>9} {'min':>9} {'max':>9} {'loss':>8} {'wire MB/step':>12}")
+        print(f"{'row':<14} {'ms/step':>9} {'mean':>9} {'min':>9} {'max':>9} {'loss':>8} "
+              f"{'wire MB/step':>12} {'in hook':>8} {'codec':>8} {'net':>8} {'exposed':>8}"
+              + (f" {'/ ' + args.baseline:>8}" if args.paired else ""))
+    passes = {}  # row -> (its ms/step, its ratio to the baseline) in each pass
     for name in args.rows:
-        torch.manual_seed(args.seed)
-        model, state = wrap(torch_peer.MODELS[args.model](), name, args, comm)
-        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-        times = []
-        for s in range(args.steps):
-            lo = (s * args.batch + rank * per_rank) % (x.shape[0] - per_rank)
-            xb, yb = x[lo:lo + per_rank], y[lo:lo + per_rank]
-            t0 = time.perf_counter()
-            opt.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            loss.backward()
-            opt.step()
-            times.append(time.perf_counter() - t0)
-        # The slower rank's time is the step's time.
-        kept = torch.tensor(times[args.skip:], dtype=torch.float64)
-        dist.all_reduce(kept, op=dist.ReduceOp.MAX)
-        wire = (sum(r["wire_bytes_sent"] for r in state.reports) / 1e6
-                if state is not None else float("nan"))
+        paired = args.paired and name != args.baseline
+        ms, parts, loss, wire, ratio = run_row(name, args, comm, rank, per_rank, x, y, paired)
+        passes.setdefault(name, []).append((statistics.median(ms), ratio))
         if rank == 0:
-            ms = [1000 * t for t in kept.tolist()]
-            print(f"{name:<14} {statistics.median(ms):>9.1f} {min(ms):>9.1f} {max(ms):>9.1f} "
-                  f"{loss.item():>8.4f} {wire:>12.2f}", flush=True)
-        if state is not None:
-            state.close()
+            print(f"{name:<14} {statistics.median(ms):>9.1f} {statistics.mean(ms):>9.1f} "
+                  f"{min(ms):>9.1f} {max(ms):>9.1f} {loss:>8.4f} {wire:>12.2f}"
+                  + "".join(f" {1000 * v:>8.1f}" for v in parts)
+                  + (f" {ratio:>8.3f}" if paired else ""), flush=True)
+    if rank == 0 and max(len(v) for v in passes.values()) > 1:
+        summarize(passes, args)
+
+
+class Row:
+    """One row's model, DDP wrapper, hook state and optimizer, stepped one step at a time."""
+
+    def __init__(self, name, args, comm):
+        torch.manual_seed(args.seed)
+        self.hook_seconds = [0.0]
+        self.model, self.state = wrap(torch_peer.MODELS[args.model](), name, args, comm,
+                                      self.hook_seconds)
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.05, momentum=0.9)
+        self.times = []
+        self.parts = []  # per step: in hook, codec, net, exposed (seconds)
+        self.loss = float("nan")
+
+    def step(self, xb, yb):
+        t0 = time.perf_counter()
+        self.opt.zero_grad()
+        loss = F.cross_entropy(self.model(xb), yb)
+        loss.backward()
+        self.opt.step()
+        self.times.append(time.perf_counter() - t0)
+        self.loss = loss.item()
+        st = self.state
+        reports = st.reports if st is not None else []
+        self.parts.append([self.hook_seconds[0],
+                           sum(r["encode_seconds"] + r["decode_seconds"] for r in reports),
+                           sum(r["network_seconds"] for r in reports),
+                           st.last_wait_seconds if st is not None else 0.0])
+        self.hook_seconds[0] = 0.0
+
+    def kept_ms(self, skip):
+        """The slower rank's ms of each step after skip (collective)."""
+        kept = torch.tensor(self.times[skip:], dtype=torch.float64)
+        dist.all_reduce(kept, op=dist.ReduceOp.MAX)
+        return [1000 * t for t in kept.tolist()]
+
+    def close(self):
+        if self.state is not None:
+            self.state.close()
+
+
+def run_row(name, args, comm, rank, per_rank, x, y, paired):
+    """Trains one row for args.steps; returns the slower rank's ms of each kept step, the
+    medians of (in hook, codec, net, exposed) seconds, the last loss, the wire MB/step and,
+    when paired, the median over the steps of row / baseline: the baseline row is trained
+    beside it, step for step, the two taking turns to go first."""
+    row = Row(name, args, comm)
+    base = Row(args.baseline, args, comm) if paired else None
+    for s in range(args.steps):
+        lo = (s * args.batch + rank * per_rank) % (x.shape[0] - per_rank)
+        xb, yb = x[lo:lo + per_rank], y[lo:lo + per_rank]
+        for r in ([row, base] if s % 2 else [base, row]) if paired else [row]:
+            r.step(xb, yb)
+    ms = row.kept_ms(args.skip)
+    ratio = float("nan")
+    if paired:
+        ratio = statistics.median(a / b for a, b in zip(ms, base.kept_ms(args.skip)))
+        base.close()
+    medians = torch.tensor(row.parts[args.skip:], dtype=torch.float64).median(dim=0).values
+    dist.all_reduce(medians, op=dist.ReduceOp.MAX)
+    st = row.state
+    wire = sum(r["wire_bytes_sent"] for r in st.reports) / 1e6 if st is not None else float("nan")
+    row.close()
+    return ms, medians.tolist(), row.loss, wire, ratio
+
+
+def summarize(passes, args):
+    """Rows run in several passes: each row's median over the passes of its ms/step, and the
+    median over the passes of its ratio to the baseline: the paired ratio with --paired, else
+    row / baseline ms/step of the same pass."""
+    base = [m for m, _ in passes.get(args.baseline, [])]
+    how = "paired, per step" if args.paired else "per pass"
+    print(f"# over the passes: median ms/step, and the median of row / {args.baseline} "
+          f"({how})")
+    print(f"{'row':<14} {'passes':>6} {'ms/step':>9} {'/ ' + args.baseline:>14} "
+          f"{'pass min':>9} {'pass max':>9}")
+    for name, v in passes.items():
+        if name == args.baseline:
+            ratios = [1.0]
+        elif args.paired:
+            ratios = [r for _, r in v]
+        else:
+            ratios = [m / b for (m, _), b in zip(v, base)] or [float("nan")]
+        print(f"{name:<14} {len(v):>6} {statistics.median(m for m, _ in v):>9.1f} "
+              f"{statistics.median(ratios):>14.3f} {min(ratios):>9.3f} {max(ratios):>9.3f}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,9 @@ def parse_args(description, extra_algorithms=()):
     p.add_argument("--warmup-steps", type=int, default=0,
                    help="compressed algorithms: the first N all-reduces of each bucket run "
                         "native (dlk_comm_config.warmup_steps)")
+    p.add_argument("--block-size", type=int, default=0,
+                   help="onebit/int8/int4: values per scale (dlk_comm_config.block_size; 0: "
+                        "the codec's default)")
     p.add_argument("--dlk-layers", default=None, metavar="BACKEND",
                    help="run the convolutions, pooling and linear layers on dlk.torch.nn with "
                         "this dlk backend (cpu, fpga_sim) instead of torch's")

@@ -35,7 +35,8 @@ def main():
         ddp = DDP(model)
         if name != "ddp":
             ddp.register_comm_hook(dt.AllreduceHookState(name, communicator=comm,
-                                                         warmup_steps=args.warmup_steps),
+                                                         warmup_steps=args.warmup_steps,
+                                                         block_size=args.block_size),
                                    dt.allreduce_hook)
         opt = common.sgd(ddp)
 

@@ -31,7 +31,7 @@ def main():
         dt.broadcast_parameters(model.state_dict(), root_rank=0, communicator=comm)
         opt = dt.DistributedOptimizer(common.sgd(model), model.named_parameters(),
                                       algorithm=name, communicator=comm,
-                                      warmup_steps=args.warmup_steps)
+                                      warmup_steps=args.warmup_steps, block_size=args.block_size)
 
         def step(xb, yb):
             opt.zero_grad()

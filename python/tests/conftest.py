@@ -21,8 +21,13 @@ def mpi_env():
 
 def run_mpi(script, *args, ranks=2, timeout=240):
     """Runs python/tests/mpi/<script> on `ranks` ranks; returns the completed process."""
+    return run_mpi_file(os.path.join(HERE, "mpi", script), *args, ranks=ranks, timeout=timeout)
+
+
+def run_mpi_file(path, *args, ranks=2, timeout=240):
+    """Runs the Python file at path on `ranks` ranks; returns the completed process."""
     cmd = [os.environ.get("DLK_TEST_MPIEXEC", "mpiexec"), "-n", str(ranks), "--oversubscribe",
-           "--bind-to", "none", sys.executable, os.path.join(HERE, "mpi", script), *args]
+           "--bind-to", "none", sys.executable, path, *args]
     p = subprocess.run(cmd, env=mpi_env(), capture_output=True, text=True, timeout=timeout)
     if p.returncode != 0:
         pytest.fail(f"{' '.join(cmd)} exited {p.returncode}\n--- stdout\n{p.stdout}\n"

@@ -115,3 +115,59 @@ def test_default_context_from_environment():
     layer = dt.nn.Linear(4, 2).to(device)
     layer(torch.ones(1, 4, device=device)).sum().backward()
     assert dt.nn.default_context().backend in ("cpu", "fpga_sim", "cuda")
+
+
+def _reduction_length(layer, x, y):
+    """The longest sum of products behind an output, an input gradient or a weight gradient:
+    what the f32 contract's bound scales with."""
+    if isinstance(layer, torch.nn.Conv2d):
+        kh, kw = layer.kernel_size
+        per_group = max(layer.in_channels, layer.out_channels) // layer.groups
+        return max(per_group * kh * kw, y.shape[0] * y.shape[2] * y.shape[3])
+    if isinstance(layer, torch.nn.Linear):
+        return max(layer.in_features, layer.out_features, y.numel() // y.shape[-1])
+    k = layer.kernel_size
+    return k * k if isinstance(k, int) else k[0] * k[1]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].__name__}{c[3]}")
+def test_layer_within_f32_contract(ctx, case):
+    """Output and gradients of the dlk layer within (k + 2) eps of the exact result, element by
+    element, scaled by the same sum over absolute values (|x||w| + |b|): the bound of a float32
+    sum of k products in any order, which torch's own float32 layer meets too (checked here)."""
+    mine_cls, torch_cls, args, kw, shape = case
+    device = device_of(ctx)
+    torch.manual_seed(1)
+    mine = mine_cls(*args, context=ctx, **kw).to(device)
+    torch.manual_seed(1)
+    ref32 = torch_cls(*args, **kw)
+    exact = torch_cls(*args, **kw).double()  # float64: exact enough at these sizes
+    bound = torch_cls(*args, **kw).double()  # on |x|, |w|, |g|: the scale of each element
+    with torch.no_grad():
+        for p, q, r in zip(ref32.parameters(), exact.parameters(), bound.parameters()):
+            q.copy_(p)
+            r.copy_(p.abs())
+    x = torch.randn(*shape)
+    # Max pooling selects: its bound is the same selection of x, its gradient's the sum of |g|.
+    x_bound = x.double() if isinstance(ref32, torch.nn.MaxPool2d) else x.double().abs()
+    g = None
+    outs = {}
+    for name, layer, xin in (("dlk", mine, x.to(device)), ("torch", ref32, x),
+                             ("exact", exact, x.double()), ("bound", bound, x_bound)):
+        xin = xin.clone().requires_grad_()
+        y = layer(xin)
+        if g is None:
+            g = torch.randn(y.shape)
+        y.backward((g.abs() if name == "bound" else g).to(y.device, y.dtype))
+        outs[name] = [t.detach().cpu().double().abs() if name == "bound" else
+                      t.detach().cpu().double() for t in
+                      [y, xin.grad] + [p.grad for p in layer.parameters()]]
+    k = _reduction_length(ref32, x, outs["exact"][0])
+    eps = torch.finfo(torch.float32).eps
+    for who in ("dlk", "torch"):
+        for i, (got, want, scale) in enumerate(zip(outs[who], outs["exact"], outs["bound"])):
+            err = (got - want).abs()
+            tol = (k + 2) * eps * scale + 1e-30
+            assert bool((err <= tol).all()), (
+                f"{who} {['output', 'input gradient', 'weight gradient', 'bias gradient'][i]}: "
+                f"max error / bound {(err / tol).max().item():.3f} (k = {k})")

@@ -112,7 +112,7 @@ def optimizer_run(algorithm, saved=None, first=0, steps=10, save_at=None):
 
 def check_run(name, run, algorithm):
     m, losses, snap, handle = run(algorithm, steps=10, save_at=6)
-    resumed, _, _, _ = run(algorithm, saved=snap, first=6, steps=4)
+    resumed, _, _, resumed_handle = run(algorithm, saved=snap, first=6, steps=4)
     same = all(torch.equal(a, b) for a, b in zip(m.parameters(), resumed.parameters()))
     results[f"{name}:{algorithm}"] = {
         "loss_falls": sum(losses[-3:]) / 3 < 0.9 * sum(losses[:3]) / 3,
@@ -120,7 +120,7 @@ def check_run(name, run, algorithm):
         "resume_identical": identical_across_ranks([torch.tensor(float(same))]) and same,
         "losses": [round(v, 4) for v in losses],
     }
-    return handle
+    return handle, resumed_handle
 
 
 def comm_api():
@@ -165,10 +165,11 @@ def main():
     comm_api()
     dt.init_process_group_from_mpi()
     for a in HOOK_ALGORITHMS:
-        state = check_run("hook", hook_run, a)
-        results[f"hook:{a}"]["reordered"] = state.reordered
+        state, resumed = check_run("hook", hook_run, a)
+        results[f"hook:{a}"].update(rebuilds=state.rebuilds, reordered=state.reordered,
+                                    resumed_reordered=resumed.reordered)
     for a in OPTIMIZER_ALGORITHMS:
-        opt = check_run("optimizer", optimizer_run, a)
+        opt, _ = check_run("optimizer", optimizer_run, a)
         results[f"optimizer:{a}"]["buckets"] = len(opt._dlk_buckets)
     if rank == 0:
         print("RESULTS " + json.dumps(results))
