@@ -10,6 +10,8 @@ for the whole group, each term is measured on its own first:
             under netbed (dlk-perf plan --allreduce: codec, per-message latency, CPU);
   compute   dlk-train on one rank at the local batch, its timeline (--layer-times);
   sharing   P such one-rank runs started together, over the one run alone (--sharing);
+  overhead  a calibration run of dlk-train with native under netbed: each bucket's span on the
+            background thread less the same all-reduce measured alone (--bucket-overhead);
 then for every algorithm dlk-train runs --steps steps under scripts/netbed.sh
 (all P ranks on this machine) and its median step (dlk-train/run/1
 epochs[0].step_seconds_median) is compared with dlk-perf plan's prediction from
@@ -131,6 +133,27 @@ def measure_compute(build, model, ranks, batch, threads, steps, path):
     return statistics.median(together) / alone
 
 
+def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, allreduce):
+    """Seconds a bucket's all-reduce takes in training beyond the same call alone (dlk-perf plan
+    --bucket-overhead): a calibration run of dlk-train with native under netbed, its timeline's
+    bucket spans (the background thread, start to end) less dlk-perf comm's native time at the
+    bucket's size (allreduce: measure_allreduce's file), the median over buckets and steps. What
+    it holds: the background thread waiting for a core that compute threads hold, and for the
+    other ranks, which reach the bucket at different times."""
+    train = os.path.join(build, "examples", "train", "dlk-train")
+    doc = json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", "native",
+                                           "--steps", str(steps), "--batch", str(batch), "--threads", str(threads),
+                                           "--train-subset", str(batch * (steps + 1)), "--test-subset", "64",
+                                           "--timeline-steps", str(max(1, steps - 2)), "--quiet", "--json", "-"])))
+    with open(allreduce) as f:
+        alone = {p["bytes"]: p["seconds"] for p in json.load(f)["points"] if p["algorithm"] == "native"}
+    extra = [b["end"] - b["start"] - alone[b["logical_bytes"]] for step in doc["timeline"]
+             for b in step.get("buckets", []) if b["logical_bytes"] in alone]
+    if not extra:
+        raise ValueError("the calibration run's timeline has no bucket of a measured size")
+    return max(0.0, statistics.median(extra))
+
+
 @contextlib.contextmanager
 def quiet_lock(path):
     """Holds the machine's quiet lock (flock) while a group of cases is timed."""
@@ -156,13 +179,14 @@ def measured_run(build, model, ranks, rate, algorithm, steps, batch, threads):
                                             "--test-subset", "64", "--quiet", "--json", "-"])))
 
 
-def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing):
+def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing, overhead):
     """dlk-perf plan on the measured terms."""
     perf = os.path.join(build, "perf", "dlk-perf")
     doc = json_of(run([perf, "plan", "--model", model, "--ranks", str(ranks), "--ranks-here", str(ranks),
                        "--batch", str(batch), "--threads", str(threads), "--link", link,
                        "--algorithms", ",".join(algorithms), "--scaling", str(ranks), "--layer-times", layer_times,
-                       "--allreduce", allreduce, "--sharing", f"{sharing:.6g}", "--quiet", "--json"]))
+                       "--allreduce", allreduce, "--sharing", f"{sharing:.6g}",
+                       "--bucket-overhead", f"{overhead:.6g}", "--quiet", "--json"]))
     steps = {s["algorithm"]: s for s in doc["steps"]}
     crossovers = {c["algorithm"]: (c["crossover_bandwidth"], c["wins_below"] == "yes") for c in doc["crossovers"]}
     return steps, crossovers, doc["bucket_bytes"]
@@ -179,6 +203,9 @@ def main():
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write every case here")
+    parser.add_argument("--no-overhead", action="store_true",
+                        help="leave out the bucket overhead (and its calibration run): the plan from the terms "
+                             "measured alone")
     parser.add_argument("--terms", action="store_true",
                         help="under each case, its terms: measured (dlk-train's mean step, the time outside the "
                              "synchronizer's wait, the wait, the codec) and predicted (compute, contention, exposed "
@@ -208,8 +235,13 @@ def main():
                                               algorithms, a.threads, allreduce)
                             layer_times = os.path.join(scratch, "layer_times.json")
                             sharing = measure_compute(a.build, model, ranks, a.batch, a.threads, a.steps, layer_times)
-                            plan, crossovers, bucket_bytes = predicted(a.build, model, ranks, link, algorithms, a.batch, a.threads,
-                                                         allreduce, layer_times, sharing)
+                            overhead = 0.0
+                            if ranks > 1 and not a.no_overhead:
+                                overhead = measure_bucket_overhead(a.build, model, ranks, rate, a.steps, a.batch,
+                                                                   a.threads, allreduce)
+                            plan, crossovers, bucket_bytes = predicted(a.build, model, ranks, link, algorithms, a.batch,
+                                                                       a.threads, allreduce, layer_times, sharing,
+                                                                       overhead)
                         except (RuntimeError, ValueError, StopIteration, KeyError) as e:
                             print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
                             continue
@@ -227,7 +259,8 @@ def main():
                             step = plan[algorithm]
                             error = step["step_seconds"] / measured - 1
                             cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
-                                          "link_bandwidth": bandwidth, "sharing": sharing, "algorithm": algorithm,
+                                          "link_bandwidth": bandwidth, "sharing": sharing,
+                                          "bucket_overhead": overhead, "algorithm": algorithm,
                                           "predicted_seconds": step["step_seconds"], "predicted": step,
                                           "measured_seconds": measured, "error": error,
                                           "measured_terms": {k: doc["epochs"][0][k] for k in
@@ -240,7 +273,7 @@ def main():
                                     json.dump({"schema": "dlk-perf/plan-check/1", "cases": cases}, f, indent=1)
                             print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
                                   f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (load {load:.1f}, sharing "
-                                  f"{sharing:.2f})", flush=True)
+                                  f"{sharing:.2f}, bucket overhead {overhead * 1e3:.3f} ms)", flush=True)
                             if a.terms:
                                 m = cases[-1]["measured_terms"]
                                 print(f"{'':32} measured: mean {m['step_seconds'] * 1e3:.3f} = outside wait "

@@ -49,6 +49,7 @@ struct PlanOptions {
   double sharing = 0;     // 0: max(1, ranks_here x threads / cores)
   std::string layer_times;  // dlk-train --json of a one-rank run at the local batch: its timeline
   std::string allreduce;  // dlk-perf comm --json measured on the link: its per-algorithm terms
+  double bucket_overhead = 0;  // seconds a bucket's all-reduce takes in training beyond alone
   std::vector<int> scaling{1, 2, 4, 8, 16, 32};
   bool refresh = false;
   double min_seconds = 0.05;
@@ -156,6 +157,7 @@ int run_plan(const PlanOptions &o) {
     s.topk_fraction = o.topk_fraction;
     s.measured = measured ? &*measured : nullptr;
     s.ranks_here = o.ranks_here;
+    s.bucket_overhead = o.bucket_overhead;
     s.threads = threads;
     s.cores = cores;
     return s;
@@ -316,6 +318,7 @@ int run_plan(const PlanOptions &o) {
       doc["allreduce_measured"] = {{"file", o.allreduce}, {"ranks", measured->ranks}, {"terms", std::move(terms)}};
     }
     doc["bucket_bytes"] = bucket_bytes;
+    doc["bucket_overhead_seconds"] = o.bucket_overhead;
     doc["steps"] = steps.json();
     doc["winner"] = winner->algorithm;
     doc["crossovers"] = crossovers.json();
@@ -391,6 +394,12 @@ RunFn setup_plan(CLI::App &command) {
   command.add_option("--allreduce", o->allreduce,
                      "dlk-perf comm --json measured on the link with --ranks ranks at the buckets' sizes "
                      "(--sizes): each algorithm's codec, per-message latency and CPU time (docs/plan.md)");
+  command.add_option("--bucket-overhead", o->bucket_overhead,
+                     "seconds each bucket's all-reduce takes in training beyond the same call alone (the "
+                     "background thread waiting for a core and for the other ranks), as measured "
+                     "(scripts/plan_check.py: docs/plan.md); added to every bucket's network time")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
   command.add_option("--scaling", o->scaling, "rank counts of the scaling table")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20))

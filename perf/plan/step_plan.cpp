@@ -33,14 +33,17 @@ AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, c
     }
     const BucketCost cost =
         bucket_cost(algorithm, b.bytes, s.ranks, s.link, codec_table, s.chunk_bytes, s.topk_fraction, *terms);
+    if (!(s.bucket_overhead >= 0) || !std::isfinite(s.bucket_overhead))
+      throw std::invalid_argument("plan: the bucket overhead must be finite and >= 0");
+    const double overhead = s.ranks > 1 ? s.bucket_overhead : 0;
     b.codec_seconds = cost.codec_phase_seconds;
-    b.network_seconds = cost.network_phase_seconds;
-    const double seconds = b.codec_seconds + b.network_seconds;
+    b.network_seconds = cost.network_phase_seconds + overhead;
+    const double seconds = cost.codec_phase_seconds + cost.network_phase_seconds;
     if (cost.cpu_seconds >= 0 && seconds > 0 && s.ranks > 1) {
       const double r = s.ranks_here, t = s.threads, c = s.cores, busy = cost.cpu_seconds / seconds;
       b.contention = std::max(1.0, r * (t + busy) / c) / std::max(1.0, r * t / c);
     }
-    plan.network_seconds += cost.network_seconds;
+    plan.network_seconds += cost.network_seconds + overhead;
     plan.codec_seconds += cost.codec_seconds;
     plan.wire_bytes += cost.wire_bytes;
     plan.bucket_algorithms.push_back(cost.algorithm);

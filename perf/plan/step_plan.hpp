@@ -46,6 +46,11 @@ struct StepSetup {
   // time was measured: max(1, R (T + busy) / C) / max(1, R T / C), busy the
   // bucket's measured CPU seconds over its seconds.
   int ranks_here = 1, threads = 1, cores = 1;
+  // Seconds each bucket's all-reduce takes in training beyond the same call
+  // measured alone (ranks > 1): the background thread's wait for a core held
+  // by compute threads and for the peer ranks, which arrive apart. Added to
+  // the bucket's network phase (the thread waits, it does not compute).
+  double bucket_overhead = 0;
 };
 
 struct AlgorithmPlan {

@@ -317,6 +317,31 @@ TEST_CASE("a codec beats native below its crossover bandwidth, not above", "[per
   CHECK(plan_algorithm(one, "onebit", table_codec).step.step_seconds == Approx(compute.total()));
 }
 
+TEST_CASE("the measured bucket overhead lengthens every bucket's all-reduce, on more than one rank only",
+          "[perf][plan]") {
+  const PlanModel lenet = builtin_model("lenet5");
+  const ComputeTimes compute = flat_compute(lenet, 1e-4);
+  StepSetup s;
+  s.model = &lenet;
+  s.compute = &compute;
+  s.ranks = 2;
+  s.link = parse_link("10gbit");
+  s.bucket_bytes = train_default_bucket_bytes(lenet);  // three buckets
+  const AlgorithmPlan plain = plan_algorithm(s, "native", table_codec);
+  StepSetup slow = s;
+  slow.bucket_overhead = 1e-3;
+  const AlgorithmPlan late = plan_algorithm(slow, "native", table_codec);
+  CHECK(late.network_seconds == Approx(plain.network_seconds + 3e-3));
+  // The last bucket is ready only when backward ends: its overhead is exposed whole.
+  CHECK(late.step.step_seconds >= plain.step.step_seconds + 1e-3);
+  CHECK(late.step.step_seconds <= plain.step.step_seconds + 3e-3 + 1e-12);
+  StepSetup one = slow;
+  one.ranks = 1;
+  CHECK(plan_algorithm(one, "native", table_codec).step.step_seconds == Approx(compute.total()));
+  slow.bucket_overhead = -1;
+  CHECK_THROWS_WITH(plan_algorithm(slow, "native", table_codec), Catch::Contains("overhead"));
+}
+
 TEST_CASE("the plan's two charts are well-formed SVG with their axes and series", "[perf][plan]") {
   std::vector<StepCurve> curves{{"native", {{1e8, 0.02}, {1e9, 0.005}}, {1.25e9, 0.004}},
                                 {"onebit", {{1e8, 0.006}, {1e9, 0.005}}, {1.25e9, 0.005}}};
