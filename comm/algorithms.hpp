@@ -31,6 +31,7 @@ struct Collective {
   uint64_t count;
   bool average;
   uint64_t chunk_bytes;  // the compressed algorithms' pipeline chunk (comm/chunk_plan.hpp)
+  bool caller_waits;     // the caller blocks on this call: nothing of its own overlaps it
   dlk_comm_report &report;
 };
 

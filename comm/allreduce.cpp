@@ -68,7 +68,8 @@ Buffer make_buffer(const char *call, Communicator &comm, uint64_t count,
   return b;
 }
 
-void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report) {
+void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report,
+               bool caller_waits) {
   const Stopwatch total;
   Communicator &comm = *b.comm;
   const dlk_comm_config &cfg = b.config;
@@ -98,7 +99,7 @@ void allreduce(const char *call, Buffer &b, float *data, dlk_comm_report &report
     algorithm = DLK_COMM_ALGO_NATIVE;
 
   const Collective c{call, comm.mpi(), comm.rank(), comm.size(), data,
-                     b.count, cfg.average != 0, comm.chunk_bytes(), report};
+                     b.count, cfg.average != 0, comm.chunk_bytes(), caller_waits, report};
   switch (algorithm) {
     case DLK_COMM_ALGO_NATIVE: allreduce_native(c); break;
     case DLK_COMM_ALGO_RING: allreduce_ring(c, b.scratch); break;

@@ -58,7 +58,7 @@ void start_allreduce(const char *call, dlk_comm_buffer buffer, float *data,
   Buffer &b = buffer->impl;
   b.comm->submit([call, &b, data, operation] {
     dlk_comm_report report{};
-    Outcome outcome = run_guarded(call, [&] { allreduce(call, b, data, report); });
+    Outcome outcome = run_guarded(call, [&] { allreduce(call, b, data, report, false); });
     operation->finish(std::move(outcome), report);
   });
 }
@@ -189,7 +189,7 @@ dlk_comm_status dlk_comm_allreduce(dlk_comm_buffer buffer, float *data, dlk_comm
     not_null(kCall, "buffer", buffer);
     float_data(kCall, data, buffer->impl.count);
     dlk_comm_report r{};
-    buffer->impl.comm->execute([&] { allreduce(kCall, buffer->impl, data, r); });
+    buffer->impl.comm->execute([&] { allreduce(kCall, buffer->impl, data, r, true); });
     if (report) *report = r;
   });
 }

@@ -29,7 +29,10 @@ Buffer make_buffer(const char *call, Communicator &comm, uint64_t count,
 
 // The collective all-reduce of data[0, buffer.count): the argument check, auto's
 // choice, warm-up and threshold, then the algorithm. Runs on the communicator's
-// collective thread.
-void allreduce(const char *call, Buffer &buffer, float *data, dlk_comm_report &report);
+// collective thread. caller_waits: the caller blocks until it ends
+// (dlk_comm_allreduce), so nothing of the caller's runs beside it; false for
+// iallreduce and the synchronizer's buckets (algorithms.hpp, Collective).
+void allreduce(const char *call, Buffer &buffer, float *data, dlk_comm_report &report,
+               bool caller_waits);
 
 }  // namespace dlk::comm

@@ -88,7 +88,7 @@ void Synchronizer::launch_ready_buckets(const char *call) {
           const Gradient &g = gradients_[i];
           std::copy(g.data, g.data + g.count, b.fused.begin() + static_cast<ptrdiff_t>(g.offset));
         }
-        allreduce(call, *b.buffer, b.fused.data(), report);
+        allreduce(call, *b.buffer, b.fused.data(), report, false);
         for (const uint32_t i : b.gradients) {
           const Gradient &g = gradients_[i];
           std::copy_n(b.fused.begin() + static_cast<ptrdiff_t>(g.offset), g.count, g.data);

@@ -6,7 +6,8 @@
  *
  * | algorithm | what it does                                                        |
  * |-----------|---------------------------------------------------------------------|
- * | native    | MPI_Iallreduce, waited for without busy-polling (the baseline)      |
+ * | native    | MPI_Allreduce; in iallreduce and the synchronizer MPI_Iallreduce,   |
+ * |           | waited for without busy-polling (the baseline)                      |
  * | ring      | reduce-scatter + all-gather over a ring, chunks pipelined with      |
  * |           | non-blocking point-to-point so the reduction overlaps the transfer  |
  * | ps        | reduce to rank 0, broadcast back (parameter server; grows with P)   |
