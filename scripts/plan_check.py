@@ -192,6 +192,22 @@ def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, 
     return steps, crossovers, doc["bucket_bytes"]
 
 
+def print_markdown(cases):
+    """The cases as docs/plan.md's table: predicted, measured (median step; the mean's wait in the
+    synchronizer beside it), error, the measured terms of the group, the load."""
+    print("\n| model | P | rate | link Gbit/s | sharing | bucket overhead ms | algorithm | predicted ms | "
+          "measured ms | error | measured wait ms (mean) | predicted exposed ms | load |")
+    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    for c in cases:
+        p = c["predicted"]
+        print(f"| {c['model']} | {c['ranks']} | {c['rate']} | {c['link_bandwidth'] * 8e-9:.2f} | {c['sharing']:.2f} | "
+              f"{c['bucket_overhead'] * 1e3:.2f} | {c['algorithm']} | {c['predicted_seconds'] * 1e3:.2f} | "
+              f"{c['measured_seconds'] * 1e3:.2f} | {c['error'] * 100:+.0f} % | "
+              f"{c['measured_terms']['exposed_comm_seconds'] * 1e3:.2f} | "
+              f"{(p['exposed_network_seconds'] + p['exposed_codec_seconds']) * 1e3:.2f} | "
+              f"{c['load_before']:.1f}-{c['load_after']:.1f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build", "rel"))
@@ -206,6 +222,8 @@ def main():
     parser.add_argument("--no-overhead", action="store_true",
                         help="leave out the bucket overhead (and its calibration run): the plan from the terms "
                              "measured alone")
+    parser.add_argument("--markdown", action="store_true",
+                        help="at the end, every case again as a docs/plan.md table")
     parser.add_argument("--terms", action="store_true",
                         help="under each case, its terms: measured (dlk-train's mean step, the time outside the "
                              "synchronizer's wait, the wait, the codec) and predicted (compute, contention, exposed "
@@ -314,6 +332,8 @@ def main():
                   f"measured {'faster' if measured_wins else 'slower'} than native, predicted "
                   f"{'faster' if predicted_wins else 'slower'}")
     print(f"crossovers: {checked - wrong} of {checked} measured pairs on the predicted side")
+    if a.markdown:
+        print_markdown(cases)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"schema": "dlk-perf/plan-check/1", "cases": cases}, f, indent=1)
