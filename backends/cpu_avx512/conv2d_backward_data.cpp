@@ -31,7 +31,9 @@
 // LeNet-5 (c = 1 and 6 make its C a GEMM of 1 and 6 rows). At stride > 1 it
 // would also multiply by the zeros of diff_dst dilated by the stride. So col2im
 // it is, except where a single output row's band would not fit the scratch
-// bound (backward_data_transposed).
+// bound (backward_data_transposed). f32 NCHW at stride 1 with at most 16 input
+// and output channels runs the AVX-512 tier's direct kernel instead
+// (kernels/conv2d_direct_backward_kernels.hpp): LeNet-5 conv2.
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -42,6 +44,7 @@
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_backward_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -323,6 +326,14 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                     Scratch &scratch) {
+  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_data_applies(args)) {
+    const kernels::DirectBackwardDataPlan plan(args, threads);
+    kernels::conv2d_direct_backward_data_avx512(
+        args, plan,
+        scratch.get(plan.bytes, "dlk_conv2d_backward_data",
+                    "the direct kernel's turned weights and padded diff_dst"));
+    return {"avx512:conv2d_direct_backward_data_f32", 0};
+  }
   const ConvShape s(args);
   if (runs_pointwise(s)) {
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {

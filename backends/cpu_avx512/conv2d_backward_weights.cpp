@@ -10,6 +10,9 @@
 // kg x (taps + 1) per thread in the context's scratch, stored (f16/bf16 rounded
 // once) after the last image.
 //
+// f32 NCHW with 4 to 16 output channels runs the AVX-512 tier's direct kernel
+// instead (kernels/conv2d_direct_backward_kernels.hpp).
+//
 // A 1x1 stride-1 convolution without padding has src^T itself for im2col^T:
 // B is a strided view of src (no packer), diff_bias a vectorised sum of
 // diff_dst into the same column, and in NHWC the images are one GEMM, k
@@ -24,6 +27,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_backward_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -224,6 +228,14 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
 
 core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIsa isa,
                                               int threads, Scratch &scratch) {
+  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_weights_applies(args)) {
+    const kernels::DirectBackwardWeightsPlan plan(args, threads);
+    kernels::conv2d_direct_backward_weights_avx512(
+        args, plan,
+        scratch.get(plan.bytes, "dlk_conv2d_backward_weights",
+                    "the direct kernel's sums, pixel-major diff_dst and padded image"));
+    return {"avx512:conv2d_direct_backward_weights_f32", 0};
+  }
   const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
     return backward_weights<decltype(storage)>(args, isa, threads, scratch);
   });

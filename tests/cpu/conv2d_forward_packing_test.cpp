@@ -63,8 +63,13 @@ const Shape kShapes[] = {
     {DLK_FORMAT_NCHW, 2, 4, 9, 23, 10, 3, 2, 2, 0, 2, 1},
     {DLK_FORMAT_NCHW, 1, 6, 7, 30, 24, 3, 3, 1, 0, 1, 2},
     // One input channel, 6 output channels (LeNet-5 conv1): direct too, not
-    // depthwise.
+    // depthwise, also padded (its zero-padded copy of the image; LeNet-5's pad
+    // 2 of a 5x5, padding past the kernel's reach, stride 2 with padding).
     {DLK_FORMAT_NCHW, 2, 1, 12, 13, 6, 3, 3, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 1, 28, 28, 6, 5, 5, 1, 2, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 1, 5, 7, 4, 3, 3, 1, 4, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 3, 9, 11, 15, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 4, 9, 9, 16, 3, 3, 2, 1, 2, 2},
     // f32 NCHW, stride 1, one group, 16 or more output channels: the AVX-512
     // tier's wide-row kernel (kWideRowShapes below).
     {DLK_FORMAT_NCHW, 2, 4, 12, 12, 16, 3, 3, 1, 1, 1, 1},
@@ -224,9 +229,12 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       if (few_pixels) CHECK(implementation(ctx).find("im2col_packed_a+") == 0);
       const int64_t kg = d.k / d.groups;
       const int64_t cg = d.c / d.groups;
-      if (tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.pad_h == 0 && d.kh * d.kw > 1 &&
-          kg <= 16 && (kg >= 8 || (cg == 1 && kg >= 4)))
-        CHECK(implementation(ctx) == "avx512:conv2d_direct_f32");
+      // The direct kernel's rule (kernels/conv2d_direct_kernels.hpp): padded
+      // only below 16 output channels a group (the wide-row kernel's).
+      const bool direct = tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.kh * d.kw > 1 &&
+                          kg <= 16 && (kg >= 8 || (cg == 1 && kg >= 4)) &&
+                          (d.pad_h == 0 || kg < 16);
+      CHECK((implementation(ctx) == "avx512:conv2d_direct_f32") == direct);
     }
   }
 }

@@ -66,6 +66,10 @@ constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NCHW, 1, 17, 3, 15, 16, 3, 3, 1, 4, 1, 1},
     {DLK_FORMAT_NCHW, 1, 34, 3, 17, 66, 3, 3, 1, 1, 1, 2},
     {DLK_FORMAT_NHWC, 1, 33, 5, 17, 33, 3, 3, 2, 1, 1, 33},
+    // LeNet-5's convolutions (the AVX-512 tier's direct kernels for few
+    // channels, padded and not).
+    {DLK_FORMAT_NCHW, 2, 1, 28, 28, 6, 5, 5, 1, 2, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 6, 14, 14, 16, 5, 5, 1, 0, 1, 1},
 };
 
 struct Conv {

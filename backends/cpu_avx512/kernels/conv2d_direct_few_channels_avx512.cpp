@@ -4,10 +4,13 @@
 // tap's weights (turned tap-major once per group, in registers' order) and a
 // broadcast of each pixel's input value, one multiply-add per pixel. The block
 // is then turned channel-major through a small tile and stored into the
-// output channels' planes, bias and ReLU applied.
+// output channels' planes, bias and ReLU applied. A padded convolution reads a
+// zero-padded copy of the group's image made by its task (a few KiB: LeNet-5
+// conv1's 32 x 32), so every block reads inside its rows.
 #include <immintrin.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
@@ -54,7 +57,12 @@ void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &a, int threads) {
   // Tasks: an image and group each, or, with fewer of them than threads, also
   // a share of the output rows.
   const int64_t row_blocks = d.n * d.groups < threads ? std::min<int64_t>(a.oh, threads) : 1;
-  parallel_for(d.n * d.groups * row_blocks, threads, [&](int64_t task, int) {
+  const int64_t tasks = d.n * d.groups * row_blocks;
+  const bool padded = d.pad_h != 0 || d.pad_w != 0;
+  const int64_t hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w;
+  const int64_t padded_floats = padded ? cg * hp * wp : 0;  // <= kMaxDirectPaddedFloats
+  std::vector<float> padded_images(static_cast<size_t>(padded_floats * team_size(tasks, threads)));
+  parallel_for(tasks, threads, [&](int64_t task, int thread) {
     const int64_t image = task / (d.groups * row_blocks), g = task / row_blocks % d.groups;
     const int64_t block_index = task % row_blocks;
     const int64_t oy0 = a.oh * block_index / row_blocks, oy1 = a.oh * (block_index + 1) / row_blocks;
@@ -64,12 +72,22 @@ void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &a, int threads) {
       for (int64_t o = 0; o < 16; ++o)
         by_tap[t * 16 + o] = o < kg ? weights[(g * kg + o) * taps + t] : 0.0f;
     const float *image_src = src + (image * d.c + g * cg) * plane;
+    int64_t in_plane = plane, in_w = d.w;
+    if (padded) {
+      float *copy = padded_images.data() + thread * padded_floats;
+      std::fill_n(copy, padded_floats, 0.0f);
+      for (int64_t ci = 0; ci < cg; ++ci)
+        for (int64_t y = 0; y < d.h; ++y)
+          std::copy_n(image_src + ci * plane + y * d.w, d.w,
+                      copy + ci * hp * wp + (y + d.pad_h) * wp + d.pad_w);
+      image_src = copy, in_plane = hp * wp, in_w = wp;
+    }
     float *image_dst = dst + (image * d.k + g * kg) * pixels;
     alignas(64) float tile[kPixels * 16];
     for (int64_t oy = oy0; oy < oy1; ++oy)
       for (int64_t ox = 0; ox < a.ow; ox += kPixels) {
         const int n = static_cast<int>(std::min<int64_t>(kPixels, a.ow - ox));
-        kBlockOf[n - 1](image_src + oy * d.stride_h * d.w + ox * d.stride_w, plane, d.w,
+        kBlockOf[n - 1](image_src + oy * d.stride_h * in_w + ox * d.stride_w, in_plane, in_w,
                         d.stride_w, d.dilation_h, d.dilation_w, cg, d.kh, d.kw, by_tap, tile);
         for (int64_t o = 0; o < kg; ++o) {
           const float bias = a.bias ? a.bias[g * kg + o] : 0.0f;

@@ -1,0 +1,178 @@
+// The AVX-512 tier's direct backward kernels for few channels
+// (backends/cpu_avx512/kernels/conv2d_direct_backward_kernels.hpp) on the edges
+// of their rule and of their blocking, against the exact sums: the data are
+// small integers, so every tier's f32 sums are exact whatever their order, and
+// the result is known bit for bit. Each shape runs on every tier and on 1 to 3
+// threads (the images split among them), backward weights with and without
+// diff_bias; each direct kernel must run exactly where its rule says.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/cpu_context.hpp"
+
+namespace dlk::cpu_test {
+namespace {
+
+struct Shape {
+  int64_t n, c, h, w, k, kh, kw, stride, pad, dilation, groups;
+};
+
+const Shape kShapes[] = {
+    // LeNet-5's conv1 (one input channel, pad 2: 25 taps, one chunk of sums)
+    // and conv2 (6 x 5 x 5 = 150 taps: six chunks).
+    {3, 1, 28, 28, 6, 5, 5, 1, 2, 1, 1},
+    {2, 6, 14, 14, 16, 5, 5, 1, 0, 1, 1},
+    // 4 output channels (the rule's least) and 28 taps (one whole chunk); 29
+    // taps (two chunks) with padding.
+    {1, 7, 6, 9, 4, 2, 2, 1, 0, 1, 1},
+    {2, 1, 3, 40, 5, 1, 29, 1, 1, 1, 1},
+    // 15 channels, stride 2, dilation 2, padding past the kernel's reach.
+    {2, 3, 13, 12, 15, 3, 3, 2, 3, 2, 1},
+    // kMaxDirectTaps (1024) taps: direct; one more: the GEMM.
+    {1, 64, 5, 5, 8, 4, 4, 1, 0, 1, 1},
+    {1, 41, 6, 6, 8, 5, 5, 1, 0, 1, 1},
+    // Outside the rule: 3 and 17 channels, groups, 1x1.
+    {1, 2, 8, 8, 3, 3, 3, 1, 1, 1, 1},
+    {1, 2, 8, 8, 17, 3, 3, 1, 1, 1, 1},
+    {2, 4, 8, 8, 8, 3, 3, 1, 1, 1, 2},
+    {2, 5, 6, 6, 8, 1, 1, 1, 0, 1, 1},
+    // Five images on 2 and 3 threads (uneven shares).
+    {5, 2, 9, 7, 9, 3, 3, 1, 1, 1, 1},
+    // Backward data's blocks: 16 channels (two blocks of 8), an odd number of
+    // rows (a block of one), rows of 33 (two vectors and a lane); 9 channels
+    // (blocks of 4 and 5), padding of the kernel's whole reach with dilation;
+    // a 1 x 7 kernel. Outside its rule: stride 2, padding past the reach, 17
+    // input channels.
+    {1, 16, 7, 33, 16, 3, 3, 1, 1, 1, 1},
+    {2, 9, 9, 10, 5, 3, 3, 1, 4, 2, 1},
+    {1, 3, 5, 20, 4, 1, 7, 1, 0, 1, 1},
+    {1, 4, 9, 9, 8, 3, 3, 2, 1, 1, 1},
+    {1, 2, 6, 6, 4, 3, 3, 1, 3, 1, 1},
+    {1, 17, 6, 6, 8, 3, 3, 1, 1, 1, 1},
+};
+
+// A shape's descriptor and its data: small integers, and the exact gradients.
+struct Case {
+  dlk_conv2d_desc d;
+  int64_t oh = 0, ow = 0;
+  std::vector<int> src, weights, dy;
+  std::vector<float> diff_src, diff_weights, diff_bias;
+};
+
+std::vector<int> random_ints(int64_t count, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> dist(-3, 3);
+  std::vector<int> v(static_cast<size_t>(count));
+  for (int &x : v) x = dist(rng);
+  return v;
+}
+
+std::vector<float> floats(const std::vector<int> &v) { return {v.begin(), v.end()}; }
+
+std::string implementation(const Context &ctx) {
+  dlk_op_record record;
+  REQUIRE(dlk_context_last_op(ctx.get(), &record) == DLK_STATUS_SUCCESS);
+  return record.implementation;
+}
+
+Case make_case(const Shape &s, std::mt19937 &rng) {
+  Case k;
+  dlk_conv2d_desc &d = k.d;
+  dlk_conv2d_desc_init(&d, DLK_DTYPE_F32, s.n, s.c, s.h, s.w, s.k, s.kh, s.kw);
+  d.stride_h = d.stride_w = s.stride;
+  d.pad_h = d.pad_w = s.pad;
+  d.dilation_h = d.dilation_w = s.dilation;
+  d.groups = s.groups;
+  REQUIRE(dlk_conv2d_output_shape(&d, &k.oh, &k.ow) == DLK_STATUS_SUCCESS);
+  const int64_t cg = s.c / s.groups, kg = s.k / s.groups, taps = cg * s.kh * s.kw;
+  k.src = random_ints(s.n * s.c * s.h * s.w, rng);
+  k.weights = random_ints(s.k * taps, rng);
+  k.dy = random_ints(s.n * s.k * k.oh * k.ow, rng);
+  k.diff_src.assign(k.src.size(), 0.0f);
+  k.diff_weights.assign(k.weights.size(), 0.0f);
+  k.diff_bias.assign(static_cast<size_t>(s.k), 0.0f);
+  for (int64_t i = 0; i < s.n; ++i)
+    for (int64_t o = 0; o < s.k; ++o)
+      for (int64_t y = 0; y < k.oh; ++y)
+        for (int64_t x = 0; x < k.ow; ++x) {
+          const int g = k.dy[static_cast<size_t>(((i * s.k + o) * k.oh + y) * k.ow + x)];
+          k.diff_bias[static_cast<size_t>(o)] += static_cast<float>(g);
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < s.kh; ++r)
+              for (int64_t q = 0; q < s.kw; ++q) {
+                const int64_t iy = y * s.stride - s.pad + r * s.dilation;
+                const int64_t ix = x * s.stride - s.pad + q * s.dilation;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                const auto si = static_cast<size_t>(((i * s.c + o / kg * cg + ci) * s.h + iy) * s.w + ix);
+                const auto wi = static_cast<size_t>(((o * cg + ci) * s.kh + r) * s.kw + q);
+                k.diff_weights[wi] += static_cast<float>(g * k.src[si]);
+                k.diff_src[si] += static_cast<float>(g * k.weights[wi]);
+              }
+        }
+  return k;
+}
+
+std::string describe(const Shape &s) {
+  return " n " + std::to_string(s.n) + " c " + std::to_string(s.c) + " h " + std::to_string(s.h) +
+         " w " + std::to_string(s.w) + " k " + std::to_string(s.k) + " kernel " +
+         std::to_string(s.kh) + "x" + std::to_string(s.kw) + " stride " +
+         std::to_string(s.stride) + " pad " + std::to_string(s.pad) + " dilation " +
+         std::to_string(s.dilation) + " groups " + std::to_string(s.groups);
+}
+
+}  // namespace
+
+TEST_CASE("conv2d backward weights f32: the direct kernel's edges give the exact sums on 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(21);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const Shape &s : kShapes) {
+        INFO(tier << " threads " << threads << describe(s));
+        const Case k = make_case(s, rng);
+        const int64_t taps = s.c / s.groups * s.kh * s.kw;
+        const bool direct = tier == "avx512" && s.groups == 1 && s.kh * s.kw > 1 && s.k >= 4 &&
+                            s.k <= 16 && taps <= 1024;
+        for (const bool with_bias : {false, true}) {
+          Buffer<float> src(ctx, floats(k.src)), dy(ctx, floats(k.dy));
+          Buffer<float> diff_weights(ctx, std::vector<float>(k.weights.size(), NAN));
+          Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
+          REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
+                                              diff_weights.data(),
+                                              with_bias ? diff_bias.data() : nullptr) ==
+                  DLK_STATUS_SUCCESS);
+          CHECK(diff_weights.values() == k.diff_weights);
+          if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
+          CHECK((implementation(ctx) == "avx512:conv2d_direct_backward_weights_f32") == direct);
+        }
+      }
+    }
+}
+
+TEST_CASE("conv2d backward data f32: the direct kernel's edges give the exact sums on 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(22);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const Shape &s : kShapes) {
+        INFO(tier << " threads " << threads << describe(s));
+        const Case k = make_case(s, rng);
+        const bool direct = tier == "avx512" && s.groups == 1 && s.stride == 1 &&
+                            s.kh * s.kw > 1 && s.c <= 16 && s.k <= 16 &&
+                            s.pad <= (std::min(s.kh, s.kw) - 1) * s.dilation;
+        Buffer<float> weights(ctx, floats(k.weights)), dy(ctx, floats(k.dy));
+        Buffer<float> diff_src(ctx, std::vector<float>(k.src.size(), NAN));
+        REQUIRE(dlk_conv2d_backward_data(ctx.get(), &k.d, dy.data(), weights.data(),
+                                         diff_src.data()) == DLK_STATUS_SUCCESS);
+        CHECK(diff_src.values() == k.diff_src);
+        CHECK((implementation(ctx) == "avx512:conv2d_direct_backward_data_f32") == direct);
+      }
+    }
+}
+
+}  // namespace dlk::cpu_test
