@@ -33,7 +33,7 @@
 // it is, except where a single output row's band would not fit the scratch
 // bound (backward_data_transposed). f32 NCHW at stride 1 with at most 16 input
 // and output channels runs the AVX-512 tier's direct kernel instead
-// (kernels/conv2d_direct_backward_kernels.hpp): LeNet-5 conv2.
+// (kernels/conv2d_direct_rows_kernels.hpp): LeNet-5 conv2.
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -44,7 +44,7 @@
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
-#include "backends/cpu_avx512/kernels/conv2d_direct_backward_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -327,7 +327,7 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                     Scratch &scratch) {
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_data_applies(args)) {
-    const kernels::DirectBackwardDataPlan plan(args, threads);
+    const kernels::DirectRowsPlan plan(args, threads, true);
     kernels::conv2d_direct_backward_data_avx512(
         args, plan,
         scratch.get(plan.bytes, "dlk_conv2d_backward_data",

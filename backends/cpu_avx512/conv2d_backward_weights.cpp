@@ -11,7 +11,7 @@
 // once) after the last image.
 //
 // f32 NCHW with 4 to 16 output channels runs the AVX-512 tier's direct kernel
-// instead (kernels/conv2d_direct_backward_kernels.hpp).
+// instead (kernels/conv2d_direct_backward_weights_kernels.hpp).
 //
 // A 1x1 stride-1 convolution without padding has src^T itself for im2col^T:
 // B is a strided view of src (no packer), diff_bias a vectorised sum of
@@ -27,7 +27,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
-#include "backends/cpu_avx512/kernels/conv2d_direct_backward_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {

@@ -24,6 +24,7 @@
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
 #include "backends/cpu_avx512/kernels/depthwise_conv2d_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
@@ -172,7 +173,9 @@ bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa) {
   const dlk_conv2d_desc &d = args.desc;
   if (d.groups != d.c) return false;
   // (LeNet-5 conv1, 1 > 6 channels: 1.2-1.35x as fast direct, 1 thread.)
-  if (d.c == 1 && isa == core::CpuIsa::avx512 && kernels::conv2d_direct_few_channels_applies(args))
+  if (d.c == 1 && isa == core::CpuIsa::avx512 &&
+      (kernels::conv2d_direct_rows_forward_applies(args) ||
+       kernels::conv2d_direct_few_channels_applies(args)))
     return false;
   if (is_int8(d.src_type) && d.kh * d.kw > kMaxInt8Taps) return false;
   // f32 NCHW needs no scratch; the rest must fit the bound (else the GEMM).

@@ -9,7 +9,10 @@
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
 // view). f32 NCHW at stride 1 on the AVX-512 tier runs the wide-row kernel
 // instead where conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
-// B read straight from a zero-padded copy of the image, nothing packed. C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
+// B read straight from a zero-padded copy of the image, nothing packed; f32
+// NCHW at stride 1 with few output channels runs a direct kernel along rows
+// where conv2d_direct_rows_forward_applies, or one with the channels in the
+// lanes where conv2d_direct_few_channels_applies (LeNet-5's conv1 and conv2). C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
 // of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
 // kernel (vdpbf16ps) where it has one, the packer writing bf16 k-pairs; f16,
 // and bf16 elsewhere, are converted to f32 as they are packed.
@@ -31,6 +34,7 @@
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -161,6 +165,13 @@ const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa
 
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
                                      int threads, Scratch &scratch) {
+  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_rows_forward_applies(args)) {
+    const kernels::DirectRowsPlan plan(args, threads, false);
+    kernels::conv2d_direct_rows_forward_avx512(
+        args, plan,
+        scratch.get(plan.bytes, "dlk_conv2d_forward", "the turned weights and padded images"));
+    return {"avx512:conv2d_direct_rows_f32", 0};
+  }
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_few_channels_applies(args)) {
     kernels::conv2d_direct_few_channels_avx512(args, threads);
     return {"avx512:conv2d_direct_f32", 0};

@@ -1,10 +1,11 @@
 // The AVX-512 tier's direct backward kernels for few channels
-// (backends/cpu_avx512/kernels/conv2d_direct_backward_kernels.hpp) on the edges
-// of their rule and of their blocking, against the exact sums: the data are
-// small integers, so every tier's f32 sums are exact whatever their order, and
-// the result is known bit for bit. Each shape runs on every tier and on 1 to 3
-// threads (the images split among them), backward weights with and without
-// diff_bias; each direct kernel must run exactly where its rule says.
+// (backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp,
+// conv2d_direct_rows_kernels.hpp) on the edges of their rules and of their
+// blocking, against the exact sums: the data are small integers, so every
+// tier's f32 sums are exact whatever their order, and the result is known bit
+// for bit. Each shape runs on every tier and on 1 to 3 threads (the images
+// split among them), backward weights with and without diff_bias; each direct
+// kernel must run exactly where its rule says.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>

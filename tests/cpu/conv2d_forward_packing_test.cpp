@@ -70,6 +70,12 @@ const Shape kShapes[] = {
     {DLK_FORMAT_NCHW, 1, 1, 5, 7, 4, 3, 3, 1, 4, 1, 1},
     {DLK_FORMAT_NCHW, 2, 3, 9, 11, 15, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 4, 9, 9, 16, 3, 3, 2, 1, 2, 2},
+    // The direct kernel along rows (stride 1, one group, fewer than 16 output
+    // channels that fill fewer vectors than the columns): blocks of 5 and 5
+    // channels, an odd number of rows, dilation, rows of 35 (two vectors and
+    // 3 lanes); blocks of 4 and 5, padding past the kernel's reach.
+    {DLK_FORMAT_NCHW, 1, 3, 9, 37, 10, 3, 3, 1, 1, 2, 1},
+    {DLK_FORMAT_NCHW, 2, 2, 6, 20, 9, 2, 4, 1, 3, 1, 1},
     // f32 NCHW, stride 1, one group, 16 or more output channels: the AVX-512
     // tier's wide-row kernel (kWideRowShapes below).
     {DLK_FORMAT_NCHW, 2, 4, 12, 12, 16, 3, 3, 1, 1, 1, 1},
@@ -229,11 +235,16 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       if (few_pixels) CHECK(implementation(ctx).find("im2col_packed_a+") == 0);
       const int64_t kg = d.k / d.groups;
       const int64_t cg = d.c / d.groups;
-      // The direct kernel's rule (kernels/conv2d_direct_kernels.hpp): padded
-      // only below 16 output channels a group (the wide-row kernel's).
-      const bool direct = tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.kh * d.kw > 1 &&
-                          kg <= 16 && (kg >= 8 || (cg == 1 && kg >= 4)) &&
-                          (d.pad_h == 0 || kg < 16);
+      // The direct kernels' rules (kernels/conv2d_direct_rows_kernels.hpp,
+      // conv2d_direct_kernels.hpp): along rows where k x the row's vectors
+      // are fewer than its columns, else channels in the lanes, padded only
+      // below 16 output channels a group (the wide-row kernel's).
+      const bool avx512_nchw = tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.kh * d.kw > 1;
+      const bool rows = avx512_nchw && d.groups == 1 && d.stride_h == 1 && d.k < 16 &&
+                        d.k * ((p.ow + 15) / 16) < p.ow;
+      const bool direct = avx512_nchw && !rows && kg <= 16 &&
+                          (kg >= 8 || (cg == 1 && kg >= 4)) && (d.pad_h == 0 || kg < 16);
+      CHECK((implementation(ctx) == "avx512:conv2d_direct_rows_f32") == rows);
       CHECK((implementation(ctx) == "avx512:conv2d_direct_f32") == direct);
     }
   }

@@ -1,4 +1,4 @@
-// kernels/conv2d_direct_backward_kernels.hpp's backward weights in AVX-512
+// kernels/conv2d_direct_backward_weights_kernels.hpp's backward weights in AVX-512
 // steps. Per image, diff_dst is turned pixel-major (16 lanes of output channels
 // a pixel, zeros past k); the taps are then taken in chunks of up to kChunk,
 // whose sums stay in registers over all the image's pixels: per pixel one load
@@ -11,7 +11,7 @@
 #include <array>
 #include <utility>
 
-#include "backends/cpu_avx512/kernels/conv2d_direct_backward_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
 #include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 

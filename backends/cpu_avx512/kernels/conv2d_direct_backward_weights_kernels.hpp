@@ -1,6 +1,4 @@
-// Direct convolution backward passes for few channels, f32 NCHW, one group.
-//
-// Backward weights, for few output channels (at most 16),
+// Direct convolution backward weights for few output channels (at most 16),
 // f32 NCHW, one group: the 16 lanes of a vector are the output channels, as in
 // the forward's direct kernel (conv2d_direct_kernels.hpp). diff_dst is turned
 // pixel-major per image (a vector of the channels per pixel), and each tap's
@@ -55,43 +53,5 @@ inline bool conv2d_direct_backward_weights_applies(const core::Conv2dArgs &a) {
 // plan.bytes.
 void conv2d_direct_backward_weights_avx512(const core::Conv2dArgs &args,
                                            const DirectBackwardWeightsPlan &plan, void *scratch);
-
-// Backward data, stride 1: diff_src is the convolution of diff_dst, zero-padded
-// by (kh - 1) x dilation - pad, with the weights turned around, and the 16
-// lanes of a vector are 16 columns of a diff_src row. A block of up to 8
-// channels x 2 rows keeps its sums in registers over all k x kh x kw taps: per
-// tap one load of a diff_dst row per row and a broadcast of the tap's weight
-// per channel. The GEMM lowering (col = weights^T x diff_dst per image, then
-// col2im) has only k for its GEMM's depth: LeNet-5 conv2 (k = 16) ran at 3-15
-// GFLOP/s (Intel Xeon model 207, 1 thread).
-struct DirectBackwardDataPlan {
-  DirectBackwardDataPlan(const core::Conv2dArgs &args, int threads);
-  int team = 1;  // threads, each taking its share of the images
-  int64_t hp = 0, wp = 0, padded_floats = 0, weights_floats = 0;
-  size_t bytes = 0;  // the turned weights, then one padded diff_dst per thread
-};
-
-// The rule (f32 NCHW on the AVX-512 tier): one group, stride 1, a kernel
-// larger than 1x1, at most 16 input and 16 output channels (more make the
-// GEMM deep enough), padding at most (kernel - 1) x dilation on each side, a
-// padded diff_dst of at most kMaxDirectPaddedFloats.
-inline bool conv2d_direct_backward_data_applies(const core::Conv2dArgs &a) {
-  const dlk_conv2d_desc &d = a.desc;
-  if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
-      d.stride_h != 1 || d.stride_w != 1 || d.kh * d.kw <= 1 || d.c > 16 || d.k > 16)
-    return false;
-  const int64_t limit = kMaxDirectPaddedFloats;  // (sizes are bounded only by the output)
-  if (d.kh >= limit || d.kw >= limit || d.dilation_h >= limit || d.dilation_w >= limit ||
-      d.h >= limit || d.w >= limit)
-    return false;
-  const int64_t reach_h = (d.kh - 1) * d.dilation_h, reach_w = (d.kw - 1) * d.dilation_w;
-  return d.pad_h <= reach_h && d.pad_w <= reach_w &&
-         d.k * (d.h + reach_h) * (d.w + reach_w) <= limit;
-}
-
-// diff_src = the gradient of the forward with respect to src, images on
-// plan.team threads; `scratch` holds plan.bytes.
-void conv2d_direct_backward_data_avx512(const core::Conv2dArgs &args,
-                                        const DirectBackwardDataPlan &plan, void *scratch);
 
 }  // namespace dlk::cpu::kernels
