@@ -276,6 +276,12 @@ def accuracy_runs(args, model, ranks):
     return runs
 
 
+def tail_accuracy(run):
+    """The mean test accuracy (%) of the run's last two epochs."""
+    scores = [100.0 * e["test_accuracy"] for e in epochs(run)[-2:]]
+    return statistics.mean(scores)
+
+
 def spread(values):
     """Mean and (max - min) of a row's final accuracies over its seeds."""
     if not values:
@@ -303,19 +309,27 @@ def suite_accuracy(args):
             for r in runs:
                 groups.setdefault((r.program, r.algorithm, r.error_feedback, r.variant),
                                   []).append(r)
-            native = groups.get(("dlk", "native", True, ""), [])
-            base, _ = spread([accuracy(r) for r in native if accuracy(r) is not None])
+            native = {r.seed: r for r in groups.get(("dlk", "native", True, ""), [])
+                      if accuracy(r) is not None}
             for (program, algorithm, ef, variant), group in groups.items():
                 done = [r for r in group if accuracy(r) is not None]
                 mean, width = spread([accuracy(r) for r in done])
-                delta = mean - base if mean is not None and base is not None else None
+                # Paired by seed (same weights and data order as native's run): the
+                # seed's own swing, 1-2 points, drops out of the difference.
+                paired = [r for r in done if r.seed in native]
+                deltas = [accuracy(r) - accuracy(native[r.seed]) for r in paired]
+                # The last two epochs' mean: one epoch's score swings by 1-2 points.
+                tail_deltas = [tail_accuracy(r) - tail_accuracy(native[r.seed]) for r in paired]
                 name = algorithm + ("" if ef else ", no error feedback")
                 name += f", {variant}" if variant else ""
                 losses = [last(r, "train_loss") for r in done]
                 rows.append([model, "dlk-train" if program == "dlk" else "PyTorch", name,
                              str(group[0].ranks), str(len(done)),
                              " / ".join(f"{accuracy(r):.2f}" for r in done) or "-",
-                             fmt(mean, ".2f"), fmt(width, ".2f"), fmt(delta, "+.2f"),
+                             fmt(mean, ".2f"), fmt(width, ".2f"),
+                             " / ".join(f"{d:+.2f}" for d in deltas) or "-",
+                             fmt(statistics.mean(deltas) if deltas else None, "+.2f"),
+                             fmt(statistics.mean(tail_deltas) if tail_deltas else None, "+.2f"),
                              fmt(statistics.mean(losses) if losses else None, ".4f"),
                              fmt(last(done[0], "wire_bytes_per_step") if done else None, ".0f"),
                              fmt(median([ms_per_step(r) for r in done]), ".1f"),
@@ -330,11 +344,14 @@ def suite_accuracy(args):
             + (f", test on the first {args.test_subset}" if args.test_subset else "")
             + "; ranks under mpirun on this machine (shared memory for dlk, gloo over "
             "loopback TCP for PyTorch), 1 thread each. Final: test accuracy after the last "
-            "epoch, per seed, their mean and spread (max - min). Delta: the mean minus "
-            "dlk-train native's mean at the same model and rank count (target: within 0.5 "
-            "points). ms/step (median over seeds) was not taken quietly: not a speed figure."]
+            "epoch, per seed, their mean and spread (max - min). Delta: the row's final "
+            "accuracy minus dlk-train native's of the same seed (same initial weights and "
+            "data order), model and rank count, per seed and its mean (target: within 0.5 "
+            "points); also the mean delta of the last two epochs' mean accuracy (one "
+            "epoch's score swings by 1-2 points). ms/step (median over seeds) was not taken quietly: not a speed figure."]
     return text, ["model", "program", "all-reduce", "ranks", "seeds", "final acc % per seed",
-                  "mean", "spread", "delta pp", "train loss (mean)", "wire B/step",
+                  "mean", "spread", "delta pp per seed", "mean delta pp",
+                  "last 2 epochs: mean delta pp", "train loss (mean)", "wire B/step",
                   "ms/step", "load", "notes"], rows
 
 
