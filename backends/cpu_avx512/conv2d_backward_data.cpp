@@ -31,7 +31,10 @@
 // LeNet-5 (c = 1 and 6 make its C a GEMM of 1 and 6 rows). At stride > 1 it
 // would also multiply by the zeros of diff_dst dilated by the stride. So col2im
 // it is, except where a single output row's band would not fit the scratch
-// bound (backward_data_transposed). f32 NCHW at stride 1 with at most 16 input
+// bound (backward_data_transposed), and where the turned convolution runs on
+// the AVX-512 tier's wide-row kernel (NCHW at stride 1, no groups: see
+// backward_data_wide_rows), which reads B from a padded copy of diff_dst:
+// no im2col packing, the weights turned once per call. f32 NCHW at stride 1 with at most 16 input
 // and output channels runs the AVX-512 tier's direct kernel instead
 // (kernels/conv2d_direct_rows_kernels.hpp): LeNet-5 conv2.
 #include <algorithm>
@@ -45,6 +48,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -283,13 +287,29 @@ const char *backward_data_pointwise(const core::Conv2dArgs &a, core::CpuIsa isa,
   return kernel;
 }
 
-// The stride-1 backward-data pass as the forward pass of another convolution,
-// for the shapes whose col2im band of a single output row exceeds the scratch
-// bound (a kernel thousands of taps wide): it needs only the weights' size.
+// The stride-1 backward-data pass as the forward pass of another convolution:
 // diff_src (c x h x w) = conv(diff_dst, the weights turned around), whose input
 // is diff_dst (k channels, oh x ow), output diff_src, weights W'[ci][kk][r][s] =
 // W[kk][ci][kh-1-r][kw-1-s] per group, padding (kh-1) * dilation - pad (negative
 // where the padding exceeds the kernel's reach: those taps never read diff_dst).
+// The arguments of that convolution, its weights at `weights`.
+core::Conv2dArgs turned_convolution(const core::Conv2dArgs &a, const void *weights) {
+  const ConvShape s(a);
+  core::Conv2dArgs t;
+  t.desc = a.desc;
+  t.desc.c = a.desc.k, t.desc.h = a.oh, t.desc.w = a.ow, t.desc.k = a.desc.c;
+  t.desc.pad_h = (s.kh - 1) * s.dilation_h - s.pad_h;
+  t.desc.pad_w = (s.kw - 1) * s.dilation_w - s.pad_w;
+  t.desc.relu = 0;
+  t.c_per_group = s.kg, t.k_per_group = s.cg;
+  t.oh = s.h, t.ow = s.w;
+  t.src = a.diff_dst, t.weights = weights, t.dst = a.diff_src;
+  return t;
+}
+
+// For the shapes whose col2im band of a single output row exceeds the scratch
+// bound (a kernel thousands of taps wide), the turned convolution on the GEMM:
+// it needs only the weights' size.
 template <class Storage>
 const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
                                      Scratch &scratch) {
@@ -310,16 +330,26 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
           turned[row * s.kg * taps + to] = weights[from];
         }
   });
-  core::Conv2dArgs t;
-  t.desc = a.desc;
-  t.desc.c = a.desc.k, t.desc.h = a.oh, t.desc.w = a.ow, t.desc.k = a.desc.c;
-  t.desc.pad_h = (s.kh - 1) * s.dilation_h - s.pad_h;
-  t.desc.pad_w = (s.kw - 1) * s.dilation_w - s.pad_w;
-  t.desc.relu = 0;
-  t.c_per_group = s.kg, t.k_per_group = s.cg;
-  t.oh = s.h, t.ow = s.w;
-  t.src = a.diff_dst, t.weights = turned, t.dst = a.diff_src;
-  return conv2d_forward_float_gemm(t, isa, threads);
+  return conv2d_forward_float_gemm(turned_convolution(a, turned), isa, threads);
+}
+
+// The turned convolution on the wide-row kernel (NCHW, stride 1, one group,
+// padding within the kernel's reach, f32, f16 and bf16 as the forward takes
+// them: conv2d_wide_rows_applies on the turned arguments), the weights turned
+// (and widened) in scratch.
+bool runs_wide_rows(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  return isa == core::CpuIsa::avx512 && d.stride_h == 1 && d.stride_w == 1 &&
+         kernels::conv2d_wide_rows_applies(turned_convolution(a, a.weights), threads, true);
+}
+
+void backward_data_wide_rows(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
+  const core::Conv2dArgs t = turned_convolution(a, a.weights);
+  const kernels::WideRowsPlan plan(t, threads, true);
+  kernels::conv2d_wide_rows_avx512(
+      t, threads, plan,
+      scratch.get(plan.bytes, "dlk_conv2d_backward_data",
+                  "the turned weights, the padded images of diff_dst and the taps' offsets"));
 }
 
 }  // namespace
@@ -335,6 +365,10 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     return {"avx512:conv2d_direct_backward_data_f32", 0};
   }
   const ConvShape s(args);
+  if (runs_wide_rows(args, isa, threads)) {
+    backward_data_wide_rows(args, threads, scratch);
+    return {kernels::conv2d_wide_rows_name(args.desc.src_type, true), 0};
+  }
   if (runs_pointwise(s)) {
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
       return backward_data_pointwise<decltype(storage)>(args, isa, threads, scratch);

@@ -9,7 +9,8 @@
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
 // view). f32 NCHW at stride 1 on the AVX-512 tier runs the wide-row kernel
 // instead where conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
-// B read straight from a zero-padded copy of the image, nothing packed; f32
+// B read straight from a zero-padded copy of the image, nothing packed (f16,
+// and bf16 where vdpbf16ps is slower than FMAs, widened to f32 there); f32
 // NCHW at stride 1 with few output channels runs a direct kernel along rows
 // where conv2d_direct_rows_forward_applies, or one with the channels in the
 // lanes where conv2d_direct_few_channels_applies (LeNet-5's conv1 and conv2). C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
@@ -180,8 +181,8 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
     const kernels::WideRowsPlan plan(args, threads);
     kernels::conv2d_wide_rows_avx512(
         args, threads, plan,
-        scratch.get(plan.bytes, "dlk_conv2d_forward", "the padded images and packed weights"));
-    return {"avx512:conv2d_wide_rows_f32", 0};
+        scratch.get(plan.bytes, "dlk_conv2d_forward", "the padded images and the taps' offsets"));
+    return {kernels::conv2d_wide_rows_name(args.desc.src_type, false), 0};
   }
   const bool int8 = args.desc.src_type == DLK_DTYPE_U8 || args.desc.src_type == DLK_DTYPE_S8;
   const char *kernel =

@@ -37,4 +37,8 @@ double fp32_flops_per_cycle(const core::CpuFeatures &cpu, core::CpuIsa isa) {
   return 0;
 }
 
+bool bf16_dot_outpaces_fma(const core::CpuFeatures &cpu) {
+  return cpu.avx512_bf16 && cpu.vendor == "AuthenticAMD";
+}
+
 }  // namespace dlk::cpu

@@ -23,4 +23,14 @@ namespace dlk::cpu {
 // FP32 FLOP per cycle per core; 0 when unknown.
 double fp32_flops_per_cycle(const core::CpuFeatures &cpu, core::CpuIsa isa);
 
+// Whether the CPU's vdpbf16ps (AVX512_BF16) does more multiply-adds a second
+// than its f32 FMAs, so that bf16 is faster kept as bf16 than widened to f32.
+// Measured by dlk-perf's peak loops, one core: AMD Zen 4 452 bf16 against 227
+// f32 GFLOP/s (2 threads); Intel Xeon model 207 (Emerald Rapids) 86 against
+// 173-180 (one 512-bit vdpbf16ps every other cycle, against two FMAs every
+// cycle). Sapphire and Granite Rapids and Cooper Lake are taken to be
+// Emerald Rapids' kind (the same port layout), so AMD parts only; without
+// AVX512_BF16 there is no vdpbf16ps at all.
+bool bf16_dot_outpaces_fma(const core::CpuFeatures &cpu);
+
 }  // namespace dlk::cpu

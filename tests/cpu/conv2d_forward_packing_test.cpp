@@ -154,34 +154,10 @@ std::vector<int64_t> exact(const Problem &p, const std::vector<int> &src,
   return out;
 }
 
-std::vector<int> random_ints(size_t count, int lo, int hi, std::mt19937 &rng) {
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<int> v(count);
-  for (int &x : v) x = dist(rng);
-  return v;
-}
-
-uint16_t bf16_bits(float v) {  // round to nearest even
-  uint32_t u;
-  std::memcpy(&u, &v, 4);
-  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 std::vector<uint16_t> to_bf16(const std::vector<int> &v) {
   std::vector<uint16_t> out;
   for (int x : v) out.push_back(bf16_bits(static_cast<float>(x)));
   return out;
-}
-
-template <class T, class S>
-std::vector<T> cast(const std::vector<S> &v) {
-  return std::vector<T>(v.begin(), v.end());
-}
-
-std::string implementation(const Context &ctx) {
-  dlk_op_record record;
-  REQUIRE(dlk_context_last_op(ctx.get(), &record) == DLK_STATUS_SUCCESS);
-  return record.implementation;
 }
 
 // Runs the f32 forward of p (with bias and ReLU where `epilogue`) on integer
@@ -274,6 +250,57 @@ TEST_CASE("conv2d forward f32: the wide-row kernel's edges give the exact sums o
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_f32") == wide);
         }
       }
+    }
+}
+
+TEST_CASE("conv2d forward f16/bf16: the wide-row kernel widened to f32 gives the exact sums, "
+          "rounded once, on 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(10);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const dlk_dtype type : {DLK_DTYPE_BF16, DLK_DTYPE_F16})
+        for (const Shape &shape : kWideRowShapes) {
+          Problem p = problem(shape, type, type);
+          dlk_conv2d_desc &d = p.desc;
+          d.relu = 1;
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << " n " << d.n
+                    << " c " << d.c << " h " << d.h << " w " << d.w << " k " << d.k << " kh "
+                    << d.kh << " kw " << d.kw << " pad " << d.pad_h);
+          // f16: sums below 2048, which it holds exactly.
+          const int range = type == DLK_DTYPE_F16 ? 1 : 3;
+          const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -range, range, rng);
+          const std::vector<int> weights =
+              random_ints(d.k * d.c * d.kh * d.kw, -range, range, rng);
+          const std::vector<int> bias = random_ints(d.k, -20, 20, rng);
+          const auto bits = [&](int64_t v) {
+            return type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
+          };
+          std::vector<uint16_t> src_bits, weight_bits;
+          for (const int v : src) src_bits.push_back(bits(v));
+          for (const int v : weights) weight_bits.push_back(bits(v));
+          Buffer<uint16_t> src_buf(ctx, src_bits), weights_buf(ctx, weight_bits);
+          Buffer<float> bias_buf(ctx, cast<float>(bias));
+          Buffer<uint16_t> dst(ctx, std::vector<uint16_t>(d.n * d.k * p.oh * p.ow, 0xffff));
+          REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
+                                     bias_buf.data(), dst.data()) == DLK_STATUS_SUCCESS);
+          const std::vector<int64_t> sums = exact(p, src, weights, 0);
+          std::vector<uint16_t> expected;
+          for (size_t e = 0; e < sums.size(); ++e)
+            expected.push_back(
+                bits(std::max<int64_t>(0, sums[e] + bias[e / (p.oh * p.ow) % d.k])));
+          CHECK(dst.values() == expected);
+          // The rule as for f32; bf16 only where vdpbf16ps does not outpace
+          // the FMAs (Intel), else the GEMM's bf16 kernel (packed panels).
+          const bool wide = tier == "avx512" && d.k >= 16 && d.c >= 4 &&
+                            (d.w + 2 * d.pad_w) * 5 <= p.ow * 6;
+          const std::string name = implementation(ctx);
+          const std::string widened = std::string("avx512:conv2d_wide_rows_") +
+                                      dlk_dtype_name(type) + "_as_f32";
+          if (type == DLK_DTYPE_F16 || !wide) CHECK((name == widened) == wide);
+          else CHECK((name == widened || name.find("im2col_packed") == 0));
+        }
     }
 }
 

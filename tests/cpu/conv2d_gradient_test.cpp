@@ -70,6 +70,10 @@ constexpr ConvCase kConvCases[] = {
     // channels, padded and not).
     {DLK_FORMAT_NCHW, 2, 1, 28, 28, 6, 5, 5, 1, 2, 1, 1},
     {DLK_FORMAT_NCHW, 2, 6, 14, 14, 16, 5, 5, 1, 0, 1, 1},
+    // Backward data on the wide-row kernel (f32 NCHW stride 1, 16 or more
+    // channels, 4 or more output channels): padding 1 and none (turned: 1, 2).
+    {DLK_FORMAT_NCHW, 2, 17, 5, 21, 4, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 17, 4, 20, 9, 3, 3, 1, 0, 1, 1},
 };
 
 struct Conv {

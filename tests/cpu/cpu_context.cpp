@@ -31,4 +31,34 @@ Context::Context(const std::string &isa, int threads) {
 
 Context::~Context() { dlk_context_destroy(ctx_); }
 
+std::string implementation(const Context &ctx) {
+  dlk_op_record record;
+  if (dlk_context_last_op(ctx.get(), &record) != DLK_STATUS_SUCCESS)
+    throw std::runtime_error(dlk_last_error());
+  return record.implementation;
+}
+
+std::vector<int> random_ints(size_t count, int lo, int hi, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<int> v(count);
+  for (int &x : v) x = dist(rng);
+  return v;
+}
+
+uint16_t bf16_bits(float v) {  // round to nearest even
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+uint16_t f16_bits(int64_t v) {
+  if (v < -2047 || v > 2047) throw std::invalid_argument("f16_bits: |v| must be below 2048");
+  if (v == 0) return 0;
+  const uint16_t sign = v < 0 ? 0x8000 : 0;
+  const uint32_t m = static_cast<uint32_t>(v < 0 ? -v : v);
+  int e = 0;
+  while ((m >> (e + 1)) != 0) ++e;  // m in [2^e, 2^(e + 1))
+  return static_cast<uint16_t>(sign | (e + 15) << 10 | ((m << (10 - e)) & 0x3ffu));
+}
+
 }  // namespace dlk::cpu_test

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -48,5 +50,22 @@ class Buffer {
   size_t size_;
   void *ptr_ = nullptr;
 };
+
+// The implementation the context's last op ran (dlk_context_last_op).
+std::string implementation(const Context &ctx);
+
+// `count` integers drawn uniformly from [lo, hi]: data whose sums f32 holds
+// exactly, so that every kernel's result is known bit for bit.
+std::vector<int> random_ints(size_t count, int lo, int hi, std::mt19937 &rng);
+
+// bf16 bits of v, rounded to nearest even; f16 bits of an integer |v| < 2048
+// (held exactly).
+uint16_t bf16_bits(float v);
+uint16_t f16_bits(int64_t v);
+
+template <class T, class S>
+std::vector<T> cast(const std::vector<S> &v) {
+  return std::vector<T>(v.begin(), v.end());
+}
 
 }  // namespace dlk::cpu_test

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/cpu_avx512/cpu_peak.hpp"
 #include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
@@ -41,20 +42,27 @@ inline bool conv2d_direct_few_channels_applies(const core::Conv2dArgs &a) {
 // threads.
 void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads);
 
-// Wide-row direct convolution (f32 NCHW, stride 1, no dilation, one group;
+// Wide-row direct convolution (NCHW, stride 1, no dilation, one group;
 // conv2d_wide_rows_avx512.cpp): each image copied once into zero-padded
 // planes, whose shifted rows are the im2col rows themselves, so the
 // micro-kernel reads B from the image and nothing is packed per pixel; the
 // output pixels run over the padded width, and the columns past ow are
-// computed and dropped; the weights are read as they lie. The layout of its
-// scratch: the taps' offsets, the padded image of each thread that holds one.
+// computed and dropped; the weights are read as they lie. f16 and bf16 are
+// widened to f32 as the image is padded, the weights once per call, and their
+// f32 sums rounded once into dst. The layout of its scratch: the taps'
+// offsets, the weights widened (f16/bf16) or turned around (backward
+// data), and per thread that holds one the
+// padded image and (f16/bf16) an image of f32 sums.
 struct WideRowsPlan {
-  WideRowsPlan(const core::Conv2dArgs &args, int threads);
+  // turned: the weights are turned around first (backward data, see
+  // conv2d_wide_rows_applies), else read as they lie.
+  WideRowsPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
+  bool turned = false;
   int64_t hp = 0, wp = 0, plane = 0;  // padded plane
   int64_t wide_columns = 0, tiles = 0;  // oh x wp, in tiles of 48
   int64_t channel_block = 0, chunk_tiles = 0;
   bool images_per_thread = false;  // each thread an image at a time, else all threads on one
-  int64_t buffers = 0, image_floats = 0;
+  int64_t buffers = 0, image_floats = 0, staged_floats = 0, weight_floats = 0;
   int64_t offsets_bytes = 0;
   size_t bytes = 0;
 };
@@ -62,26 +70,58 @@ struct WideRowsPlan {
 // The rule that picks the wide-row kernel over the GEMM lowering (which packs
 // every im2col element into a panel, a quarter of res2a's time), for the f32
 // NCHW forward on the AVX-512 tier:
+// - f32; f16 (no f16 arithmetic on this tier: the GEMM widens it too); bf16
+//   where the CPU's vdpbf16ps does not outpace its FMAs (bf16_dot_outpaces_fma:
+//   Intel's runs at half their rate, so widened to f32 the multiply-adds run
+//   at the FMAs' rate, with bf16 x bf16 products exact in f32, sums in f32);
 // - stride 1, dilation 1, one group, a kernel larger than 1x1 (1x1 stride 1
-//   needs no im2col; strides would make the shifted rows strided);
+//   needs no im2col; strides would make the shifted rows strided), padding
+//   not negative (backward data's turned convolution has padding kh - 1 -
+//   pad_h, negative where the padding is wider than the kernel's reach);
 // - at least 16 output channels (a tile holds 8, two tiles share each B load
 //   from L1) and at least 4 input channels;
 // - padded width / output width at most 1.2: the junk columns are computed
 //   (ResNet-50 res2a 58/56, res3b 30/28, res4b 16/14, all VGG-16 3x3; res5b's
 //   9/7 would waste 29 % and keeps the GEMM, with its pixels as rows);
 // - its scratch within the bound.
-inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads) {
+// Backward data runs as the convolution of diff_dst with the weights turned
+// around (conv2d_backward_data.cpp): `turned` asks for that convolution's
+// arguments, whose weights are then turned in scratch (W'[ci][kk][r][s] =
+// W[kk][ci][kh-1-r][kw-1-s]) once per call; padded width at most 1.1 x the
+// width there, since the GEMM + col2im route it replaces computes no junk
+// columns and its turned weights cost a pass per call: against that route
+// (dlk-perf conv, ratios to oneDNN-any in the same runs, medians of 3, 1 / 2
+// threads, batch 1, Intel Xeon model 207, load 27-37) res2a 0.53 -> 0.85 /
+// 0.64 -> 0.82, res3b 0.68 -> 0.72 / 0.66 -> 0.74, VGG-16 conv3_2 0.74 ->
+// 0.82 / 0.73 -> 0.84, but 14 x 14 images (16 / 14 wide) lost: res4b 0.64 ->
+// 0.45 / 0.64 -> 0.56, conv5_x 0.68 -> 0.47 / 0.68 -> 0.47.
+inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, bool turned = false) {
   const dlk_conv2d_desc &d = a.desc;
-  if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
+  const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
+                     (d.src_type == DLK_DTYPE_BF16 && !bf16_dot_outpaces_fma(core::cpu_features()));
+  if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
       d.stride_h != 1 || d.stride_w != 1 || d.dilation_h != 1 || d.dilation_w != 1 ||
-      d.kh * d.kw < 2 || d.k < 16 || d.c < 4)
+      d.kh * d.kw < 2 || d.k < 16 || d.c < 4 || d.pad_h < 0 || d.pad_w < 0)
     return false;
   const int64_t wp = a.ow + d.kw - 1;  // w + 2 pad_w at stride 1, without overflow
-  if (wp * 5 > a.ow * 6) return false;
-  const WideRowsPlan plan(a, threads);
+  if (wp * 5 > a.ow * 6 || (turned && wp * 10 > a.ow * 11)) return false;
+  const WideRowsPlan plan(a, threads, turned);
   return plan.bytes <= kScratchBound && plan.channel_block * plan.plane < (int64_t{1} << 30);
 }
-// dst = conv(src, weights) + bias, ReLU where asked; `scratch` holds plan.bytes.
+// Its name in dlk_context_last_op (at most 47 characters there): f16 and bf16
+// say that they ran widened; `turned`: backward data.
+inline const char *conv2d_wide_rows_name(dlk_dtype type, bool turned) {
+  if (turned)
+    return type == DLK_DTYPE_BF16  ? "transposed_conv:avx512:wide_rows_bf16_as_f32"
+           : type == DLK_DTYPE_F16 ? "transposed_conv:avx512:wide_rows_f16_as_f32"
+                                   : "transposed_conv:avx512:wide_rows_f32";
+  return type == DLK_DTYPE_BF16  ? "avx512:conv2d_wide_rows_bf16_as_f32"
+         : type == DLK_DTYPE_F16 ? "avx512:conv2d_wide_rows_f16_as_f32"
+                                 : "avx512:conv2d_wide_rows_f32";
+}
+
+// dst = conv(src, weights) + bias, ReLU where asked (the weights turned
+// around where plan.turned); `scratch` holds plan.bytes.
 void conv2d_wide_rows_avx512(const core::Conv2dArgs &args, int threads, const WideRowsPlan &plan,
                              void *scratch);
 

@@ -8,7 +8,14 @@
 // r * Wp + s. So the micro-kernel reads B straight from the padded image, one
 // unaligned load per 16 columns and tap, and no im2col panel is ever packed.
 // The weights are A as they lie (OIHW: each output channel's taps in a row,
-// in the micro-kernel's tap order), so nothing is packed at all. A tile is 8 output channels x 48 wide columns (24
+// in the micro-kernel's tap order), so nothing is packed at all. Backward data
+// runs here too, as the convolution of diff_dst with the weights turned around
+// (WideRowsPlan::turned), which are then copied turned once per call: read in
+// W itself, each turned row's taps lay 4.5 KiB - 18 KiB apart (k x kh x kw
+// floats, ResNet-50 res3b-res5b), beyond the reach of the hardware's stride
+// prefetchers, and the first such version ran at 0.85-1.04x the GEMM + col2im
+// route on res4b and VGG-16 conv3_2 / conv5_x (1 and 2 threads, Intel Xeon
+// model 207, not a quiet timing). A tile is 8 output channels x 48 wide columns (24
 // sums in registers); its store (and, past the first block of input channels,
 // its load) goes straight to dst through lane masks that drop the junk
 // columns, a masked vector per output row the 16 columns touch. Bias is the
@@ -17,7 +24,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
+#include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
@@ -117,7 +126,8 @@ constexpr const Tile *kTileOf[kRows] = {tiles_of_rows<1>, tiles_of_rows<2>, tile
 
 }  // namespace
 
-WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads) {
+WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_weights)
+    : turned(turned_weights) {
   const dlk_conv2d_desc &d = a.desc;
   // h + 2 pad_h, from the output size (stride 1), which validation bounds:
   // the padding alone may be far larger than any tensor.
@@ -146,23 +156,49 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads) {
   // Reads run up to a tile's 48 columns and the kernel's width past the last
   // plane's wide columns: zeroed slack.
   image_floats = d.c * plane + kCols + d.kw + 16;
+  if (d.src_type != DLK_DTYPE_F32) staged_floats = d.k * a.oh * a.ow;
+  if (d.src_type != DLK_DTYPE_F32 || turned) weight_floats = d.k * d.c * d.kh * d.kw;
   const auto aligned = [](int64_t floats) { return (floats * 4 + 63) / 64 * 64; };
   offsets_bytes = aligned(channel_block * d.kh * d.kw);
-  bytes = static_cast<size_t>(offsets_bytes + buffers * aligned(image_floats));
+  bytes = static_cast<size_t>(offsets_bytes + aligned(weight_floats) +
+                              buffers * (aligned(image_floats) + aligned(staged_floats)));
 }
 
-void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p,
-                             void *scratch) {
+namespace {
+
+template <class Storage>
+void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, void *scratch) {
+  using T = typename Storage::type;
+  constexpr bool f32 = std::is_same_v<T, float>;
   const dlk_conv2d_desc &d = a.desc;
   const int64_t khw = d.kh * d.kw, taps = d.c * khw, pixels = a.oh * a.ow;
   const int64_t blocks = (d.c + p.channel_block - 1) / p.channel_block;
+  const auto aligned = [](int64_t floats) { return (floats * 4 + 63) / 64 * 16; };
   auto *bytes = static_cast<unsigned char *>(scratch);
   auto *offsets = reinterpret_cast<int32_t *>(bytes);
-  auto *images = reinterpret_cast<float *>(bytes + p.offsets_bytes);
-  const int64_t image_stride = (p.image_floats * 4 + 63) / 64 * 16;
-  const auto *weights = static_cast<const float *>(a.weights);
-  const auto *src = static_cast<const float *>(a.src);
-  auto *dst = static_cast<float *>(a.dst);
+  auto *widened = reinterpret_cast<float *>(bytes + p.offsets_bytes);
+  float *images = widened + aligned(p.weight_floats);
+  const int64_t buffer_stride = aligned(p.image_floats) + aligned(p.staged_floats);
+  const auto *src = static_cast<const T *>(a.src);
+  auto *dst = static_cast<T *>(a.dst);
+
+  // The weights in f32 OIHW: as stored (f32), widened (f16/bf16), or turned
+  // around, W'[o][ci][t] = W[ci][o][khw - 1 - t] (W with d.c output and d.k
+  // input channels), and widened.
+  const float *weights = static_cast<const float *>(a.weights);
+  if (p.weight_floats > 0) {
+    const auto *stored = static_cast<const T *>(a.weights);
+    parallel_for(d.k, threads, [&](int64_t o, int) {
+      float *row = widened + o * d.c * khw;
+      if (!p.turned)
+        for (int64_t e = 0; e < d.c * khw; ++e) row[e] = Storage::load(stored[o * d.c * khw + e]);
+      else
+        for (int64_t ci = 0; ci < d.c; ++ci)
+          for (int64_t t = 0; t < khw; ++t)
+            row[ci * khw + t] = Storage::load(stored[(ci * d.k + o) * khw + khw - 1 - t]);
+    });
+    weights = widened;
+  }
 
   const int64_t panels = (d.k + kRows - 1) / kRows;
   for (int64_t ci = 0; ci < p.channel_block; ++ci)
@@ -170,16 +206,20 @@ void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideR
       for (int64_t s = 0; s < d.kw; ++s)
         offsets[(ci * d.kh + r) * d.kw + s] = static_cast<int32_t>(ci * p.plane + r * p.wp + s);
 
-  // Channels [c0, c1) of image `image` into the padded planes at `padded`.
+  // Channels [c0, c1) of image `image` into the padded planes at `padded`
+  // (f16/bf16 widened to f32).
   const auto pad_channels = [&](int64_t image, int64_t c0, int64_t c1, float *padded) {
     for (int64_t ci = c0; ci < c1; ++ci) {
       float *out = padded + ci * p.plane;
-      const float *in = src + (image * d.c + ci) * d.h * d.w;
+      const T *in = src + (image * d.c + ci) * d.h * d.w;
       std::memset(out, 0, static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
       for (int64_t y = 0; y < d.h; ++y) {
         float *row = out + (d.pad_h + y) * p.wp;
         std::memset(row, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
-        std::memcpy(row + d.pad_w, in + y * d.w, static_cast<size_t>(d.w) * sizeof(float));
+        if constexpr (f32)
+          std::memcpy(row + d.pad_w, in + y * d.w, static_cast<size_t>(d.w) * sizeof(float));
+        else
+          for (int64_t x = 0; x < d.w; ++x) row[d.pad_w + x] = Storage::load(in[y * d.w + x]);
         std::memset(row + d.pad_w + d.w, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
       }
       std::memset(out + (d.pad_h + d.h) * p.wp, 0,
@@ -189,21 +229,27 @@ void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideR
       std::memset(padded + d.c * p.plane, 0,
                   static_cast<size_t>(p.image_floats - d.c * p.plane) * sizeof(float));
   };
+  // The output pixel of wide column j, or the first after it where j is junk.
+  const auto pixel_of = [&](int64_t j) {
+    return j >= p.wide_columns ? pixels : j / p.wp * a.ow + std::min(j % p.wp, a.ow);
+  };
   // Tiles [t0, t1) of one image, in chunks whose dst (k x the chunk's columns)
   // stays in L2 while the blocks of input channels pass over it (VGG-16
   // conv3_2's 3.2 MB dst, loaded and stored once per block, came from L3:
   // 0.87x the GEMM lowering before). Within a chunk, blocks of input channels
   // outermost, so that a block's weights (k x kc) stay in L2 while every tile
-  // passes over them.
-  const auto compute = [&](int64_t image, const float *padded, int64_t t0, int64_t t1,
-                           int64_t o0, int64_t o1) {
-    float *image_dst = dst + image * d.k * pixels;
-    for (int64_t c0 = t0; c0 < t1; c0 += p.chunk_tiles)
+  // passes over them. f16/bf16 sum into `staged` (f32, dst's layout) and
+  // round a chunk's pixels once into dst as the chunk is done, from L2.
+  const auto compute = [&](int64_t image, const float *padded, float *staged, int64_t t0,
+                           int64_t t1, int64_t o0, int64_t o1) {
+    float *image_dst = f32 ? reinterpret_cast<float *>(dst + image * d.k * pixels) : staged;
+    for (int64_t c0 = t0; c0 < t1; c0 += p.chunk_tiles) {
+      const int64_t c1 = std::min(t1, c0 + p.chunk_tiles);
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t tap0 = b * p.channel_block * khw;
         const int64_t kc = std::min(p.channel_block, d.c - b * p.channel_block) * khw;
         const float *block_src = padded + b * p.channel_block * p.plane;
-        for (int64_t t = c0; t < std::min(t1, c0 + p.chunk_tiles); ++t) {
+        for (int64_t t = c0; t < c1; ++t) {
           const int64_t j0 = t * kCols;
           const int vectors =
               static_cast<int>(std::min<int64_t>(kVectors, (p.wide_columns - j0 + 15) / 16));
@@ -219,13 +265,20 @@ void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideR
           }
         }
       }
+      if constexpr (!f32) {
+        const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);
+        for (int64_t o = o0 * kRows; o < std::min(d.k, o1 * kRows); ++o)
+          for (int64_t q = q0; q < q1; ++q)
+            dst[(image * d.k + o) * pixels + q] = Storage::store(staged[o * pixels + q]);
+      }
+    }
   };
 
   if (p.images_per_thread) {
     parallel_for(d.n, threads, [&](int64_t image, int thread) {
-      float *padded = images + thread * image_stride;
+      float *padded = images + thread * buffer_stride;
       pad_channels(image, 0, d.c, padded);
-      compute(image, padded, 0, p.tiles, 0, panels);
+      compute(image, padded, padded + aligned(p.image_floats), 0, p.tiles, 0, panels);
     });
     return;
   }
@@ -235,17 +288,27 @@ void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideR
   // as fast as on one).
   const int team = team_size(p.tiles * panels, threads);
   const bool by_panels = p.tiles < 4 * team;
+  float *staged = images + aligned(p.image_floats);
   for (int64_t image = 0; image < d.n; ++image) {
     parallel_for(team, team, [&](int64_t i, int) {
       pad_channels(image, d.c * i / team, d.c * (i + 1) / team, images);
     });
     parallel_for(team, team, [&](int64_t i, int) {
       if (by_panels)
-        compute(image, images, 0, p.tiles, panels * i / team, panels * (i + 1) / team);
+        compute(image, images, staged, 0, p.tiles, panels * i / team, panels * (i + 1) / team);
       else
-        compute(image, images, p.tiles * i / team, p.tiles * (i + 1) / team, 0, panels);
+        compute(image, images, staged, p.tiles * i / team, p.tiles * (i + 1) / team, 0, panels);
     });
   }
+}
+
+}  // namespace
+
+void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p,
+                             void *scratch) {
+  with_float_storage(a.desc.src_type, [&](auto storage) {
+    wide_rows<decltype(storage)>(a, threads, p, scratch);
+  });
 }
 
 }  // namespace dlk::cpu::kernels

@@ -1,0 +1,140 @@
+// Convolution backward data on exact data, every tier, 1-3 threads, f32, and
+// f16/bf16 rounded once: diff_src must be the exact sums of diff_dst times the weights over every tap that
+// reads each src element. f32 NCHW at stride 1 runs on the AVX-512 tier's
+// wide-row kernel as the convolution of diff_dst with the weights turned
+// around (backends/cpu_avx512/conv2d_backward_data.cpp), so the shapes here
+// sit on that kernel's edges: turned output channels (c) one below and above
+// its panels of 8 and the rule's 16, turned input channels (k) one below and
+// above the rule's 4 and in several blocks of channels, wide columns one
+// above a tile of 48, padding from 0 to the kernel's reach (turned padding
+// kh - 1 - pad) and past it (which keeps col2im), padded widths about the
+// rule's 1.1 x w, non-square kernels, and
+// the shapes the rule leaves to col2im (stride, dilation, groups). (At most
+// 16 channels and 16 output channels in f32 go to the direct kernel of
+// kernels/conv2d_direct_rows_kernels.hpp first: none here.)
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/cpu_context.hpp"
+
+namespace dlk::cpu_test {
+namespace {
+
+struct Shape {
+  int64_t n, c, h, w, k, kh, kw, stride, pad, dilation, groups;
+};
+
+const Shape kShapes[] = {
+    {1, 17, 1, 47, 5, 3, 3, 1, 1, 1, 1},   // 1 x 49 wide columns: a tile of 48 and one
+    {3, 17, 3, 15, 4, 3, 3, 1, 1, 1, 1},   // 17 / 15 wide: col2im
+    {3, 17, 3, 20, 4, 3, 3, 1, 1, 1, 1},   // k = 4 (the rule's least), 3 images, 22 / 20 wide
+    {1, 16, 4, 20, 17, 3, 3, 1, 1, 1, 1},  // c = 16 (the rule's least)
+    {1, 17, 8, 20, 3, 3, 3, 1, 1, 1, 1},   // k = 3: col2im
+    {2, 25, 5, 20, 90, 3, 3, 1, 1, 1, 1},  // 90 turned input channels: 3 blocks
+    {1, 15, 11, 11, 51, 3, 3, 1, 1, 1, 1},  // c = 15: col2im
+    {2, 24, 9, 20, 6, 3, 3, 1, 0, 1, 1},   // no padding: turned padding 2
+    {1, 23, 9, 20, 6, 3, 3, 1, 2, 1, 1},   // padding 2: turned padding 0
+    {1, 24, 9, 20, 6, 3, 3, 1, 3, 1, 1},   // padding past the kernel: col2im
+    {1, 17, 12, 40, 7, 5, 5, 1, 2, 1, 1},
+    {2, 32, 6, 40, 8, 1, 3, 1, 0, 1, 1},
+    {1, 24, 14, 14, 8, 3, 1, 1, 1, 1, 1},  // pad_w past kw - 1 = 0: col2im
+    {1, 40, 16, 16, 20, 3, 3, 1, 1, 1, 1},  // 18 / 16 wide: col2im
+    {1, 40, 16, 30, 20, 3, 3, 1, 1, 1, 1},
+    {1, 32, 9, 19, 8, 3, 3, 2, 1, 1, 1},   // stride 2: col2im
+    {1, 32, 9, 19, 8, 3, 3, 1, 2, 2, 1},   // dilation 2: col2im
+    {1, 32, 9, 19, 8, 3, 3, 1, 1, 1, 2},   // groups: col2im
+};
+
+// The exact diff_src (NCHW) of diff_dst and the weights (OIHW per group).
+std::vector<int64_t> exact(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
+                           const std::vector<int> &diff_dst, const std::vector<int> &weights) {
+  const int64_t cg = d.c / d.groups, kg = d.k / d.groups;
+  std::vector<int64_t> out(static_cast<size_t>(d.n * d.c * d.h * d.w), 0);
+  for (int64_t i = 0; i < d.n; ++i)
+    for (int64_t o = 0; o < d.k; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          const int64_t g = o / kg, dd = diff_dst[((i * d.k + o) * oh + y) * ow + x];
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < d.kh; ++r)
+              for (int64_t q = 0; q < d.kw; ++q) {
+                const int64_t iy = y * d.stride_h - d.pad_h + r * d.dilation_h;
+                const int64_t ix = x * d.stride_w - d.pad_w + q * d.dilation_w;
+                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
+                out[((i * d.c + g * cg + ci) * d.h + iy) * d.w + ix] +=
+                    dd * weights[((o * cg + ci) * d.kh + r) * d.kw + q];
+              }
+        }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel's edges, 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(11);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
+        for (const Shape &s : kShapes) {
+          dlk_conv2d_desc d;
+          dlk_conv2d_desc_init(&d, type, s.n, s.c, s.h, s.w, s.k, s.kh, s.kw);
+          d.stride_h = d.stride_w = s.stride;
+          d.pad_h = d.pad_w = s.pad;
+          d.dilation_h = d.dilation_w = s.dilation;
+          d.groups = s.groups;
+          int64_t oh = 0, ow = 0;
+          REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << " n " << d.n
+                    << " c " << d.c << " h " << d.h << " w " << d.w << " k " << d.k << " kh "
+                    << d.kh << " kw " << d.kw << " stride " << d.stride_h << " pad " << d.pad_h
+                    << " dilation " << d.dilation_h << " groups " << d.groups);
+          // f16: sums below 2048, which it holds exactly.
+          const int range = type == DLK_DTYPE_F16 ? 1 : 3;
+          const std::vector<int> diff_dst = random_ints(d.n * d.k * oh * ow, -range, range, rng);
+          const std::vector<int> weights =
+              random_ints(d.k * d.c / d.groups * d.kh * d.kw, -range, range, rng);
+          const std::vector<int64_t> sums = exact(d, oh, ow, diff_dst, weights);
+          if (type == DLK_DTYPE_F32) {
+            Buffer<float> dd(ctx, cast<float>(diff_dst)), w(ctx, cast<float>(weights));
+            Buffer<float> diff_src(ctx, std::vector<float>(sums.size(), NAN));
+            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(),
+                                             diff_src.data()) == DLK_STATUS_SUCCESS);
+            CHECK(diff_src.values() == cast<float>(sums));
+          } else {
+            const auto bits = [&](int64_t v) {
+              return type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
+            };
+            std::vector<uint16_t> dd_bits, w_bits, expected;
+            for (const int v : diff_dst) dd_bits.push_back(bits(v));
+            for (const int v : weights) w_bits.push_back(bits(v));
+            for (const int64_t v : sums) expected.push_back(bits(v));
+            Buffer<uint16_t> dd(ctx, dd_bits), w(ctx, w_bits);
+            Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(sums.size(), 0xffff));
+            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(),
+                                             diff_src.data()) == DLK_STATUS_SUCCESS);
+            CHECK(diff_src.values() == expected);
+          }
+          // The rule (kernels/conv2d_direct_kernels.hpp on the turned
+          // convolution): stride 1, no dilation, one group, 16 or more
+          // channels (its outputs) and 4 or more output channels (its
+          // inputs), padding within the kernel's reach, padded width at most
+          // 1.1 x w; bf16 only where vdpbf16ps does not outpace the FMAs
+          // (Intel), else col2im.
+          const bool wide = tier == "avx512" && s.stride == 1 && s.dilation == 1 &&
+                            s.groups == 1 && s.c >= 16 && s.k >= 4 && s.pad <= s.kh - 1 &&
+                            s.pad <= s.kw - 1 && (s.w + s.kw - 1) * 10 <= s.w * 11;
+          const std::string name = implementation(ctx);
+          const std::string widened =
+              std::string("transposed_conv:avx512:wide_rows_") + dlk_dtype_name(type) +
+              (type == DLK_DTYPE_F32 ? "" : "_as_f32");
+          if (type != DLK_DTYPE_BF16 || !wide) CHECK((name == widened) == wide);
+          else CHECK((name == widened || name.find("gemm+col2im:") == 0));
+        }
+    }
+}
+
+}  // namespace dlk::cpu_test
