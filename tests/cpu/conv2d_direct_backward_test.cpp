@@ -73,12 +73,6 @@ std::vector<int> random_ints(int64_t count, std::mt19937 &rng) {
 
 std::vector<float> floats(const std::vector<int> &v) { return {v.begin(), v.end()}; }
 
-std::string implementation(const Context &ctx) {
-  dlk_op_record record;
-  REQUIRE(dlk_context_last_op(ctx.get(), &record) == DLK_STATUS_SUCCESS);
-  return record.implementation;
-}
-
 Case make_case(const Shape &s, std::mt19937 &rng) {
   Case k;
   dlk_conv2d_desc &d = k.d;
