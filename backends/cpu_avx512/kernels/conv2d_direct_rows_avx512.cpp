@@ -24,10 +24,12 @@ constexpr int kMaxChannels = 8;
 // further.
 struct Taps {
   int64_t channels, kh, kw, row_step, col_step, plane, wp;
+  int64_t r0 = 0, r1 = 0;  // the kernel rows [r0, r1) that read inside the image
 };
 
 // Output channels [0, C) x rows [0, R) x the `lanes` of 16 columns at `out`
-// (rows out_row apart, channels out_plane apart): the sums over all taps, then
+// (rows out_row apart, channels out_plane apart): the sums over all taps of
+// the kernel rows [t.r0, t.r1) (the others read only padding), then
 // + bias[c] where bias is not null, then ReLU where asked (as max(+0, v), which
 // keeps NaN and -0 as the scalar v < 0 ? 0 : v does).
 template <int C, int R>
@@ -38,10 +40,10 @@ void block(const float *origin, const float *weights, const Taps &t, __mmask16 l
   for (int c = 0; c < C; ++c)
 #pragma GCC unroll 2
     for (int j = 0; j < R; ++j) acc[c][j] = _mm512_setzero_ps();
-  const float *w = weights;
   for (int64_t i = 0; i < t.channels; ++i)
-    for (int64_t r = 0; r < t.kh; ++r) {
+    for (int64_t r = t.r0; r < t.r1; ++r) {
       const float *row = origin + i * t.plane + r * t.row_step;
+      const float *w = weights + (i * t.kh + r) * t.kw * C;
       for (int64_t s = 0; s < t.kw; ++s, w += C) {
         __m512 x[R];
 #pragma GCC unroll 2
@@ -80,13 +82,14 @@ int64_t floats_aligned(int64_t floats) { return (floats + 15) / 16 * 16; }
 // What a pass reads and writes, in the forward's terms: `in` (in_channels
 // planes of h x w per image) copied at (top, left) into padded planes of hp x
 // wp; `out` (out_channels planes of oh x ow per image) from blocks whose
-// first row and column read the padded planes at `origin`; turned[c0 x
+// first row and column read the padded planes at `origin` (row origin_row),
+// tap row r r x r_step rows further; turned[c0 x
 // in_channels x khw + (i x khw + tap) x width + cc] is weight(c0 + cc, i, tap).
 struct Pass {
   const float *in;
   int64_t in_channels, h, w, top, left;
   float *out;
-  int64_t out_channels, oh, ow, origin;
+  int64_t out_channels, oh, ow, origin, origin_row, r_step;
   Taps taps;
   const float *bias;
   bool relu;
@@ -123,9 +126,19 @@ void run(const Pass &p, int64_t images, const DirectRowsPlan &plan, float *turne
         const Block *run_block = kBlocks[static_cast<size_t>(width - 1)].data();
         for (int64_t y = 0; y < p.oh; y += 2) {
           const int rows = static_cast<int>(std::min<int64_t>(2, p.oh - y));
+          // Kernel rows that read an image row for either output row (LeNet-5
+          // conv2's backward data: 27 of 35 per pair of rows, the rest padding).
+          Taps taps = p.taps;
+          taps.r0 = p.taps.kh, taps.r1 = 0;
+          for (int64_t r = 0; r < p.taps.kh; ++r)
+            for (int64_t j = 0; j < rows; ++j) {
+              const int64_t row = p.origin_row + y + j + r * p.r_step;
+              if (row >= p.top && row < p.top + p.h)
+                taps.r0 = std::min(taps.r0, r), taps.r1 = std::max(taps.r1, r + 1);
+            }
           for (int64_t x = 0; x < p.ow; x += 16) {
             const int64_t n = std::min<int64_t>(16, p.ow - x);
-            run_block[rows - 1](padded + p.origin + y * plan.wp + x, block_weights, p.taps,
+            run_block[rows - 1](padded + p.origin + y * plan.wp + x, block_weights, taps,
                                 static_cast<__mmask16>((1u << n) - 1),
                                 p.bias ? p.bias + c0 : nullptr, p.relu,
                                 p.out + ((image * p.out_channels + c0) * p.oh + y) * p.ow + x,
@@ -169,7 +182,8 @@ void conv2d_direct_rows_forward_avx512(const core::Conv2dArgs &a, const DirectRo
                turned);
   const Taps taps{d.c, d.kh, d.kw, d.dilation_h * plan.wp, d.dilation_w, plan.hp * plan.wp, plan.wp};
   const Pass pass{static_cast<const float *>(a.src), d.c, d.h, d.w, d.pad_h, d.pad_w,
-                  static_cast<float *>(a.dst), d.k, a.oh, a.ow, 0, taps, a.bias, d.relu != 0};
+                  static_cast<float *>(a.dst), d.k, a.oh, a.ow, 0, 0, d.dilation_h, taps,
+                  a.bias, d.relu != 0};
   run(pass, d.n, plan, turned);
 }
 
@@ -191,7 +205,7 @@ void conv2d_direct_backward_data_avx512(const core::Conv2dArgs &a, const DirectR
                   plan.wp};
   const Pass pass{static_cast<const float *>(a.diff_dst), d.k, a.oh, a.ow, reach_h - d.pad_h,
                   reach_w - d.pad_w, static_cast<float *>(a.diff_src), d.c, d.h, d.w,
-                  reach_h * plan.wp + reach_w, taps, nullptr, false};
+                  reach_h * plan.wp + reach_w, reach_h, -d.dilation_h, taps, nullptr, false};
   run(pass, d.n, plan, turned);
 }
 
