@@ -14,7 +14,7 @@
 # GFLOP/s of each case and its ratio to alone, and per algorithm the CPU the all-reduce's
 # ranks used (dlk-perf comm's cpu_seconds over seconds: cores kept busy, both ranks).
 # Both ranks and their emulated links run on the same cores as the GEMM (a real host runs
-# one rank beside its compute). Run it under /work/quiet where the machine is shared.
+# one rank beside its compute). Run it under scripts/quiet.sh where the machine is shared.
 set -euo pipefail
 
 rate=1gbit

@@ -23,7 +23,7 @@ codec measured faster than native exactly where the link is below it).
 Needs root (netbed uses ip netns and tc), dlk-train and dlk-perf built:
   scripts/plan_check.py --build build/rel [--steps 30] [--models lenet5,vgg_small,wide]
       [--ranks 2,4] [--rates none,10gbit,1gbit] [--algorithms native,onebit,...] [--threads 1]
-      [--json FILE] [--lock /work/.quiet.lock]
+      [--json FILE] [--lock /tmp/dlk-quiet.lock]
 Standard library only; runs as /usr/bin/python3.
 """
 import argparse
@@ -235,7 +235,7 @@ def main():
                         help="under each case, its terms: measured (dlk-train's mean step, the time outside the "
                              "synchronizer's wait, the wait, the codec) and predicted (compute, contention, exposed "
                              "network and codec)")
-    parser.add_argument("--lock", default="/work/.quiet.lock",
+    parser.add_argument("--lock", default=os.environ.get("DLK_QUIET_LOCK", "/tmp/dlk-quiet.lock"),
                         help="flock this file while each group is timed ('' for none)")
     parser.add_argument("--hold", choices=["rate", "ranks"], default="rate",
                         help="a group: one (model, P, rate), or one (model, P) with every rate (the lock "
