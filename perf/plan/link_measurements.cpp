@@ -36,7 +36,7 @@ LinkMeasurements parse_link_measurements(std::string_view text, const LinkSpec &
   } catch (const nlohmann::json::exception &e) {
     fail("the document", std::string("does not parse: ") + e.what());
   }
-  if (!doc.is_object() || doc.value("schema", "") != "dlk-perf/comm/1")
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "dlk-perf/comm/1")
     fail("schema", "must be \"dlk-perf/comm/1\" (dlk-perf comm --json)");
   LinkMeasurements m;
   const auto ranks = doc.find("ranks");

@@ -39,7 +39,7 @@ ComputeTimes timeline_times(const PlanModel &model, std::string_view text) {
   } catch (const nlohmann::json::exception &e) {
     fail("the document", std::string("does not parse: ") + e.what());
   }
-  if (!doc.is_object() || doc.value("schema", "") != "dlk-train/run/1")
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "dlk-train/run/1")
     fail("schema", "must be \"dlk-train/run/1\" (dlk-train --json)");
   const auto timeline = doc.find("timeline");
   if (timeline == doc.end() || !timeline->is_array() || timeline->empty())
