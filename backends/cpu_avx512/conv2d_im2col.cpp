@@ -174,7 +174,10 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
     return {"avx512:conv2d_direct_rows_f32", 0};
   }
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_few_channels_applies(args)) {
-    kernels::conv2d_direct_few_channels_avx512(args, threads);
+    kernels::conv2d_direct_few_channels_avx512(
+        args, threads,
+        scratch.get(kernels::conv2d_direct_few_channels_scratch_bytes(args, threads), "dlk_conv2d_forward",
+                    "the zero-padded image of each thread"));
     return {"avx512:conv2d_direct_f32", 0};
   }
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_wide_rows_applies(args, threads)) {

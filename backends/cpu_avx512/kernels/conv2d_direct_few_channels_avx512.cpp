@@ -10,7 +10,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
@@ -45,24 +44,39 @@ constexpr Block kBlockOf[kPixels] = {block<1>, block<2>, block<3>,  block<4>,
                                      block<5>, block<6>, block<7>,  block<8>,
                                      block<9>, block<10>, block<11>, block<12>};
 
+// Tasks: an image and group each, or, with fewer of them than threads, also
+// a share of the output rows.
+int64_t row_blocks_of(const core::Conv2dArgs &a, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  return d.n * d.groups < threads ? std::min<int64_t>(a.oh, threads) : 1;
+}
+
+// Floats of a group's zero-padded image (<= kMaxDirectPaddedFloats), 0 unpadded.
+int64_t padded_image_floats(const core::Conv2dArgs &a) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.pad_h == 0 && d.pad_w == 0) return 0;
+  return a.c_per_group * (d.h + 2 * d.pad_h) * (d.w + 2 * d.pad_w);
+}
+
 }  // namespace
 
-void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &a, int threads) {
+size_t conv2d_direct_few_channels_scratch_bytes(const core::Conv2dArgs &a, int threads) {
+  const int64_t tasks = a.desc.n * a.desc.groups * row_blocks_of(a, threads);
+  return static_cast<size_t>(padded_image_floats(a) * team_size(tasks, threads)) * sizeof(float);
+}
+
+void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &a, int threads, void *scratch) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t cg = a.c_per_group, kg = a.k_per_group, taps = cg * d.kh * d.kw;
   const int64_t plane = d.h * d.w, pixels = a.oh * a.ow;
   const auto *src = static_cast<const float *>(a.src);
   const auto *weights = static_cast<const float *>(a.weights);
   auto *dst = static_cast<float *>(a.dst);
-  // Tasks: an image and group each, or, with fewer of them than threads, also
-  // a share of the output rows.
-  const int64_t row_blocks = d.n * d.groups < threads ? std::min<int64_t>(a.oh, threads) : 1;
-  const int64_t tasks = d.n * d.groups * row_blocks;
-  const bool padded = d.pad_h != 0 || d.pad_w != 0;
+  const int64_t row_blocks = row_blocks_of(a, threads);
   const int64_t hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w;
-  const int64_t padded_floats = padded ? cg * hp * wp : 0;  // <= kMaxDirectPaddedFloats
-  std::vector<float> padded_images(static_cast<size_t>(padded_floats * team_size(tasks, threads)));
-  parallel_for(tasks, threads, [&](int64_t task, int thread) {
+  const int64_t padded_floats = padded_image_floats(a);
+  auto *padded_images = static_cast<float *>(scratch);
+  parallel_for(d.n * d.groups * row_blocks, threads, [&](int64_t task, int thread) {
     const int64_t image = task / (d.groups * row_blocks), g = task / row_blocks % d.groups;
     const int64_t block_index = task % row_blocks;
     const int64_t oy0 = a.oh * block_index / row_blocks, oy1 = a.oh * (block_index + 1) / row_blocks;
@@ -73,8 +87,8 @@ void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &a, int threads) {
         by_tap[t * 16 + o] = o < kg ? weights[(g * kg + o) * taps + t] : 0.0f;
     const float *image_src = src + (image * d.c + g * cg) * plane;
     int64_t in_plane = plane, in_w = d.w;
-    if (padded) {
-      float *copy = padded_images.data() + thread * padded_floats;
+    if (padded_floats > 0) {
+      float *copy = padded_images + thread * padded_floats;
       std::fill_n(copy, padded_floats, 0.0f);
       for (int64_t ci = 0; ci < cg; ++ci)
         for (int64_t y = 0; y < d.h; ++y)

@@ -38,9 +38,12 @@ inline bool conv2d_direct_few_channels_applies(const core::Conv2dArgs &a) {
   return kg < 16 && d.pad_h < limit && d.pad_w < limit && d.h < limit && d.w < limit &&
          cg * (d.h + 2 * d.pad_h) * (d.w + 2 * d.pad_w) <= limit;
 }
+// The scratch conv2d_direct_few_channels_avx512 needs: a padded image per
+// thread where the convolution is padded, else none.
+size_t conv2d_direct_few_channels_scratch_bytes(const core::Conv2dArgs &args, int threads);
 // dst = conv(src, weights) + bias, ReLU where asked, images on up to `threads`
-// threads.
-void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads);
+// threads; `scratch` holds conv2d_direct_few_channels_scratch_bytes.
+void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads, void *scratch);
 
 // Wide-row direct convolution (NCHW, stride 1, no dilation, one group;
 // conv2d_wide_rows_avx512.cpp): each image copied once into zero-padded
