@@ -17,16 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/cpu/conv2d_exact.hpp"
 #include "tests/cpu/cpu_context.hpp"
 
 namespace dlk::cpu_test {
 namespace {
 
-struct Shape {
-  int64_t n, c, h, w, k, kh, kw, stride, pad, dilation, groups;
-};
-
-const Shape kShapes[] = {
+const ConvShape kShapes[] = {
     {1, 17, 1, 47, 5, 3, 3, 1, 1, 1, 1},   // 1 x 49 wide columns: a tile of 48 and one
     {3, 17, 3, 15, 4, 3, 3, 1, 1, 1, 1},   // 17 / 15 wide: col2im
     {3, 17, 3, 20, 4, 3, 3, 1, 1, 1, 1},   // k = 4 (the rule's least), 3 images, 22 / 20 wide
@@ -47,28 +44,6 @@ const Shape kShapes[] = {
     {1, 32, 9, 19, 8, 3, 3, 1, 1, 1, 2},   // groups: col2im
 };
 
-// The exact diff_src (NCHW) of diff_dst and the weights (OIHW per group).
-std::vector<int64_t> exact(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
-                           const std::vector<int> &diff_dst, const std::vector<int> &weights) {
-  const int64_t cg = d.c / d.groups, kg = d.k / d.groups;
-  std::vector<int64_t> out(static_cast<size_t>(d.n * d.c * d.h * d.w), 0);
-  for (int64_t i = 0; i < d.n; ++i)
-    for (int64_t o = 0; o < d.k; ++o)
-      for (int64_t y = 0; y < oh; ++y)
-        for (int64_t x = 0; x < ow; ++x) {
-          const int64_t g = o / kg, dd = diff_dst[((i * d.k + o) * oh + y) * ow + x];
-          for (int64_t ci = 0; ci < cg; ++ci)
-            for (int64_t r = 0; r < d.kh; ++r)
-              for (int64_t q = 0; q < d.kw; ++q) {
-                const int64_t iy = y * d.stride_h - d.pad_h + r * d.dilation_h;
-                const int64_t ix = x * d.stride_w - d.pad_w + q * d.dilation_w;
-                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
-                out[((i * d.c + g * cg + ci) * d.h + iy) * d.w + ix] +=
-                    dd * weights[((o * cg + ci) * d.kh + r) * d.kw + q];
-              }
-        }
-  return out;
-}
 
 }  // namespace
 
@@ -79,25 +54,17 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
       for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
-        for (const Shape &s : kShapes) {
-          dlk_conv2d_desc d;
-          dlk_conv2d_desc_init(&d, type, s.n, s.c, s.h, s.w, s.k, s.kh, s.kw);
-          d.stride_h = d.stride_w = s.stride;
-          d.pad_h = d.pad_w = s.pad;
-          d.dilation_h = d.dilation_w = s.dilation;
-          d.groups = s.groups;
+        for (const ConvShape &s : kShapes) {
+          dlk_conv2d_desc d = conv_desc(s, type);
           int64_t oh = 0, ow = 0;
           REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
-          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << " n " << d.n
-                    << " c " << d.c << " h " << d.h << " w " << d.w << " k " << d.k << " kh "
-                    << d.kh << " kw " << d.kw << " stride " << d.stride_h << " pad " << d.pad_h
-                    << " dilation " << d.dilation_h << " groups " << d.groups);
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
           // f16: sums below 2048, which it holds exactly.
           const int range = type == DLK_DTYPE_F16 ? 1 : 3;
           const std::vector<int> diff_dst = random_ints(d.n * d.k * oh * ow, -range, range, rng);
           const std::vector<int> weights =
               random_ints(d.k * d.c / d.groups * d.kh * d.kw, -range, range, rng);
-          const std::vector<int64_t> sums = exact(d, oh, ow, diff_dst, weights);
+          const std::vector<int64_t> sums = exact_backward_data(d, oh, ow, diff_dst, weights);
           if (type == DLK_DTYPE_F32) {
             Buffer<float> dd(ctx, cast<float>(diff_dst)), w(ctx, cast<float>(weights));
             Buffer<float> diff_src(ctx, std::vector<float>(sums.size(), NAN));

@@ -13,16 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/cpu/conv2d_exact.hpp"
 #include "tests/cpu/cpu_context.hpp"
 
 namespace dlk::cpu_test {
 namespace {
 
-struct Shape {
-  int64_t n, c, h, w, k, kh, kw, stride, pad, dilation, groups;
-};
-
-const Shape kShapes[] = {
+const ConvShape kShapes[] = {
     // LeNet-5's conv1 (one input channel, pad 2: 25 taps, one chunk of sums)
     // and conv2 (6 x 5 x 5 = 150 taps: six chunks).
     {3, 1, 28, 28, 6, 5, 5, 1, 2, 1, 1},
@@ -64,29 +61,15 @@ struct Case {
   std::vector<float> diff_src, diff_weights, diff_bias;
 };
 
-std::vector<int> random_ints(int64_t count, std::mt19937 &rng) {
-  std::uniform_int_distribution<int> dist(-3, 3);
-  std::vector<int> v(static_cast<size_t>(count));
-  for (int &x : v) x = dist(rng);
-  return v;
-}
-
-std::vector<float> floats(const std::vector<int> &v) { return {v.begin(), v.end()}; }
-
-Case make_case(const Shape &s, std::mt19937 &rng) {
+Case make_case(const ConvShape &s, std::mt19937 &rng) {
   Case k;
-  dlk_conv2d_desc &d = k.d;
-  dlk_conv2d_desc_init(&d, DLK_DTYPE_F32, s.n, s.c, s.h, s.w, s.k, s.kh, s.kw);
-  d.stride_h = d.stride_w = s.stride;
-  d.pad_h = d.pad_w = s.pad;
-  d.dilation_h = d.dilation_w = s.dilation;
-  d.groups = s.groups;
-  REQUIRE(dlk_conv2d_output_shape(&d, &k.oh, &k.ow) == DLK_STATUS_SUCCESS);
+  k.d = conv_desc(s, DLK_DTYPE_F32);
+  REQUIRE(dlk_conv2d_output_shape(&k.d, &k.oh, &k.ow) == DLK_STATUS_SUCCESS);
   const int64_t cg = s.c / s.groups, kg = s.k / s.groups, taps = cg * s.kh * s.kw;
-  k.src = random_ints(s.n * s.c * s.h * s.w, rng);
-  k.weights = random_ints(s.k * taps, rng);
-  k.dy = random_ints(s.n * s.k * k.oh * k.ow, rng);
-  k.diff_src.assign(k.src.size(), 0.0f);
+  k.src = random_ints(static_cast<size_t>(s.n * s.c * s.h * s.w), -3, 3, rng);
+  k.weights = random_ints(static_cast<size_t>(s.k * taps), -3, 3, rng);
+  k.dy = random_ints(static_cast<size_t>(s.n * s.k * k.oh * k.ow), -3, 3, rng);
+  k.diff_src = cast<float>(exact_backward_data(k.d, k.oh, k.ow, k.dy, k.weights));
   k.diff_weights.assign(k.weights.size(), 0.0f);
   k.diff_bias.assign(static_cast<size_t>(s.k), 0.0f);
   for (int64_t i = 0; i < s.n; ++i)
@@ -104,19 +87,11 @@ Case make_case(const Shape &s, std::mt19937 &rng) {
                 const auto si = static_cast<size_t>(((i * s.c + o / kg * cg + ci) * s.h + iy) * s.w + ix);
                 const auto wi = static_cast<size_t>(((o * cg + ci) * s.kh + r) * s.kw + q);
                 k.diff_weights[wi] += static_cast<float>(g * k.src[si]);
-                k.diff_src[si] += static_cast<float>(g * k.weights[wi]);
               }
         }
   return k;
 }
 
-std::string describe(const Shape &s) {
-  return " n " + std::to_string(s.n) + " c " + std::to_string(s.c) + " h " + std::to_string(s.h) +
-         " w " + std::to_string(s.w) + " k " + std::to_string(s.k) + " kernel " +
-         std::to_string(s.kh) + "x" + std::to_string(s.kw) + " stride " +
-         std::to_string(s.stride) + " pad " + std::to_string(s.pad) + " dilation " +
-         std::to_string(s.dilation) + " groups " + std::to_string(s.groups);
-}
 
 }  // namespace
 
@@ -126,14 +101,14 @@ TEST_CASE("conv2d backward weights f32: the direct kernel's edges give the exact
   for (const std::string &tier : cpu_tiers())
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
-      for (const Shape &s : kShapes) {
+      for (const ConvShape &s : kShapes) {
         INFO(tier << " threads " << threads << describe(s));
         const Case k = make_case(s, rng);
         const int64_t taps = s.c / s.groups * s.kh * s.kw;
         const bool direct = tier == "avx512" && s.groups == 1 && s.kh * s.kw > 1 && s.k >= 4 &&
                             s.k <= 16 && taps <= 1024;
         for (const bool with_bias : {false, true}) {
-          Buffer<float> src(ctx, floats(k.src)), dy(ctx, floats(k.dy));
+          Buffer<float> src(ctx, cast<float>(k.src)), dy(ctx, cast<float>(k.dy));
           Buffer<float> diff_weights(ctx, std::vector<float>(k.weights.size(), NAN));
           Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
           REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
@@ -154,13 +129,13 @@ TEST_CASE("conv2d backward data f32: the direct kernel's edges give the exact su
   for (const std::string &tier : cpu_tiers())
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
-      for (const Shape &s : kShapes) {
+      for (const ConvShape &s : kShapes) {
         INFO(tier << " threads " << threads << describe(s));
         const Case k = make_case(s, rng);
         const bool direct = tier == "avx512" && s.groups == 1 && s.stride == 1 &&
                             s.kh * s.kw > 1 && s.c <= 16 && s.k <= 16 &&
                             s.pad <= (std::min(s.kh, s.kw) - 1) * s.dilation;
-        Buffer<float> weights(ctx, floats(k.weights)), dy(ctx, floats(k.dy));
+        Buffer<float> weights(ctx, cast<float>(k.weights)), dy(ctx, cast<float>(k.dy));
         Buffer<float> diff_src(ctx, std::vector<float>(k.src.size(), NAN));
         REQUIRE(dlk_conv2d_backward_data(ctx.get(), &k.d, dy.data(), weights.data(),
                                          diff_src.data()) == DLK_STATUS_SUCCESS);

@@ -1,0 +1,45 @@
+#include "tests/cpu/conv2d_exact.hpp"
+
+namespace dlk::cpu_test {
+
+dlk_conv2d_desc conv_desc(const ConvShape &s, dlk_dtype type) {
+  dlk_conv2d_desc d;
+  dlk_conv2d_desc_init(&d, type, s.n, s.c, s.h, s.w, s.k, s.kh, s.kw);
+  d.stride_h = d.stride_w = s.stride;
+  d.pad_h = d.pad_w = s.pad;
+  d.dilation_h = d.dilation_w = s.dilation;
+  d.groups = s.groups;
+  return d;
+}
+
+std::string describe(const ConvShape &s) {
+  return " n " + std::to_string(s.n) + " c " + std::to_string(s.c) + " h " + std::to_string(s.h) +
+         " w " + std::to_string(s.w) + " k " + std::to_string(s.k) + " kernel " +
+         std::to_string(s.kh) + "x" + std::to_string(s.kw) + " stride " +
+         std::to_string(s.stride) + " pad " + std::to_string(s.pad) + " dilation " +
+         std::to_string(s.dilation) + " groups " + std::to_string(s.groups);
+}
+
+std::vector<int64_t> exact_backward_data(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
+                                         const std::vector<int> &diff_dst, const std::vector<int> &weights) {
+  const int64_t cg = d.c / d.groups, kg = d.k / d.groups;
+  std::vector<int64_t> out(static_cast<size_t>(d.n * d.c * d.h * d.w), 0);
+  for (int64_t i = 0; i < d.n; ++i)
+    for (int64_t o = 0; o < d.k; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          const int64_t g = o / kg, dd = diff_dst[((i * d.k + o) * oh + y) * ow + x];
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < d.kh; ++r)
+              for (int64_t q = 0; q < d.kw; ++q) {
+                const int64_t iy = y * d.stride_h - d.pad_h + r * d.dilation_h;
+                const int64_t ix = x * d.stride_w - d.pad_w + q * d.dilation_w;
+                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
+                out[((i * d.c + g * cg + ci) * d.h + iy) * d.w + ix] +=
+                    dd * weights[((o * cg + ci) * d.kh + r) * d.kw + q];
+              }
+        }
+  return out;
+}
+
+}  // namespace dlk::cpu_test

@@ -1,0 +1,25 @@
+// What the exact-sum convolution tests share: a shape as they list it, its
+// descriptor, and the exact backward-data sums of small-integer data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlk/dlk.h"
+
+namespace dlk::cpu_test {
+
+// A convolution with the same stride, padding and dilation along both axes.
+struct ConvShape {
+  int64_t n, c, h, w, k, kh, kw, stride, pad, dilation, groups;
+};
+
+dlk_conv2d_desc conv_desc(const ConvShape &s, dlk_dtype type);
+std::string describe(const ConvShape &s);
+
+// The exact diff_src (NCHW) of diff_dst and the weights (OIHW per group).
+std::vector<int64_t> exact_backward_data(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
+                                         const std::vector<int> &diff_dst, const std::vector<int> &weights);
+
+}  // namespace dlk::cpu_test
