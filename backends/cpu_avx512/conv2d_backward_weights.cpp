@@ -11,7 +11,8 @@
 // once) after the last image.
 //
 // f32 NCHW with 4 to 16 output channels runs the AVX-512 tier's direct kernel
-// instead (kernels/conv2d_direct_backward_weights_kernels.hpp).
+// instead, and with more, where kw is 3, 5 or 7, its channel-block kernel
+// (kernels/conv2d_direct_backward_weights_kernels.hpp).
 //
 // A 1x1 stride-1 convolution without padding has src^T itself for im2col^T:
 // B is a strided view of src (no packer), diff_bias a vectorised sum of
@@ -235,6 +236,15 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
         scratch.get(plan.bytes, "dlk_conv2d_backward_weights",
                     "the direct kernel's sums, pixel-major diff_dst and padded image"));
     return {"avx512:conv2d_direct_backward_weights_f32", 0};
+  }
+  if (isa == core::CpuIsa::avx512 &&
+      kernels::conv2d_channel_blocks_backward_weights_applies(args, threads)) {
+    const kernels::ChannelBlocksBackwardWeightsPlan plan(args, threads);
+    kernels::conv2d_channel_blocks_backward_weights_avx512(
+        args, plan,
+        scratch.get(plan.bytes, "dlk_conv2d_backward_weights",
+                    "the channel-block kernel's sums, pixel-major diff_dst and padded image"));
+    return {"avx512:conv2d_channel_blocks_bwd_weights_f32", 0};
   }
   const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
     return backward_weights<decltype(storage)>(args, isa, threads, scratch);

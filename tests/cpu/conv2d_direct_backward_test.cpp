@@ -1,4 +1,5 @@
-// The AVX-512 tier's direct backward kernels for few channels
+// The AVX-512 tier's direct backward kernels for few channels, and backward
+// weights' channel-block kernel for many
 // (backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp,
 // conv2d_direct_rows_kernels.hpp) on the edges of their rules and of their
 // blocking, against the exact sums: the data are small integers, so every
@@ -118,6 +119,62 @@ TEST_CASE("conv2d backward weights f32: the direct kernel's edges give the exact
           CHECK(diff_weights.values() == k.diff_weights);
           if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
           CHECK((implementation(ctx) == "avx512:conv2d_direct_backward_weights_f32") == direct);
+        }
+      }
+    }
+}
+
+// The channel-block kernel's edges: 17 channels (one block, a second vector
+// of one lane), 32 and 33 (a block of one, a vector), 48 (blocks of 32 and
+// 16), 96 (three blocks on 2 threads: the kernel rows shared too); kernel rows
+// 15 (chunks of 3 and 4), kw 5 and 7 (ResNet-50's conv1 shape, stride 2, pad
+// 3), bands of output rows (ow 20: 12 rows a band, 13 rows), padding past the
+// kernel's reach, stride 2, no padding, 128 output pixels (the rule's least)
+// and 2 x 81 in the batch, 121; outside its rule also dilation along the
+// rows, kw 4, groups.
+const ConvShape kChannelBlockShapes[] = {
+    {1, 2, 12, 12, 17, 3, 3, 1, 1, 1, 1},
+    {2, 3, 12, 11, 32, 3, 3, 1, 1, 1, 1},
+    {1, 5, 12, 12, 33, 3, 3, 1, 1, 1, 1},
+    {2, 4, 24, 23, 48, 3, 3, 2, 1, 1, 1},
+    {1, 3, 12, 12, 96, 3, 3, 1, 1, 1, 1},
+    {1, 3, 31, 29, 40, 7, 7, 2, 3, 1, 1},
+    {1, 2, 12, 12, 20, 5, 5, 1, 2, 1, 1},
+    {1, 2, 13, 20, 24, 3, 3, 1, 1, 1, 1},
+    {2, 2, 6, 6, 18, 3, 3, 1, 4, 1, 1},
+    {1, 4, 27, 25, 64, 3, 3, 2, 0, 1, 1},
+    {1, 3, 8, 16, 32, 3, 3, 1, 1, 1, 1},
+    {2, 3, 9, 9, 32, 3, 3, 1, 1, 1, 1},
+    {1, 3, 11, 11, 32, 3, 3, 1, 1, 1, 1},
+    {1, 3, 12, 12, 24, 3, 3, 1, 2, 2, 1},
+    {1, 3, 12, 12, 24, 4, 4, 1, 1, 1, 1},
+    {1, 4, 12, 12, 40, 3, 3, 1, 1, 1, 2},
+};
+
+TEST_CASE("conv2d backward weights f32: the channel-block kernel's edges give the exact sums",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(23);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const ConvShape &s : kChannelBlockShapes) {
+        INFO(tier << " threads " << threads << describe(s));
+        const Case k = make_case(s, rng);
+        const bool blocks = tier == "avx512" && s.groups == 1 && s.k > 16 &&
+                            (s.kw == 3 || s.kw == 5 || s.kw == 7) && s.dilation == 1 &&
+                            s.n * k.oh * k.ow >= 128;
+        for (const bool with_bias : {false, true}) {
+          Buffer<float> src(ctx, cast<float>(k.src)), dy(ctx, cast<float>(k.dy));
+          Buffer<float> diff_weights(ctx, std::vector<float>(k.weights.size(), NAN));
+          Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
+          REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
+                                              diff_weights.data(),
+                                              with_bias ? diff_bias.data() : nullptr) ==
+                  DLK_STATUS_SUCCESS);
+          CHECK(diff_weights.values() == k.diff_weights);
+          if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
+          CHECK((implementation(ctx) == "avx512:conv2d_channel_blocks_bwd_weights_f32") ==
+                blocks);
         }
       }
     }

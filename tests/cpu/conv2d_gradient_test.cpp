@@ -74,6 +74,12 @@ constexpr ConvCase kConvCases[] = {
     // channels, 4 or more output channels): padding 1 and none (turned: 1, 2).
     {DLK_FORMAT_NCHW, 2, 17, 5, 21, 4, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 17, 4, 20, 9, 3, 3, 1, 0, 1, 1},
+    // Backward weights on the channel-block kernel (f32 NCHW, more than 16
+    // output channels, kw 3, 5 or 7, 128 output pixels and more): blocks of
+    // 32 and 1 channels, stride 2 over two images, ResNet-50 conv1's 7x7/2.
+    {DLK_FORMAT_NCHW, 1, 5, 12, 12, 33, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 3, 17, 16, 40, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 23, 21, 24, 7, 7, 2, 3, 1, 1},
 };
 
 struct Conv {

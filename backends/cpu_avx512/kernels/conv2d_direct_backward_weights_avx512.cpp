@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
-#include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
+#include "backends/cpu_avx512/kernels/pixel_major_avx512.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu::kernels {
@@ -51,30 +51,6 @@ constexpr auto sum_taps_table(std::integer_sequence<int, I...>) {
   return std::array<SumTaps, sizeof...(I)>{sum_taps<I + 1>...};
 }
 constexpr auto kSumTaps = sum_taps_table(std::make_integer_sequence<int, kChunk>());
-
-// Writes the k (<= 16) planes of `pixels` elements at dy as pixel-major
-// vectors (zeros past k), 16 pixels at a time through a register transpose
-// (one scalar store per element took as long as the sums, LeNet-5 conv1);
-// returns their sum, diff_bias's share.
-__m512 to_pixel_major(const float *dy, int64_t k, int64_t pixels, float *pixel_major) {
-  __m512 sum = _mm512_setzero_ps();
-  for (int64_t p0 = 0; p0 < pixels; p0 += 16) {
-    const int64_t n = std::min<int64_t>(16, pixels - p0);
-    const __mmask16 lanes = static_cast<__mmask16>((1u << n) - 1);
-    __m512 r[16];
-#pragma GCC unroll 16
-    for (int64_t o = 0; o < 16; ++o)
-      r[o] = o < k ? _mm512_maskz_loadu_ps(lanes, dy + o * pixels + p0) : _mm512_setzero_ps();
-    transpose16(r);
-#pragma GCC unroll 16
-    for (int64_t j = 0; j < 16; ++j) {
-      if (j >= n) break;
-      _mm512_store_ps(pixel_major + (p0 + j) * 16, r[j]);
-      sum = _mm512_add_ps(sum, r[j]);
-    }
-  }
-  return sum;
-}
 
 int64_t floats_aligned(int64_t floats) { return (floats + 15) / 16 * 16; }
 
@@ -124,7 +100,7 @@ void conv2d_direct_backward_weights_avx512(const core::Conv2dArgs &a,
     __m512 bias = _mm512_setzero_ps();
     for (int64_t image = d.n * part / plan.team; image < d.n * (part + 1) / plan.team; ++image) {
       const float *dy = diff_dst + image * d.k * pixels;
-      bias = _mm512_add_ps(bias, to_pixel_major(dy, d.k, pixels, pixel_major));
+      bias = _mm512_add_ps(bias, to_pixel_major(dy, pixels, d.k, pixels, pixel_major, 16));
       const float *x = src + image * d.c * plane;
       if (padded) {  // the border stays zero from the fill above
         for (int64_t ci = 0; ci < d.c; ++ci)

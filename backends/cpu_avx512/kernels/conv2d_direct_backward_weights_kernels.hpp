@@ -54,4 +54,57 @@ inline bool conv2d_direct_backward_weights_applies(const core::Conv2dArgs &a) {
 void conv2d_direct_backward_weights_avx512(const core::Conv2dArgs &args,
                                            const DirectBackwardWeightsPlan &plan, void *scratch);
 
+// Backward weights for many output channels (f32 NCHW, one group, more than 16
+// output channels, kernels 3, 5 or 7 wide without dilation along the rows;
+// conv2d_channel_blocks_backward_weights_avx512.cpp): the output channels run
+// in blocks of 32, two vectors of lanes, and each block's gradient sums input
+// value (broadcast) x the block's pixel-major diff_dst over the pixels, a chunk
+// of kernel rows (kh x c of them, kw taps each) at a time in registers: per
+// pixel two loads of diff_dst and, per tap, a broadcast and two multiply-adds.
+// Nothing of im2col is packed (the GEMM lowering's Im2colTransposePanelPacker
+// writes an element per kg multiply-adds, and its C is the whole kg x taps).
+// Threads take blocks of channels (and, with fewer blocks than threads, parts
+// of the kernel rows): each writes its own rows of diff_weights, no sums to add.
+struct ChannelBlocksBackwardWeightsPlan {
+  ChannelBlocksBackwardWeightsPlan(const core::Conv2dArgs &args, int threads);
+  int64_t blocks = 0, parts = 0, units = 0;  // units: blocks x parts of the kernel rows
+  int team = 1;
+  int64_t hp = 0, wp = 0, padded_floats = 0;  // a padded image per thread (none unpadded)
+  int64_t block_rows = 0;  // output rows whose pixel-major diff_dst a thread holds at a time
+  int64_t pixel_major_floats = 0;
+  int64_t unit_sums_floats = 0;  // a unit's sums (its taps x 32 and 32 for the bias)
+  int64_t group = 1;  // units a thread sums at a time, each image padded once for them
+  size_t thread_bytes = 0, bytes = 0;
+};
+
+// The rule that picks it over the GEMM lowering (see the figures in
+// conv2d_backward_weights.cpp): f32 NCHW on the AVX-512 tier, one group, more
+// than 16 output channels (the kernel above takes 4 to 16), kw of 3, 5 or 7
+// with dilation_w 1 (the taps of a kernel row are one pointer's neighbours),
+// any stride, padding and dilation_h, at least kMinChannelBlockPixels output
+// pixels in the batch, its scratch within the bound.
+//
+// The pixels: against the GEMM lowering (dlk-perf conv --sets resnet50_3x3
+// --passes bwd_weights, ratios to oneDNN-any in the same run, Intel Xeon model
+// 207, quiet), at batch 1 (two alternated runs of each build, 1 / 2 threads,
+// load 0.8) the layers of 196 pixels and more gained: res2a 0.67-0.75 ->
+// 0.99-1.02 / 0.64-0.69 -> 1.06-1.12, res3a (stride 2) 0.62-0.67 -> 0.96-1.10
+// / 0.70-0.95 -> 0.86-0.93, res3b 0.68-0.74 -> 0.71-0.87 / 0.79 -> 1.07-1.11,
+// res4a 0.74-0.81 -> 0.81-0.90 / 0.85-0.92 -> 0.88-1.03, res4b 0.57-0.70 ->
+// 0.87-0.91 / 0.68-0.76 -> 0.73-0.90; res5a and res5b (49 pixels, 4608 taps:
+// the per-call costs, sums zeroed and turned into diff_weights, k x taps,
+// weigh against k x taps x 49 multiply-adds) lost or stayed level (res5a
+// 0.82-1.34 -> 0.64-0.78 / 0.82-0.90 -> 0.70; res5b 0.59-0.62 -> 0.57-0.67 /
+// 0.66-0.69 -> 0.63-0.66) and keep the GEMM at batch 1. At batch 32 (2
+// threads, one run each, load 1.5) every layer gained: res2a 0.73 -> 1.11,
+// res3a 0.71 -> 1.11, res3b 0.80 -> 1.12, res4a 0.89 -> 1.03, res4b 0.75 ->
+// 0.98, res5a 0.82 -> 0.85, res5b 0.65 -> 0.78.
+constexpr int64_t kMinChannelBlockPixels = 128;
+bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args, int threads);
+
+// diff_weights and diff_bias (if not null) as above; `scratch` holds plan.bytes.
+void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &args,
+                                                   const ChannelBlocksBackwardWeightsPlan &plan,
+                                                   void *scratch);
+
 }  // namespace dlk::cpu::kernels

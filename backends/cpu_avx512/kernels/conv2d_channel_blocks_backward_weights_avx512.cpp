@@ -1,0 +1,272 @@
+// kernels/conv2d_direct_backward_weights_kernels.hpp's backward weights for
+// many output channels in AVX-512 steps. A unit of work is a block of up to 32
+// output channels (V = 2 vectors of lanes, 1 where the block has at most 16)
+// and a run of kernel rows (ci, r); per image (zero-padded into the thread's
+// scratch where there is padding) and band of block_rows output rows, the
+// block's diff_dst is turned pixel-major, and the kernel rows are then taken R
+// at a time: R x kw x V sums stay in registers over the band's pixels, each
+// pixel two loads of diff_dst and, per tap, a broadcast of the input value it
+// reads and V multiply-adds. The sums of the unit's taps live in the thread's
+// scratch between bands and are written into the block's rows of diff_weights
+// after the last image.
+#include "common/immintrin.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
+#include "backends/cpu_avx512/kernels/pixel_major_avx512.hpp"
+#include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+constexpr int64_t kBlock = 32;  // output channels of a unit
+// Sums in registers: 28 of the 32, with diff_dst's V vectors and a broadcast.
+constexpr int kMaxSums = 28;
+constexpr int max_rows(int kw, int v) { return kMaxSums / (kw * v); }
+// Output pixels of a band: its pixel-major diff_dst (32 floats a pixel) in
+// 32 KiB, within L1 beside the input rows it meets.
+constexpr int64_t kBandPixels = 256;
+// The sums of the units a thread takes at a time (each image is padded once
+// for them): within L2 (2 MiB a core on Intel Xeon model 207) beside the
+// image's rows. All of a thread's units at once, res5b's 9.4 MB of sums (512 x
+// 4608 taps) went to L3 and back at 1 thread: 44 GFLOP/s against the GEMM's
+// 81 in the same run; one unit at a time would pad each image once per unit.
+constexpr int64_t kGroupSumsBytes = int64_t{1} << 20;
+
+// sums[t][V x 16] += image[offsets[t / KW] + t % KW + pixel's origin] x the
+// pixel's diff_dst, over `rows` output rows of ow pixels (origins row_step and
+// col_step apart), t < R x KW.
+template <int KW, int R, int V>
+void sum_rows(const float *image, const int64_t *offsets, const float *pixel_major, int64_t rows,
+              int64_t ow, int64_t row_step, int64_t col_step, float *sums) {
+  constexpr int T = R * KW;
+  __m512 acc[T][V];
+  int64_t off[R];
+  // (Unrolled, or GCC keeps the sums in memory: a load and a store per tap.)
+#pragma GCC unroll 32
+  for (int t = 0; t < T; ++t)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[t][v] = _mm512_load_ps(sums + (t * V + v) * 16);
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i) off[i] = offsets[i];
+  const float *g = pixel_major;
+  for (int64_t oy = 0; oy < rows; ++oy) {
+    const float *row = image + oy * row_step;
+    for (int64_t ox = 0; ox < ow; ++ox, g += 16 * V) {
+      __m512 gv[V];
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) gv[v] = _mm512_load_ps(g + 16 * v);
+      const float *in = row + ox * col_step;
+#pragma GCC unroll 16
+      for (int i = 0; i < R; ++i) {
+        const float *p = in + off[i];
+#pragma GCC unroll 8
+        for (int s = 0; s < KW; ++s) {
+          const __m512 x = _mm512_set1_ps(p[s]);
+#pragma GCC unroll 2
+          for (int v = 0; v < V; ++v)
+            acc[i * KW + s][v] = _mm512_fmadd_ps(x, gv[v], acc[i * KW + s][v]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 32
+  for (int t = 0; t < T; ++t)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) _mm512_store_ps(sums + (t * V + v) * 16, acc[t][v]);
+}
+
+using SumRows = void (*)(const float *, const int64_t *, const float *, int64_t, int64_t, int64_t,
+                         int64_t, float *);
+template <int KW, int V, int... I>
+constexpr auto sum_rows_table(std::integer_sequence<int, I...>) {
+  return std::array<SumRows, sizeof...(I)>{sum_rows<KW, I + 1, V>...};
+}
+template <int KW, int V>
+constexpr auto kSumRows = sum_rows_table<KW, V>(std::make_integer_sequence<int, max_rows(KW, V)>());
+
+// The kernel for R rows (1 <= R <= max_rows(kw, v)).
+SumRows sum_rows_for(int64_t kw, int v, int64_t r) {
+  const auto i = static_cast<size_t>(r - 1);
+  if (kw == 3) return v == 2 ? kSumRows<3, 2>[i] : kSumRows<3, 1>[i];
+  if (kw == 5) return v == 2 ? kSumRows<5, 2>[i] : kSumRows<5, 1>[i];
+  return v == 2 ? kSumRows<7, 2>[i] : kSumRows<7, 1>[i];
+}
+
+int64_t floats_aligned(int64_t floats) { return (floats + 15) / 16 * 16; }
+
+}  // namespace
+
+ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::Conv2dArgs &a,
+                                                                   int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  blocks = (d.k + kBlock - 1) / kBlock;
+  // With fewer blocks than threads, or blocks that do not divide among them
+  // (and few enough that the remainder weighs), the kernel rows are shared too.
+  const int64_t t = std::max(threads, 1), kernel_rows = d.c * d.kh;
+  parts = blocks % t == 0 || blocks >= 4 * t ? 1 : std::min(t, kernel_rows);
+  units = blocks * parts;
+  team = team_size(units, threads);
+  if (d.pad_h != 0 || d.pad_w != 0) {
+    hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w;
+    padded_floats = floats_aligned(d.c * hp * wp);
+  }
+  block_rows = std::clamp<int64_t>(kBandPixels / std::max<int64_t>(a.ow, 1), 1,
+                                   std::max<int64_t>(a.oh, 1));
+  pixel_major_floats = block_rows * a.ow * kBlock;
+  unit_sums_floats = ((kernel_rows + parts - 1) / parts * d.kw + 1) * kBlock;  // and the bias's
+  // Units a thread sums at a time: their sums within kGroupSumsBytes.
+  group = std::max<int64_t>(1, kGroupSumsBytes / (unit_sums_floats * 4));
+  const auto group_for = [&](int64_t team_size) {
+    return std::min(group, (units + team_size - 1) / team_size);
+  };
+  const auto bytes_for = [&](int64_t team_size) {
+    return static_cast<size_t>(group_for(team_size) * unit_sums_floats + pixel_major_floats +
+                               padded_floats) *
+           sizeof(float);
+  };
+  // (Fewer threads where every thread's share would pass the scratch bound.)
+  while (team > 1 && bytes_for(team) * static_cast<size_t>(team) > kScratchBound) --team;
+  group = group_for(team);
+  thread_bytes = bytes_for(team);
+  bytes = thread_bytes * static_cast<size_t>(team);
+}
+
+bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.k <= 16 ||
+      (d.kw != 3 && d.kw != 5 && d.kw != 7) || d.dilation_w != 1 ||
+      d.n * a.oh * a.ow < kMinChannelBlockPixels)
+    return false;
+  // (Validation bounds the padding only through the output size.)
+  const int64_t limit = int64_t{1} << 24;
+  if (d.pad_h >= limit || d.pad_w >= limit || d.h >= limit || d.w >= limit ||
+      d.c * d.kh >= limit || a.ow >= limit)
+    return false;
+  const ChannelBlocksBackwardWeightsPlan plan(a, threads);
+  return plan.bytes <= kScratchBound;
+}
+
+namespace {
+
+// diff_weights' rows k0 .. k0 + kn of taps [t0, t1) from sums[t - t0][lanes],
+// 16 taps x 16 channels at a time through a register transpose (one scalar
+// store per element took longer than the sums on res5b: 49 pixels).
+void store_rows(const float *sums, int64_t lanes, int64_t kn, int64_t t0, int64_t t1,
+                int64_t taps, float *diff_weights) {
+  for (int64_t h = 0; h * 16 < kn; ++h) {
+    const int64_t channels = std::min<int64_t>(16, kn - h * 16);
+    for (int64_t t = t0; t < t1; t += 16) {
+      const int64_t n = std::min<int64_t>(16, t1 - t);
+      __m512 r[16];
+#pragma GCC unroll 16
+      for (int64_t j = 0; j < 16; ++j)
+        r[j] = j < n ? _mm512_load_ps(sums + (t - t0 + j) * lanes + h * 16) : _mm512_setzero_ps();
+      transpose16(r);
+      const __mmask16 mask = static_cast<__mmask16>((1u << n) - 1);
+      for (int64_t o = 0; o < channels; ++o)
+        _mm512_mask_storeu_ps(diff_weights + (h * 16 + o) * taps + t, mask, r[o]);
+    }
+  }
+}
+
+}  // namespace
+
+void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &a,
+                                                   const ChannelBlocksBackwardWeightsPlan &plan,
+                                                   void *scratch) {
+  const dlk_conv2d_desc &d = a.desc;
+  const int64_t kernel_rows = d.c * d.kh, taps = kernel_rows * d.kw;
+  const int64_t pixels = a.oh * a.ow, plane = d.h * d.w;
+  const bool padded = plan.padded_floats != 0;
+  const int64_t in_w = padded ? plan.wp : d.w, in_plane = padded ? plan.hp * plan.wp : plane;
+  const auto *src = static_cast<const float *>(a.src);
+  const auto *diff_dst = static_cast<const float *>(a.diff_dst);
+  auto *diff_weights = static_cast<float *>(a.diff_weights);
+  // A unit's output channels [k0, k0 + kn) and kernel rows [q0, q1).
+  struct Unit {
+    int64_t k0, kn, q0, q1;
+    int v;
+  };
+  const auto unit_of = [&](int64_t u) {
+    const int64_t block = u / plan.parts, part = u % plan.parts;
+    const int64_t k0 = block * kBlock, kn = std::min(kBlock, d.k - k0);
+    return Unit{k0, kn, kernel_rows * part / plan.parts, kernel_rows * (part + 1) / plan.parts,
+                kn > 16 ? 2 : 1};
+  };
+
+  // Each thread a run of units, in groups whose sums stay in L2; each image is
+  // padded once per group.
+  parallel_for(plan.team, plan.team, [&](int64_t p, int) {
+    float *sums = reinterpret_cast<float *>(static_cast<unsigned char *>(scratch) +
+                                            plan.thread_bytes * static_cast<size_t>(p));
+    float *pixel_major = sums + plan.group * plan.unit_sums_floats;
+    float *image_copy = pixel_major + plan.pixel_major_floats;
+    // (The border stays zero: the copies below write only inside it.)
+    if (padded) std::fill_n(image_copy, plan.padded_floats, 0.0f);
+    const int64_t u_end = plan.units * (p + 1) / plan.team;
+    for (int64_t g0 = plan.units * p / plan.team; g0 < u_end; g0 += plan.group) {
+      const int64_t g1 = std::min(u_end, g0 + plan.group);
+      std::fill_n(sums, (g1 - g0) * plan.unit_sums_floats, 0.0f);
+      // The input channels the units' kernel rows read.
+      int64_t ci0 = d.c, ci1 = 0;
+      for (int64_t u = g0; u < g1; ++u) {
+        const Unit un = unit_of(u);
+        ci0 = std::min(ci0, un.q0 / d.kh), ci1 = std::max(ci1, (un.q1 + d.kh - 1) / d.kh);
+      }
+      for (int64_t image = 0; image < d.n; ++image) {
+        const float *x = src + image * d.c * plane;
+        if (padded) {
+          for (int64_t ci = ci0; ci < ci1; ++ci)
+            for (int64_t y = 0; y < d.h; ++y)
+              std::copy_n(x + ci * plane + y * d.w, d.w,
+                          image_copy + ci * in_plane + (y + d.pad_h) * in_w + d.pad_w);
+          x = image_copy;
+        }
+        for (int64_t u = g0; u < g1; ++u) {
+          const Unit un = unit_of(u);
+          const int64_t lanes = 16 * un.v;
+          const int64_t r_max = max_rows(static_cast<int>(d.kw), un.v);
+          const int64_t chunks = (un.q1 - un.q0 + r_max - 1) / r_max;
+          float *unit_sums = sums + (u - g0) * plan.unit_sums_floats;
+          float *bias = unit_sums + (un.q1 - un.q0) * d.kw * lanes;
+          const float *dy = diff_dst + (image * d.k + un.k0) * pixels;
+          for (int64_t oy0 = 0; oy0 < a.oh; oy0 += plan.block_rows) {
+            const int64_t rows = std::min(plan.block_rows, a.oh - oy0);
+            for (int h = 0; h < un.v; ++h) {
+              const __m512 b = to_pixel_major(dy + h * 16 * pixels + oy0 * a.ow, pixels,
+                                              std::min<int64_t>(16, un.kn - h * 16), rows * a.ow,
+                                              pixel_major + h * 16, lanes);
+              _mm512_store_ps(bias + 16 * h, _mm512_add_ps(_mm512_load_ps(bias + 16 * h), b));
+            }
+            const float *band = x + oy0 * d.stride_h * in_w;
+            for (int64_t c = 0; c < chunks; ++c) {
+              const int64_t r0 = un.q0 + (un.q1 - un.q0) * c / chunks;
+              const int64_t r1 = un.q0 + (un.q1 - un.q0) * (c + 1) / chunks;
+              int64_t offsets[kMaxSums];
+              for (int64_t q = r0; q < r1; ++q)
+                offsets[q - r0] = q / d.kh * in_plane + q % d.kh * d.dilation_h * in_w;
+              sum_rows_for(d.kw, un.v, r1 - r0)(band, offsets, pixel_major, rows, a.ow,
+                                                d.stride_h * in_w, d.stride_w,
+                                                unit_sums + (r0 - un.q0) * d.kw * lanes);
+            }
+          }
+        }
+      }
+      for (int64_t u = g0; u < g1; ++u) {
+        const Unit un = unit_of(u);
+        const float *unit_sums = sums + (u - g0) * plan.unit_sums_floats;
+        store_rows(unit_sums, 16 * un.v, un.kn, un.q0 * d.kw, un.q1 * d.kw, taps,
+                   diff_weights + un.k0 * taps);
+        if (a.diff_bias && un.q0 == 0)
+          std::copy_n(unit_sums + (un.q1 - un.q0) * d.kw * 16 * un.v, un.kn, a.diff_bias + un.k0);
+      }
+    }
+  });
+}
+
+}  // namespace dlk::cpu::kernels
