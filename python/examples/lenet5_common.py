@@ -43,9 +43,17 @@ def parse_args(description, extra_algorithms=()):
     names = list(extra_algorithms) + ALGORITHMS
     a.algorithms = names if a.algorithm == "all" else a.algorithm.split(",")
     for name in a.algorithms:
-        if name not in names:
-            p.error(f"unknown algorithm {name!r}; one of {', '.join(names)}")
+        base, corrected = split_name(name)
+        if base not in names or (corrected and base in extra_algorithms):
+            p.error(f"unknown algorithm {name!r}; one of {', '.join(names)}, a dlk one with "
+                    f"'+mc' for momentum correction (onebit+mc)")
     return a
+
+
+def split_name(name):
+    """'onebit+mc' -> ('onebit', True): the algorithm, and whether the row all-reduces the
+    local momentum (momentum correction) instead of the gradient."""
+    return (name[:-3], True) if name.endswith("+mc") else (name, False)
 
 
 def load_data(args):
@@ -74,27 +82,32 @@ def lenet5(args):
 
 
 def train(args, model, step_fn, rank, size, x, y, xt, yt, sum_fn):
-    """Trains for args.epochs; returns (test accuracy %, seconds per step, steps).
-    step_fn(xb, yb) runs one step; sum_fn(list of floats) sums them over the ranks."""
+    """Trains for args.epochs; returns (test accuracy %, seconds per step, steps, training
+    loss: the mean over the last epoch's steps and the ranks). step_fn(xb, yb) runs one step
+    and returns its loss; sum_fn(list of floats) sums them over the ranks."""
     per_rank = args.batch // size
     steps_per_epoch = x.shape[0] // args.batch
     g = torch.Generator().manual_seed(args.seed)
     step_seconds, steps = 0.0, 0
     for _ in range(args.epochs):
         order = torch.randperm(x.shape[0], generator=g)
+        epoch_loss = 0.0
         for s in range(steps_per_epoch):
             idx = order[s * args.batch + rank * per_rank: s * args.batch + (rank + 1) * per_rank]
             t0 = time.perf_counter()
-            step_fn(x[idx], y[idx])
+            loss = step_fn(x[idx], y[idx])
             step_seconds += time.perf_counter() - t0
+            epoch_loss += float(loss)
             steps += 1
     model.eval()
     with torch.no_grad():
         part = torch.arange(rank, xt.shape[0], size)
         correct = (model(xt[part]).argmax(1) == yt[part]).sum().item()
     model.train()
-    total_correct, total_seconds = sum_fn([float(correct), step_seconds])
-    return 100.0 * total_correct / xt.shape[0], total_seconds / size / max(steps, 1), steps
+    total_correct, total_seconds, total_loss = sum_fn([float(correct), step_seconds,
+                                                       epoch_loss / max(steps_per_epoch, 1)])
+    return (100.0 * total_correct / xt.shape[0], total_seconds / size / max(steps, 1), steps,
+            total_loss / size)
 
 
 def sgd(model):
@@ -110,9 +123,12 @@ def print_header(rank, args, size, title):
         print(f"# {title}: LeNet-5, Fashion-MNIST, {size} ranks, {args.epochs} epoch(s), "
               f"global batch {args.batch}, {args.threads} thread(s) per rank"
               + (f", layers on dlk {args.dlk_layers}" if args.dlk_layers else ""))
-        print(f"{'algorithm':<10} {'test acc %':>10} {'ms/step':>8} {'steps':>6}")
+        print(f"{'algorithm':<10} {'test acc %':>10} {'ms/step':>8} {'steps':>6} "
+              f"{'train loss':>10}")
 
 
-def print_row(rank, name, acc, seconds, steps):
+def print_row(rank, name, acc, seconds, steps, loss):
+    """loss: the last epoch's mean training loss."""
     if rank == 0:
-        print(f"{name:<10} {acc:>10.2f} {1000 * seconds:>8.2f} {steps:>6}", flush=True)
+        print(f"{name:<10} {acc:>10.2f} {1000 * seconds:>8.2f} {steps:>6} {loss:>10.4f}",
+              flush=True)

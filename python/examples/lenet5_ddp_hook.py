@@ -1,6 +1,7 @@
 """LeNet-5 on Fashion-MNIST with DistributedDataParallel, its gradients all-reduced by
 dlk.torch.allreduce_hook over libdlk_comm (each algorithm in turn), beside DDP's own
-all-reduce over gloo ('ddp'). Launch with mpirun; DDP's gloo group and dlk's MPI
+all-reduce over gloo ('ddp'); 'onebit+mc' etc. all-reduce each rank's momentum instead
+(momentum correction, the optimizer given to the hook). Launch with mpirun; DDP's gloo group and dlk's MPI
 communicator live side by side in the same processes:
 
     mpirun -np 2 --bind-to none /usr/bin/python3 python/examples/lenet5_ddp_hook.py \\
@@ -33,20 +34,24 @@ def main():
     for name in args.algorithms:
         model = common.lenet5(args)
         ddp = DDP(model)
+        opt = common.sgd(ddp)
+        algorithm, corrected = common.split_name(name)
         if name != "ddp":
-            ddp.register_comm_hook(dt.AllreduceHookState(name, communicator=comm,
+            ddp.register_comm_hook(dt.AllreduceHookState(algorithm, communicator=comm,
+                                                         optimizer=opt if corrected else None,
                                                          warmup_steps=args.warmup_steps,
                                                          block_size=args.block_size),
                                    dt.allreduce_hook)
-        opt = common.sgd(ddp)
 
         def step(xb, yb):
             opt.zero_grad()
-            common.loss_fn(ddp, xb, yb).backward()
+            loss = common.loss_fn(ddp, xb, yb)
+            loss.backward()
             opt.step()
+            return loss.detach()
 
-        acc, seconds, steps = common.train(args, ddp, step, rank, size, x, y, xt, yt, sum_fn)
-        common.print_row(rank, name, acc, seconds, steps)
+        common.print_row(rank, name, *common.train(args, ddp, step, rank, size, x, y, xt, yt,
+                                                   sum_fn))
 
 
 if __name__ == "__main__":

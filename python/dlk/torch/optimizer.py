@@ -12,14 +12,17 @@ copies a finished gradient into its bucket, and a full bucket's all-reduce start
 (buckets start in index order on every rank) on dlk's background thread, overlapping the
 rest of backward. step() waits for them, copies the averages back into .grad and steps.
 state_dict() carries each bucket's residuals (under 'dlk_comm') beside the optimizer's state.
+With momentum_correction=True each rank all-reduces its local momentum instead of its
+gradient, and the wrapped SGD steps on the all-reduced momentum (momentum_correction.py).
 """
 import torch
 
 from .. import comm as _comm
+from .momentum_correction import MomentumCorrection, optimizer_momentum
 
 
 class _Bucket:
-    def __init__(self, params, comm, algorithm, options):
+    def __init__(self, params, comm, algorithm, options, corrected):
         self.params = params
         self.count = sum(p.numel() for p in params)
         self.flat = torch.zeros(self.count, dtype=torch.float32)
@@ -31,13 +34,16 @@ class _Bucket:
         self.buffer = _comm.Buffer(comm, self.count, algorithm, **options)
         self.ready = set()
         self.request = None
+        self.correction = MomentumCorrection(self.count) if corrected else None
+        self.momentum = None  # the momentum this step's all-reduce was corrected with
 
 
 class _DistributedOptimizer:
     """Mixed into the wrapped optimizer's own class (as Horovod does), so that it stays an
     instance of that class (LR schedulers, isinstance checks)."""
 
-    def __init__(self, params, named_parameters, algorithm, communicator, bucket_mb, options):
+    def __init__(self, params, named_parameters, algorithm, communicator, bucket_mb,
+                 momentum_correction, options):
         super(self.__class__, self).__init__(params)
         self._dlk_comm = communicator if communicator is not None else _comm.world()
         named = list(named_parameters) if named_parameters is not None else []
@@ -55,6 +61,9 @@ class _DistributedOptimizer:
         options = dict(options, average=True)
         _comm.config(algorithm, **options)
         self.dlk_algorithm = algorithm
+        self.dlk_momentum_correction = bool(momentum_correction)
+        if momentum_correction:
+            optimizer_momentum(self, "dlk.torch.DistributedOptimizer")
         cap = int(bucket_mb * (1 << 20))
         groups, cur, size = [], [], 0
         for p in reversed(mine):
@@ -65,7 +74,8 @@ class _DistributedOptimizer:
             size += 4 * p.numel()
         if cur:
             groups.append(cur)
-        self._dlk_buckets = [_Bucket(g, self._dlk_comm, algorithm, options) for g in groups]
+        self._dlk_buckets = [_Bucket(g, self._dlk_comm, algorithm, options,
+                                     self.dlk_momentum_correction) for g in groups]
         self._dlk_where = {}
         for b, bucket in enumerate(self._dlk_buckets):
             for j, p in enumerate(bucket.params):
@@ -104,7 +114,11 @@ class _DistributedOptimizer:
             bucket = self._dlk_buckets[self._dlk_next]
             if len(bucket.ready) < len(bucket.params):
                 return
-            bucket.request = bucket.buffer.iallreduce(bucket.flat)
+            sent = bucket.flat
+            if bucket.correction is not None:
+                bucket.momentum = optimizer_momentum(self, "dlk.torch.DistributedOptimizer")
+                sent = bucket.correction.before(bucket.flat, bucket.momentum)
+            bucket.request = bucket.buffer.iallreduce(sent)
             self._dlk_next += 1
 
     def synchronize(self):
@@ -118,6 +132,8 @@ class _DistributedOptimizer:
         for bucket in self._dlk_buckets:
             self.dlk_reports.append(bucket.request.wait())
             bucket.request = None
+            if bucket.correction is not None:
+                bucket.correction.after(bucket.momentum, out=bucket.flat)
             for j, p in enumerate(bucket.params):
                 off = bucket.offsets[j]
                 avg = bucket.flat[off:off + p.numel()].view_as(p)
@@ -136,6 +152,8 @@ class _DistributedOptimizer:
         sd = super(self.__class__, self).state_dict()
         sd["dlk_comm"] = {"algorithm": self.dlk_algorithm,
                           "buckets": [b.buffer.state() for b in self._dlk_buckets]}
+        if self.dlk_momentum_correction:
+            sd["dlk_comm"]["momentum"] = [b.correction.state() for b in self._dlk_buckets]
         return sd
 
     def load_state_dict(self, state_dict):
@@ -149,19 +167,29 @@ class _DistributedOptimizer:
                                  f"all-reduce state ({saved['algorithm']}, "
                                  f"{len(saved['buckets'])} buckets) does not match this "
                                  f"optimizer ({self.dlk_algorithm}, {len(self._dlk_buckets)})")
+            if ("momentum" in saved) != self.dlk_momentum_correction:
+                raise ValueError("dlk.torch.DistributedOptimizer.load_state_dict: the state "
+                                 f"was saved {'with' if 'momentum' in saved else 'without'} "
+                                 "momentum correction, this optimizer runs "
+                                 f"{'with' if self.dlk_momentum_correction else 'without'} it")
             for bucket, state in zip(self._dlk_buckets, saved["buckets"]):
                 bucket.buffer.load_state(state)
+            for bucket, state in zip(self._dlk_buckets, saved.get("momentum", [])):
+                bucket.correction.load_state(
+                    state, "dlk.torch.DistributedOptimizer.load_state_dict")
 
 
 def DistributedOptimizer(optimizer, named_parameters=None, algorithm="native",
-                         communicator=None, bucket_mb=25, **options):
+                         communicator=None, bucket_mb=25, momentum_correction=False, **options):
     """optimizer, with its gradients averaged over the MPI ranks through libdlk_comm before
-    each step (any dlk.comm algorithm; options as dlk.comm.config())."""
+    each step (any dlk.comm algorithm; options as dlk.comm.config()). momentum_correction:
+    all-reduce each rank's local momentum instead (optimizer: SGD with momentum, dampening 0,
+    no Nesterov)."""
     methods = {k: v for k, v in _DistributedOptimizer.__dict__.items()
                if k not in ("__dict__", "__weakref__")}
     cls = type(optimizer.__class__.__name__, (optimizer.__class__,), methods)
     return cls(optimizer.param_groups, named_parameters, algorithm, communicator, bucket_mb,
-               options)
+               momentum_correction, options)
 
 
 def broadcast_parameters(params, root_rank=0, communicator=None):
