@@ -41,6 +41,12 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "train"))
 import torch_peer  # noqa: E402  (examples/train/torch_peer.py: models, data, gloo interface)
 
 TORCH_ROWS = ["ddp", "ddp_fp16", "ddp_powersgd", "nocomm"]
+MOMENTUM = 0.9  # every row's SGD
+
+
+def split_name(name):
+    """'onebit+mc' -> ('onebit', True): a dlk row with momentum correction."""
+    return (name[:-3], True) if name.endswith("+mc") else (name, False)
 
 
 def parse_args():
@@ -48,7 +54,7 @@ def parse_args():
     p.add_argument("--model", default="wide", choices=sorted(torch_peer.MODELS))
     p.add_argument("--algorithm", default="ddp_fp16,ddp_powersgd,int8,int4,onebit,topk",
                    help="comma-separated rows, repeats allowed: " + ", ".join(TORCH_ROWS)
-                        + ", or a dlk.comm algorithm")
+                        + ", or a dlk.comm algorithm (with '+mc': momentum correction)")
     p.add_argument("--steps", type=int, default=12)
     p.add_argument("--skip", type=int, default=4, help="steps left out of the median")
     p.add_argument("--batch", type=int, default=64, help="global batch, split over the ranks")
@@ -67,7 +73,7 @@ def parse_args():
     for name in a.rows + [a.baseline]:
         if name not in TORCH_ROWS:
             try:
-                dlk.comm.config(name)
+                dlk.comm.config(split_name(name)[0])
             except ValueError as e:
                 p.error(str(e))
     if a.steps <= a.skip:
@@ -114,7 +120,9 @@ def wrap(model, name, args, comm, hook_seconds):
         return ddp, None
     if name == "ddp":
         return ddp, None
-    state = dt.AllreduceHookState(name, communicator=comm)
+    algorithm, corrected = split_name(name)
+    state = dt.AllreduceHookState(algorithm, communicator=comm,
+                                  momentum=MOMENTUM if corrected else None)
     ddp.register_comm_hook(state, timed(dt.allreduce_hook, hook_seconds))
     return ddp, state
 
@@ -156,7 +164,7 @@ class Row:
         self.hook_seconds = [0.0]
         self.model, self.state = wrap(torch_peer.MODELS[args.model](), name, args, comm,
                                       self.hook_seconds)
-        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.05, momentum=0.9)
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.05, momentum=MOMENTUM)
         self.times = []
         self.parts = []  # per step: in hook, codec, net, exposed (seconds)
         self.loss = float("nan")

@@ -24,8 +24,8 @@ def test_comm_api(results):
     assert r["mismatch"] == "mismatch", r  # dlk's message names both counts
 
 
-HOOK = ["native", "ring", "int8", "onebit", "topk"]
-OPTIMIZER = ["native", "int4", "bf16", "onebit"]
+HOOK = ["native", "ring", "int8", "onebit", "topk", "onebit+mc", "topk+mc"]
+OPTIMIZER = ["native", "int4", "bf16", "onebit", "onebit+mc"]
 
 
 @pytest.mark.parametrize("name", [f"hook:{a}" for a in HOOK] +
@@ -45,3 +45,14 @@ def test_hook_follows_ddp_rebuild(results):
     r = results["hook:int8"]
     assert r["rebuilds"] > 0 and r["reordered"] == 0, r
     assert r["resumed_reordered"] > 0, r
+
+
+@pytest.mark.parametrize("name", ["hook:onebit+mc", "hook:topk+mc", "optimizer:onebit+mc"])
+def test_momentum_correction_keeps_sgd_buffer_allreduced(results, name):
+    # SGD fed U_t - m U_{t-1} keeps its momentum buffer equal to the all-reduced momentum
+    # U_t, through DDP's bucket rebuild (the local momentum follows it into the new order)
+    # and in the run resumed from a state_dict.
+    r = results[name]
+    assert r["momentum_mismatch"] < 1e-5, r
+    if name.startswith("hook:"):
+        assert r["rebuilds"] > 0, r

@@ -17,7 +17,7 @@ def rows(stdout, names):
 
 
 def test_lenet5_ddp_hook():
-    names = ["ddp", "int8", "onebit", "topk"]
+    names = ["ddp", "int8", "onebit", "topk", "onebit+mc"]
     out = run_mpi_file(os.path.join(EXAMPLES, "lenet5_ddp_hook.py"),
                        "--algorithm", ",".join(names), *SHORT)
     for r in rows(out.stdout, names):
@@ -25,7 +25,7 @@ def test_lenet5_ddp_hook():
 
 
 def test_lenet5_optimizer():
-    names = ["native", "int4", "fp16"]
+    names = ["native", "int4", "fp16", "onebit+mc"]
     out = run_mpi_file(os.path.join(EXAMPLES, "lenet5_optimizer.py"),
                        "--algorithm", ",".join(names), "--block-size", "64", *SHORT)
     for r in rows(out.stdout, names):
@@ -33,7 +33,7 @@ def test_lenet5_optimizer():
 
 
 def test_ddp_link_compare():
-    names = ["ddp", "nocomm", "ddp_fp16", "ddp_powersgd", "int8"]
+    names = ["ddp", "nocomm", "ddp_fp16", "ddp_powersgd", "int8", "onebit+mc"]
     out = run_mpi_file(os.path.join(EXAMPLES, "ddp_link_compare.py"), "--model", "lenet5",
                        "--steps", "4", "--skip", "1", "--paired", "--algorithm", ",".join(names * 2))
     table = out.stdout.split("# over the passes")

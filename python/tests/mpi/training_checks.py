@@ -12,8 +12,8 @@ import dlk
 import dlk.comm
 import dlk.torch as dt
 
-HOOK_ALGORITHMS = ["native", "ring", "int8", "onebit", "topk"]
-OPTIMIZER_ALGORITHMS = ["native", "int4", "bf16", "onebit"]
+HOOK_ALGORITHMS = ["native", "ring", "int8", "onebit", "topk", "onebit+mc", "topk+mc"]
+OPTIMIZER_ALGORITHMS = ["native", "int4", "bf16", "onebit", "onebit+mc"]
 comm = dlk.comm.world()
 rank, size = comm.rank, comm.size
 torch.set_num_threads(1)
@@ -51,18 +51,26 @@ def train(step_fn, first, steps):
     return losses
 
 
-def hook_run(algorithm, saved=None, first=0, steps=10, save_at=None):
+def split(name):
+    """'onebit+mc' -> ('onebit', True): with momentum correction."""
+    return (name[:-3], True) if name.endswith("+mc") else (name, False)
+
+
+def hook_run(name, saved=None, first=0, steps=10, save_at=None):
+    algorithm, corrected = split(name)
     m = model()
     if saved:
         m.load_state_dict(saved["model"])
     ddp = DDP(m)
-    state = dt.AllreduceHookState(algorithm, communicator=comm)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
+    state = dt.AllreduceHookState(algorithm, communicator=comm,
+                                  optimizer=opt if corrected else None)
     if saved:
         state.load_state_dict(saved["hook"])
     ddp.register_comm_hook(state, dt.allreduce_hook)
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
     if saved:
         opt.load_state_dict(saved["opt"])
+    state.sgd, state.model = opt, m  # for momentum_mismatch()
     snapshot = {}
 
     def step(x, y):
@@ -81,7 +89,8 @@ def hook_run(algorithm, saved=None, first=0, steps=10, save_at=None):
     return m, losses, snapshot, state
 
 
-def optimizer_run(algorithm, saved=None, first=0, steps=10, save_at=None):
+def optimizer_run(name, saved=None, first=0, steps=10, save_at=None):
+    algorithm, corrected = split(name)
     m = model()
     if saved:
         m.load_state_dict(saved["model"])
@@ -89,7 +98,8 @@ def optimizer_run(algorithm, saved=None, first=0, steps=10, save_at=None):
         dt.broadcast_parameters(m.state_dict(), root_rank=0, communicator=comm)
     opt = dt.DistributedOptimizer(torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9),
                                   m.named_parameters(), algorithm=algorithm,
-                                  communicator=comm, bucket_mb=0.002)
+                                  communicator=comm, bucket_mb=0.002,
+                                  momentum_correction=corrected)
     if saved:
         opt.load_state_dict(saved["opt"])
     snapshot = {}
@@ -108,6 +118,24 @@ def optimizer_run(algorithm, saved=None, first=0, steps=10, save_at=None):
                         "opt": copy.deepcopy(opt.state_dict())}
         losses += train(step, s, 1)
     return m, losses, snapshot, opt
+
+
+def momentum_mismatch(sgd, buckets):
+    """The largest |SGD's momentum buffer - the all-reduced momentum U_t| over the buckets,
+    relative to max |U_t|: momentum correction keeps them equal (up to rounding).
+    buckets: (parameters in the bucket's order, MomentumCorrection)."""
+    worst = 0.0
+    for params, corr in buckets:
+        buf = torch.cat([sgd.state[p]["momentum_buffer"].reshape(-1) for p in params])
+        scale = float(corr.previous.abs().max())
+        worst = max(worst, float((buf - corr.previous).abs().max()) / scale)
+    return worst
+
+
+def hook_buckets(state):
+    by_id = {id(p): p for p in state.model.parameters()}
+    by_number = {n: by_id[i] for i, n in state._numbers.items()}
+    return [([by_number[n] for n in key], corr) for key, corr in state.corrections.items()]
 
 
 def check_run(name, run, algorithm):
@@ -168,9 +196,15 @@ def main():
         state, resumed = check_run("hook", hook_run, a)
         results[f"hook:{a}"].update(rebuilds=state.rebuilds, reordered=state.reordered,
                                     resumed_reordered=resumed.reordered)
+        if state.corrected:
+            results[f"hook:{a}"]["momentum_mismatch"] = max(
+                momentum_mismatch(h.sgd, hook_buckets(h)) for h in (state, resumed))
     for a in OPTIMIZER_ALGORITHMS:
         opt, _ = check_run("optimizer", optimizer_run, a)
         results[f"optimizer:{a}"]["buckets"] = len(opt._dlk_buckets)
+        if opt.dlk_momentum_correction:
+            results[f"optimizer:{a}"]["momentum_mismatch"] = momentum_mismatch(
+                opt, [(b.params, b.correction) for b in opt._dlk_buckets])
     if rank == 0:
         print("RESULTS " + json.dumps(results))
     sys.stdout.flush()
