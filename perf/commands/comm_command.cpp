@@ -45,6 +45,9 @@ struct CommOptions {
   std::vector<std::int64_t> sizes;  // when given: these instead of min_bytes * factor^k
   double min_seconds = 0.3;  // per point, at least
   int max_calls = 50;
+  // dlk's algorithms through iallreduce and wait, the path of the synchronizer's
+  // buckets (run on the communicator's thread, the caller free meanwhile)
+  bool nonblocking = false;
   OutputOptions output;
 };
 
@@ -98,7 +101,8 @@ class Runner {
       wire = 4 * data.size() * 2 * static_cast<std::uint64_t>(size_ - 1) / size_;
       point.ran = kPeer;
     } else {
-      const dlk_comm_report r = buffer->allreduce(data.data());
+      const dlk_comm_report r =
+          o_.nonblocking ? buffer->iallreduce(data.data()).wait() : buffer->allreduce(data.data());
       wire = r.wire_bytes_sent;
       point.ran = dlk_comm_algorithm_name(r.algorithm);
       phases[0] = r.encode_seconds;
@@ -331,6 +335,9 @@ RunFn setup_comm(CLI::App &command) {
       ->check(CLI::IsMember({kPeer, "auto", "native", "ring", "ps", "onebit", "int8", "int4",
                              "fp16", "bf16", "topk"}))
       ->capture_default_str();
+  command.add_flag("--nonblocking", o->nonblocking,
+                   "run dlk's algorithms as iallreduce then wait (the synchronizer's path: MPI "
+                   "may run another algorithm there than in a blocking call)");
   command.add_option("--topk-fraction", o->topk_fraction, "fraction of the elements topk sends")
       ->check(CLI::Range(1e-6, 1.0))
       ->capture_default_str();
