@@ -10,8 +10,11 @@ for the whole group, each term is measured on its own first:
             under netbed (dlk-perf plan --allreduce: codec, per-message latency, CPU);
   compute   dlk-train on one rank at the local batch, its timeline (--layer-times);
   sharing   P such one-rank runs started together, over the one run alone (--sharing);
-  overhead  a calibration run of dlk-train with native under netbed: each bucket's span on the
-            background thread less the same all-reduce measured alone (--bucket-overhead);
+            --repeats pairs (alone, together) interleaved, the median ratio;
+  overhead  calibration runs of dlk-train with native under netbed: each bucket's span on the
+            background thread less the same all-reduce measured alone (--bucket-overhead),
+            the median of --repeats runs;
+a group whose calibrations spread over --max-spread is flagged (--refuse-noisy: skipped);
 then for every algorithm dlk-train runs --steps steps under scripts/netbed.sh
 (all P ranks on this machine) and its median step (dlk-train/run/1
 epochs[0].step_seconds_median) is compared with dlk-perf plan's prediction from
@@ -124,41 +127,66 @@ def singleton_step(build, model, batch, threads, steps):
             "--quiet", "--json", "-"]
 
 
-def measure_compute(build, model, ranks, batch, threads, steps, path):
+def spread(values):
+    """(largest - smallest) / median of repeated measurements: how far one repetition may be off."""
+    middle = statistics.median(values)
+    return (max(values) - min(values)) / middle if middle > 0 else float("inf")
+
+
+def measure_compute(build, model, ranks, batch, threads, steps, path, repeats):
     """The compute terms: dlk-train on one rank at the local batch, its timeline written to path
     (dlk-perf plan --layer-times); and how much slower a rank computes when `ranks` of them share
     this machine's cores: the median step of `ranks` such runs started together over that of the
-    run alone (no communication in either)."""
+    run alone (no communication in either). `repeats` pairs (alone, together) run interleaved, so
+    that a burst of load falls on both sides of a ratio; the sharing is the median of the pairs'
+    ratios and the timeline the alone run of median step. Returns (sharing, its spread, the alone
+    steps' spread)."""
     command = singleton_step(build, model, batch // ranks, threads, steps)
-    doc = json_of(run(command))
+    alone_docs, ratios = [], []
+    for _ in range(repeats):
+        doc = json_of(run(command))
+        alone = doc["epochs"][0]["step_seconds_median"]
+        procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                 for _ in range(ranks)]
+        together = [json_of(p.communicate()[0])["epochs"][0]["step_seconds_median"] for p in procs]
+        alone_docs.append(doc)
+        ratios.append(statistics.median(together) / alone)
+    alone_docs.sort(key=lambda d: d["epochs"][0]["step_seconds_median"])
     with open(path, "w") as f:
-        json.dump(doc, f)
-    alone = doc["epochs"][0]["step_seconds_median"]
-    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-             for _ in range(ranks)]
-    together = [json_of(p.communicate()[0])["epochs"][0]["step_seconds_median"] for p in procs]
-    return statistics.median(together) / alone
+        json.dump(alone_docs[len(alone_docs) // 2], f)
+    steps_alone = [d["epochs"][0]["step_seconds_median"] for d in alone_docs]
+    return statistics.median(ratios), spread(ratios), spread(steps_alone)
 
 
-def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, allreduce):
+def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, allreduce, repeats):
     """Seconds a bucket's all-reduce takes in training beyond the same call alone (dlk-perf plan
-    --bucket-overhead): a calibration run of dlk-train with native under netbed, its timeline's
+    --bucket-overhead): calibration runs of dlk-train with native under netbed, their timelines'
     bucket spans (the background thread, start to end) less dlk-perf comm's native time at the
-    bucket's size (allreduce: measure_allreduce's file), the median over buckets and steps. What
-    it holds: the background thread waiting for a core that compute threads hold, and for the
-    other ranks, which reach the bucket at different times."""
+    bucket's size (allreduce: measure_allreduce's file), the median over buckets and steps of a
+    run, then the median of `repeats` runs (one slow run at load over-corrected a whole group by
+    3-5x in the 2026-11-26 check). What it holds: the background thread waiting for a core that
+    compute threads hold, and for the other ranks, which reach the bucket at different times.
+    Returns (overhead, the spread of the runs' overheads times the buckets of a step over the
+    calibration's step: how far one run's figure would move a predicted step)."""
     train = os.path.join(build, "examples", "train", "dlk-train")
-    doc = json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", "native",
-                                           "--steps", str(steps), "--batch", str(batch), "--threads", str(threads),
-                                           "--train-subset", str(batch * (steps + 1)), "--test-subset", "64",
-                                           "--timeline-steps", str(max(1, steps - 2)), "--quiet", "--json", "-"])))
     with open(allreduce) as f:
         alone = {p["bytes"]: p["seconds"] for p in json.load(f)["points"] if p["algorithm"] == "native"}
-    extra = [b["end"] - b["start"] - alone[b["logical_bytes"]] for step in doc["timeline"]
-             for b in step.get("buckets", []) if b["logical_bytes"] in alone]
-    if not extra:
-        raise ValueError("the calibration run's timeline has no bucket of a measured size")
-    return max(0.0, statistics.median(extra))
+    per_run, steps_of_runs, buckets = [], [], 1
+    for _ in range(repeats):
+        doc = json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", "native",
+                                               "--steps", str(steps), "--batch", str(batch), "--threads",
+                                               str(threads), "--train-subset", str(batch * (steps + 1)),
+                                               "--test-subset", "64", "--timeline-steps", str(max(1, steps - 2)),
+                                               "--quiet", "--json", "-"])))
+        extra = [b["end"] - b["start"] - alone[b["logical_bytes"]] for step in doc["timeline"]
+                 for b in step.get("buckets", []) if b["logical_bytes"] in alone]
+        if not extra:
+            raise ValueError("the calibration run's timeline has no bucket of a measured size")
+        per_run.append(max(0.0, statistics.median(extra)))
+        steps_of_runs.append(doc["epochs"][0]["step_seconds_median"])
+        buckets = max(len(step.get("buckets", [])) for step in doc["timeline"])
+    # The spread as a share of the step: how far the prediction of a step moves between the runs.
+    return statistics.median(per_run), (max(per_run) - min(per_run)) * buckets / statistics.median(steps_of_runs)
 
 
 @contextlib.contextmanager
@@ -199,12 +227,19 @@ def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, 
     return steps, crossovers, doc["bucket_bytes"]
 
 
+def spread_text(case):
+    """The group's calibration spreads: s(haring), c(ompute alone), o(verhead), with a flag."""
+    s = case["calibration_spread"]
+    text = f"s {s['sharing'] * 100:.0f} %, c {s['compute'] * 100:.0f} %, o {s['bucket_overhead'] * 100:.0f} %"
+    return text + (" (flagged)" if case["calibration_flagged"] else "")
+
+
 def print_markdown(cases):
     """The cases as docs/plan.md's table: predicted, measured (median step; the mean's wait in the
     synchronizer beside it), error, the measured terms of the group, the load."""
     print("\n| model | P | rate | link Gbit/s | sharing | bucket overhead ms | algorithm | predicted ms | "
-          "measured ms | error | measured wait ms (mean) | predicted exposed ms | load |")
-    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+          "measured ms | error | measured wait ms (mean) | predicted exposed ms | calibration spread | load |")
+    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|")
     for c in cases:
         p = c["predicted"]
         print(f"| {c['model']} | {c['ranks']} | {c['rate']} | {c['link_bandwidth'] * 8e-9:.2f} | {c['sharing']:.2f} | "
@@ -212,7 +247,7 @@ def print_markdown(cases):
               f"{c['measured_seconds'] * 1e3:.2f} | {c['error'] * 100:+.0f} % | "
               f"{c['measured_terms']['exposed_comm_seconds'] * 1e3:.2f} | "
               f"{(p['exposed_network_seconds'] + p['exposed_codec_seconds']) * 1e3:.2f} | "
-              f"{c['load_before']:.1f}-{c['load_after']:.1f} |")
+              f"{spread_text(c)} | {c['load_before']:.1f}-{c['load_after']:.1f} |")
 
 
 def main():
@@ -226,6 +261,14 @@ def main():
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write every case here")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="repetitions of each calibration (compute and sharing interleaved, bucket overhead): "
+                             "the median is taken")
+    parser.add_argument("--max-spread", type=float, default=0.1,
+                        help="flag a group whose calibration spread ((max - min) / median; the bucket overhead's "
+                             "as a share of the step) is above this")
+    parser.add_argument("--refuse-noisy", action="store_true",
+                        help="skip a group whose calibration is flagged instead of predicting from it")
     parser.add_argument("--no-overhead", action="store_true",
                         help="leave out the bucket overhead (and its calibration run): the plan from the terms "
                              "measured alone")
@@ -241,6 +284,8 @@ def main():
                         help="a group: one (model, P, rate), or one (model, P) with every rate (the lock "
                              "is held at most 10 minutes at a time: ranks for the quick models only)")
     a = parser.parse_args()
+    if a.repeats < 1:
+        parser.error("--repeats must be at least 1")
     algorithms = a.algorithms.split(",")
     if "native" not in algorithms:
         algorithms.insert(0, "native")
@@ -259,11 +304,21 @@ def main():
                             measure_allreduce(a.build, ranks, rate, bucket_sizes(a.build, model, ranks, a.batch),
                                               algorithms, a.threads, allreduce)
                             layer_times = os.path.join(scratch, "layer_times.json")
-                            sharing = measure_compute(a.build, model, ranks, a.batch, a.threads, a.steps, layer_times)
-                            overhead = 0.0
+                            sharing, sharing_spread, compute_spread = measure_compute(
+                                a.build, model, ranks, a.batch, a.threads, a.steps, layer_times, a.repeats)
+                            overhead = overhead_spread = 0.0
                             if ranks > 1 and not a.no_overhead:
-                                overhead = measure_bucket_overhead(a.build, model, ranks, rate, a.steps, a.batch,
-                                                                   a.threads, allreduce)
+                                overhead, overhead_spread = measure_bucket_overhead(
+                                    a.build, model, ranks, rate, a.steps, a.batch, a.threads, allreduce, a.repeats)
+                            spreads = {"sharing": sharing_spread, "compute": compute_spread,
+                                       "bucket_overhead": overhead_spread}
+                            noisy = {k: v for k, v in spreads.items() if v > a.max_spread}
+                            if noisy:
+                                text = ", ".join(f"{k} {v * 100:.0f} %" for k, v in noisy.items())
+                                if a.refuse_noisy:
+                                    raise ValueError(f"calibration spread over {a.max_spread * 100:.0f} %: {text}")
+                                print(f"{model:10} {ranks:>2} {rate:7} flagged: calibration spread over "
+                                      f"{a.max_spread * 100:.0f} %: {text}", file=sys.stderr)
                             plan, crossovers, bucket_bytes = predicted(a.build, model, ranks, link, algorithms, a.batch,
                                                                        a.threads, allreduce, layer_times, sharing,
                                                                        overhead)
@@ -286,6 +341,7 @@ def main():
                             cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
                                           "link_bandwidth": bandwidth, "sharing": sharing,
                                           "bucket_overhead": overhead, "algorithm": algorithm,
+                                          "calibration_spread": spreads, "calibration_flagged": bool(noisy),
                                           "predicted_seconds": step["step_seconds"], "predicted": step,
                                           "measured_seconds": measured, "error": error,
                                           "measured_terms": {k: doc["epochs"][0][k] for k in
