@@ -127,7 +127,11 @@ int run_plan(const PlanOptions &o) {
                                : std::max(1.0, static_cast<double>(o.ranks_here * (threads + 1)) / cores / sharing));
   const std::string cache_key = ceilings_cache_key(threads) + " " + backend;
   CodecCosts codec_costs(o.topk_fraction, std::min(o.min_seconds, 0.05));
-  const CodecLookup codecs = [&](const std::string &a, std::uint64_t count) { return codec_costs.at(a, count); };
+  // Codecs measured inside the all-reduce (--allreduce, every rank here at once) already ran
+  // time-shared and are not scaled.
+  const double codec_sharing = roof ? 1.0 : codec_time_sharing(o.ranks_here, cores);
+  const CodecLookup codecs = time_shared(
+      [&](const std::string &a, std::uint64_t count) { return codec_costs.at(a, count); }, codec_sharing);
   std::optional<LinkMeasurements> measured;
   if (!o.allreduce.empty()) {
     measured = parse_link_measurements(read_text(o.allreduce, "--allreduce"), link, codecs, chunk_bytes_from_environment(), o.topk_fraction);
@@ -291,6 +295,7 @@ int run_plan(const PlanOptions &o) {
                       {"ranks_here", o.ranks_here},
                       {"sharing", sharing},
                       {"sharing_given", o.sharing > 0},
+                      {"codec_sharing", codec_sharing},
                       {"seconds", compute.total()},
                       {"update_seconds", compute.update_seconds},
                       {"cached_layers", compute.cached_layers},
@@ -381,7 +386,8 @@ RunFn setup_plan(CLI::App &command) {
       ->capture_default_str();
   command.add_option("--ranks-here", o->ranks_here,
                      "ranks that share this machine's cores (scripts/netbed.sh runs all P here): their compute "
-                     "slows by max(1, ranks-here x threads / cores)")
+                     "slows by max(1, ranks-here x threads / cores), the codecs timed alone by "
+                     "max(1, ranks-here / cores)")
       ->capture_default_str();
   command.add_option("--sharing", o->sharing,
                      "how much slower compute runs with --ranks-here ranks on these cores, as measured "

@@ -3,8 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace dlk::perf {
+
+double codec_time_sharing(int ranks_here, int cores) {
+  if (ranks_here < 1 || cores < 1)
+    throw std::invalid_argument("codec_time_sharing: ranks_here and cores must be at least 1");
+  return std::max(1.0, static_cast<double>(ranks_here) / cores);
+}
+
+CodecLookup time_shared(CodecLookup codecs, double factor) {
+  return [codecs = std::move(codecs), factor](const std::string &algorithm, std::uint64_t count) {
+    BucketCodec c = codecs(algorithm, count);
+    c.encode_seconds *= factor;
+    c.decode_seconds *= factor;
+    return c;
+  };
+}
 
 AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, const CodecLookup &codecs) {
   if (s.ranks < 1) throw std::invalid_argument("plan: ranks must be at least 1");

@@ -22,6 +22,14 @@ namespace dlk::perf {
 // A codec's cost for a bucket of `count` floats (CodecCosts::at, or a fixed table in tests).
 using CodecLookup = std::function<BucketCodec(const std::string &algorithm, std::uint64_t count)>;
 
+// A rank's codec runs on its one background thread and is timed alone on an
+// idle core: with ranks_here ranks on `cores` cores the ranks' codec threads
+// time-share the cores as their compute does, each at cores / ranks_here of a
+// core: max(1, ranks_here / cores). Throws std::invalid_argument below 1.
+double codec_time_sharing(int ranks_here, int cores);
+// codecs with their encode and decode seconds times `factor` (the message unchanged).
+CodecLookup time_shared(CodecLookup codecs, double factor);
+
 // Terms of the all-reduce measured on the link (perf/plan/link_measurements.hpp).
 struct LinkMeasurements {
   int ranks = 0;  // the rank count they were measured with

@@ -317,6 +317,31 @@ TEST_CASE("a codec beats native below its crossover bandwidth, not above", "[per
   CHECK(plan_algorithm(one, "onebit", table_codec).step.step_seconds == Approx(compute.total()));
 }
 
+TEST_CASE("more ranks than cores: the codecs timed alone time-share the cores, each at cores / ranks of one",
+          "[perf][plan]") {
+  CHECK(codec_time_sharing(1, 2) == 1);
+  CHECK(codec_time_sharing(2, 2) == 1);
+  CHECK(codec_time_sharing(4, 2) == 2);
+  CHECK(codec_time_sharing(3, 2) == Approx(1.5));
+  CHECK_THROWS_WITH(codec_time_sharing(0, 2), Catch::Contains("ranks_here"));
+  CHECK_THROWS_WITH(codec_time_sharing(2, 0), Catch::Contains("cores"));
+  const CodecLookup shared = time_shared(table_codec, 2);
+  const BucketCodec alone = table_codec("int8", 1 << 20), doubled = shared("int8", 1 << 20);
+  CHECK(doubled.encode_seconds == Approx(2 * alone.encode_seconds));
+  CHECK(doubled.decode_seconds == Approx(2 * alone.decode_seconds));
+  CHECK(doubled.message_bytes == alone.message_bytes);
+  const PlanModel wide = builtin_model("wide");
+  const ComputeTimes compute = flat_compute(wide, 1e-3);
+  StepSetup s;
+  s.model = &wide;
+  s.compute = &compute;
+  s.ranks = 4;
+  s.link = parse_link("100gbit");
+  CHECK(plan_algorithm(s, "int8", shared).codec_seconds == Approx(2 * plan_algorithm(s, "int8", table_codec).codec_seconds));
+  CHECK(plan_algorithm(s, "native", shared).step.step_seconds ==
+        Approx(plan_algorithm(s, "native", table_codec).step.step_seconds));
+}
+
 TEST_CASE("the measured bucket overhead lengthens every bucket's all-reduce, on more than one rank only",
           "[perf][plan]") {
   const PlanModel lenet = builtin_model("lenet5");
