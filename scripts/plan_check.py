@@ -108,12 +108,15 @@ def bucket_sizes(build, model, ranks, batch):
 
 def measure_allreduce(build, ranks, rate, sizes, algorithms, threads, path):
     """Every algorithm's all-reduce at the bucket sizes on the link (dlk-perf comm --json): the
-    codec, per-message latency and CPU terms dlk-perf plan --allreduce takes."""
+    codec, per-message latency and CPU terms dlk-perf plan --allreduce takes. --nonblocking: as
+    the synchronizer runs a bucket, iallreduce then wait, where native is Open MPI's
+    MPI_Iallreduce (libnbc's algorithms, 2x MPI_Allreduce's time at 64 MiB on 1 Gbit/s), not the
+    blocking MPI_Allreduce the plan measured before."""
     perf = os.path.join(build, "perf", "dlk-perf")
     names = [a for a in algorithms if a != "auto"]
     env = dict(os.environ, DLK_NUM_THREADS=str(threads))
     text = run(netbed(ranks, rate, [perf, "comm", "--sizes", ",".join(str(n) for n in sizes),
-                                    "--algorithms", ",".join(names), "--min-seconds", "0.2",
+                                    "--algorithms", ",".join(names), "--nonblocking", "--min-seconds", "0.2",
                                     "--max-calls", "10", "--quiet", "--json"]), env)
     with open(path, "w") as f:
         json.dump(json_of(text), f)
@@ -250,6 +253,44 @@ def print_markdown(cases):
               f"{spread_text(c)} | {c['load_before']:.1f}-{c['load_after']:.1f} |")
 
 
+def summarize(cases, markdown):
+    """The median and largest |error|, the crossovers' sides, and (markdown) the table."""
+    if not cases:
+        print("no case ran")
+        return 1
+    errors = [abs(c["error"]) for c in cases]
+    print(f"\n{len(cases)} cases: median |error| {statistics.median(errors) * 100:.1f} % (target 5 %), "
+          f"max {max(errors) * 100:.1f} % (target 10 %)")
+
+    # Crossovers: where a codec was measured faster than native at a rate, the
+    # rate's bandwidth must lie on the side of the predicted crossover where the
+    # plan says the codec wins.
+    wrong = checked = 0
+    for c in cases:
+        if c["algorithm"] == "native" or not c["crossover"]:
+            continue
+        native = next((n for n in cases if n["algorithm"] == "native" and n["model"] == c["model"]
+                       and n["ranks"] == c["ranks"] and n["rate"] == c["rate"]), None)
+        if native is None:
+            continue
+        crossover, wins_below = c["crossover"]
+        measured_wins = c["measured_seconds"] < native["measured_seconds"]
+        if crossover is None:
+            predicted_wins = wins_below
+        else:
+            predicted_wins = (c["link_bandwidth"] < crossover) == wins_below
+        checked += 1
+        if predicted_wins != measured_wins:
+            wrong += 1
+            print(f"crossover on the wrong side: {c['model']} P={c['ranks']} {c['rate']} {c['algorithm']}: "
+                  f"measured {'faster' if measured_wins else 'slower'} than native, predicted "
+                  f"{'faster' if predicted_wins else 'slower'}")
+    print(f"crossovers: {checked - wrong} of {checked} measured pairs on the predicted side")
+    if markdown:
+        print_markdown(cases)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build", "rel"))
@@ -269,6 +310,9 @@ def main():
                              "as a share of the step) is above this")
     parser.add_argument("--refuse-noisy", action="store_true",
                         help="skip a group whose calibration is flagged instead of predicting from it")
+    parser.add_argument("--report", metavar="FILE[,FILE...]",
+                        help="run nothing: summarize the cases of --json files written by earlier runs (a check "
+                             "split over several quiet calls) as one")
     parser.add_argument("--no-overhead", action="store_true",
                         help="leave out the bucket overhead (and its calibration run): the plan from the terms "
                              "measured alone")
@@ -286,6 +330,12 @@ def main():
     a = parser.parse_args()
     if a.repeats < 1:
         parser.error("--repeats must be at least 1")
+    if a.report:
+        cases = []
+        for path in a.report.split(","):
+            with open(path) as f:
+                cases += json.load(f)["cases"]
+        return summarize(cases, a.markdown)
     algorithms = a.algorithms.split(",")
     if "native" not in algorithms:
         algorithms.insert(0, "native")
@@ -364,43 +414,10 @@ def main():
                                       f"{step['contention_seconds'] * 1e3:.3f} + exposed network "
                                       f"{step['exposed_network_seconds'] * 1e3:.3f} + codec "
                                       f"{step['exposed_codec_seconds'] * 1e3:.3f}", flush=True)
-    if not cases:
-        print("no case ran")
-        return 1
-    errors = [abs(c["error"]) for c in cases]
-    print(f"\n{len(cases)} cases: median |error| {statistics.median(errors) * 100:.1f} % (target 5 %), "
-          f"max {max(errors) * 100:.1f} % (target 10 %)")
-
-    # Crossovers: where a codec was measured faster than native at a rate, the
-    # rate's bandwidth must lie on the side of the predicted crossover where the
-    # plan says the codec wins.
-    wrong = checked = 0
-    for c in cases:
-        if c["algorithm"] == "native" or not c["crossover"]:
-            continue
-        native = next((n for n in cases if n["algorithm"] == "native" and n["model"] == c["model"]
-                       and n["ranks"] == c["ranks"] and n["rate"] == c["rate"]), None)
-        if native is None:
-            continue
-        crossover, wins_below = c["crossover"]
-        measured_wins = c["measured_seconds"] < native["measured_seconds"]
-        if crossover is None:
-            predicted_wins = wins_below
-        else:
-            predicted_wins = (c["link_bandwidth"] < crossover) == wins_below
-        checked += 1
-        if predicted_wins != measured_wins:
-            wrong += 1
-            print(f"crossover on the wrong side: {c['model']} P={c['ranks']} {c['rate']} {c['algorithm']}: "
-                  f"measured {'faster' if measured_wins else 'slower'} than native, predicted "
-                  f"{'faster' if predicted_wins else 'slower'}")
-    print(f"crossovers: {checked - wrong} of {checked} measured pairs on the predicted side")
-    if a.markdown:
-        print_markdown(cases)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"schema": "dlk-perf/plan-check/1", "cases": cases}, f, indent=1)
-    return 0
+    return summarize(cases, a.markdown)
 
 
 if __name__ == "__main__":
