@@ -7,7 +7,7 @@ namespace dlk_train {
 namespace {
 
 constexpr char kMagic[8] = {'D', 'L', 'K', 'T', 'R', 'A', 'I', 'N'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr uint32_t kMaxString = 256;
 
 uint64_t fnv1a(const uint8_t *p, size_t n) {
@@ -96,6 +96,7 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint &c) {
   w.string(c.algorithm);
   w.put(c.ranks);
   w.put(static_cast<uint32_t>(c.error_feedback));
+  w.put(static_cast<uint32_t>(c.momentum_correction));
   w.put(c.batch);
   w.put(c.seed);
   w.put(c.step);
@@ -104,14 +105,16 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint &c) {
     w.string(t.name);
     w.put(static_cast<uint64_t>(t.value.size()));
     w.floats(t.value);
-    w.floats(t.momentum);
+    if (!c.momentum_correction) w.floats(t.momentum);
   }
-  for (const auto &rank : c.bucket_states) {
-    w.put(static_cast<uint32_t>(rank.size()));
-    for (const auto &state : rank) {
+  for (size_t rank = 0; rank < c.bucket_states.size(); ++rank) {
+    w.put(static_cast<uint32_t>(c.bucket_states[rank].size()));
+    for (const auto &state : c.bucket_states[rank]) {
       w.put(static_cast<uint64_t>(state.size()));
       w.bytes(state.data(), state.size());
     }
+    if (c.momentum_correction)
+      for (const std::vector<float> &m : c.rank_momenta.at(rank)) w.floats(m);
   }
   w.put(fnv1a(w.out.data(), w.out.size()));
   return std::move(w.out);
@@ -145,6 +148,10 @@ Checkpoint parse_checkpoint(const uint8_t *bytes, size_t size, const std::string
   const uint32_t error_feedback = body.get<uint32_t>("error_feedback");
   if (error_feedback > 1) body.fail("error_feedback is " + std::to_string(error_feedback) + "; 0 or 1");
   c.error_feedback = error_feedback == 1;
+  const uint32_t correction = body.get<uint32_t>("momentum_correction");
+  if (correction > 1)
+    body.fail("momentum_correction is " + std::to_string(correction) + "; 0 or 1");
+  c.momentum_correction = correction == 1;
   c.batch = body.get<uint64_t>("the batch");
   c.seed = body.get<uint64_t>("the seed");
   c.step = body.get<uint64_t>("the step");
@@ -155,7 +162,7 @@ Checkpoint parse_checkpoint(const uint8_t *bytes, size_t size, const std::string
     t.name = body.string("a parameter name");
     const uint64_t count = body.get<uint64_t>("a parameter size");
     t.value = body.floats(count, "parameter " + t.name);
-    t.momentum = body.floats(count, "the momentum of " + t.name);
+    if (!c.momentum_correction) t.momentum = body.floats(count, "the momentum of " + t.name);
     c.parameters.push_back(std::move(t));
   }
   body.check_fits(c.ranks, 4, "the rank list");
@@ -171,6 +178,12 @@ Checkpoint parse_checkpoint(const uint8_t *bytes, size_t size, const std::string
       states.push_back(std::move(state));
     }
     c.bucket_states.push_back(std::move(states));
+    if (!c.momentum_correction) continue;
+    std::vector<std::vector<float>> momenta;
+    for (const CheckpointTensor &t : c.parameters)
+      momenta.push_back(body.floats(t.value.size(),
+                                    "rank " + std::to_string(rank) + "'s momentum of " + t.name));
+    c.rank_momenta.push_back(std::move(momenta));
   }
   if (body.left() != 0)
     body.fail(std::to_string(body.left()) + " bytes follow the last rank's bucket states");

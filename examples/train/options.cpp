@@ -41,6 +41,10 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   bool no_error_feedback = false;
   app.add_flag("--no-error-feedback", no_error_feedback,
                "Drop the compression error every step (zero the all-reduce residuals)");
+  app.add_flag("--momentum-correction", o.momentum_correction,
+               "Each rank all-reduces its own momentum, u = momentum * u + g, and the update "
+               "is w -= lr * sum(u) (Deep Gradient Compression); error feedback then carries "
+               "what compression leaves out of u");
   app.add_option("--warmup-steps", o.warmup_steps,
                  "Compressed algorithms: all-reduce the first N steps uncompressed (native)");
   app.add_option("--block-size", o.block_size,

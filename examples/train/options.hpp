@@ -23,6 +23,9 @@ struct Options {
   float momentum = 0.9f;
   std::string algorithm;  // "" : DLK_COMM_ALGO, else native
   bool error_feedback = true;
+  // Each rank keeps its own momentum of its gradient and all-reduces that
+  // (Deep Gradient Compression's momentum correction), not the gradient.
+  bool momentum_correction = false;
   double topk_fraction = 0.01;
   uint32_t warmup_steps = 0;  // the first steps all-reduce with native (1-bit Adam's warm-up)
   uint32_t block_size = 0;  // onebit, int8, int4: elements per codec block; 0: the codec's default

@@ -19,12 +19,14 @@ void print_table_header(std::FILE *out, const RunContext &run) {
   const Options &o = run.options;
   std::fprintf(out,
                "# dlk-train %s: %d rank(s) x %lld samples (global batch %lld), %s %s, %d "
-               "thread(s), algorithm %s%s, lr %g, momentum %g, seed %llu\n",
+               "thread(s), algorithm %s%s, lr %g, momentum %g%s, seed %llu\n",
                run.model.name.c_str(), run.ranks, static_cast<long long>(run.local_batch),
                static_cast<long long>(o.batch), run.info.backend, o.dtype.c_str(),
                run.info.num_threads, o.algorithm.c_str(),
                o.error_feedback ? "" : " (no error feedback)", static_cast<double>(o.lr),
-               static_cast<double>(o.momentum), static_cast<unsigned long long>(o.seed));
+               static_cast<double>(o.momentum),
+               o.momentum_correction ? " (kept per rank: momentum correction)" : "",
+               static_cast<unsigned long long>(o.seed));
   std::fprintf(out, "%5s %6s %8s %8s %8s %10s %8s %8s %11s%s\n", "epoch", "steps", "loss",
                "test_acc", "step_ms", "compute_ms", "comm_ms", "codec_ms", "wire_KiB",
                run.simulated ? "   sim_ms" : "");
@@ -65,6 +67,7 @@ nlohmann::ordered_json run_json(const RunContext &run, const RunRecord &record) 
                  {"test_images", run.test_images},
                  {"algorithm", o.algorithm},
                  {"error_feedback", o.error_feedback},
+                 {"momentum_correction", o.momentum_correction},
                  {"bucket_bytes", record.bucket_bytes},
                  {"buckets", record.buckets},
                  {"backend", run.info.backend},

@@ -13,8 +13,9 @@ Suites:
             peer, interleaved, --repeat times each; medians and the ratio dlk / PyTorch
   accuracy  per model and rank count (mpirun) and each of --seeds: dlk-train with every
             --algorithms (and --no-error-feedback for those in --no-ef; --dtypes,
-            --warmup-steps for the compressed ones), PyTorch in one process and DDP
-            over gloo (--peer-algorithms: native, fp16 hook, PowerSGD hook); one line
+            --warmup-steps for the compressed ones, --momentum-correction), PyTorch in
+            one process and DDP over gloo (--peer-algorithms: native, fp16 hook,
+            PowerSGD hook); one line
             per row over the seeds: final accuracy per seed, mean, spread, the mean's
             difference to dlk's native
   link      the wide model on scripts/netbed.sh's shaped links, per seed: time to a fixed
@@ -249,22 +250,27 @@ def accuracy_runs(args, model, ranks):
     runs = []
     for seed in args.seeds:
         if not args.skip_dlk:
-            for dtype in args.dtypes:
-                for a in args.algorithms:
-                    extra, tag, variant = list(common), "", []
-                    if dtype != "f32":
-                        extra += ["--dtype", dtype]
-                        tag += f"-{dtype}"
-                        variant.append(f"--dtype {dtype}")
-                    if args.warmup_steps and a in LOSSY:
-                        extra += ["--warmup-steps", str(args.warmup_steps)]
-                        tag += f"-w{args.warmup_steps}"
-                        variant.append(f"{args.warmup_steps} warm-up steps")
-                    runs.append(Run("dlk", model, ranks, 1, a, extra=extra, tag=tag, seed=seed,
-                                    variant=", ".join(variant)))
-                    if a in LOSSY and a in args.no_ef:
-                        runs.append(Run("dlk", model, ranks, 1, a, False, extra=extra, tag=tag,
-                                        seed=seed, variant=", ".join(variant)))
+            for dtype, correction, a in ((d, c, a) for d in args.dtypes
+                                         for c in args.momentum_correction
+                                         for a in args.algorithms):
+                extra, tag, variant = list(common), "", []
+                if dtype != "f32":
+                    extra += ["--dtype", dtype]
+                    tag += f"-{dtype}"
+                    variant.append(f"--dtype {dtype}")
+                if correction == "on":
+                    extra.append("--momentum-correction")
+                    tag += "-mc"
+                    variant.append("momentum correction")
+                if args.warmup_steps and a in LOSSY:
+                    extra += ["--warmup-steps", str(args.warmup_steps)]
+                    tag += f"-w{args.warmup_steps}"
+                    variant.append(f"{args.warmup_steps} warm-up steps")
+                runs.append(Run("dlk", model, ranks, 1, a, extra=extra, tag=tag, seed=seed,
+                                variant=", ".join(variant)))
+                if a in LOSSY and a in args.no_ef:
+                    runs.append(Run("dlk", model, ranks, 1, a, False, extra=extra, tag=tag,
+                                    seed=seed, variant=", ".join(variant)))
         if not args.skip_peer:
             for a in args.peer_algorithms:
                 if a == "none":  # one process, the plain module
@@ -483,6 +489,9 @@ def parse_args(argv):
     p.add_argument("--skip-no-ef", action="store_true", help="no --no-error-feedback rows")
     p.add_argument("--seeds", type=ints, default=[1], help="accuracy, link: seeds, a run each")
     p.add_argument("--dtypes", type=csv, default=["f32"], help="accuracy: dlk-train --dtype")
+    p.add_argument("--momentum-correction", type=csv, default=["off"],
+                   help="accuracy: off, on or off,on: dlk-train rows without and with "
+                        "--momentum-correction")
     p.add_argument("--warmup-steps", type=int, default=0,
                    help="accuracy: dlk-train's compressed rows all-reduce the first N steps "
                         "uncompressed")

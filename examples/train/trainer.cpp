@@ -117,16 +117,23 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
                                      1.0f / static_cast<float>(options_.batch), dlogits_.data());
   // One rank has nothing to all-reduce: like PyTorch without DDP, it skips the synchronizer.
   const bool all_reduce = ranks_ > 1;
+  const bool correction = options_.momentum_correction;
   network_.backward(ops_, dlogits_.data(), [&](Layer &l) {
-    if (all_reduce)
-      for (Parameter *p : l.parameters()) sync_.ready(gradient_index_.at(p));
+    for (Parameter *p : l.parameters()) {
+      if (correction) accumulate_local_momentum(*p, options_.momentum);
+      if (all_reduce) sync_.ready(gradient_index_.at(p));
+    }
   });
   const Clock::time_point wait_start = Clock::now();
   std::vector<dlk_comm_report> buckets;
   const dlk_comm_sync_report report = all_reduce ? sync_.wait(&buckets) : dlk_comm_sync_report{};
   const Clock::time_point wait_end = Clock::now();
-  for (Parameter *p : network_.parameters())
-    sgd_momentum_step(*p, options_.lr, options_.momentum);
+  for (Parameter *p : network_.parameters()) {
+    if (correction)
+      sgd_step(*p, options_.lr);
+    else
+      sgd_momentum_step(*p, options_.lr, options_.momentum);
+  }
   if (step == 0 && rank_ == options_.inject_divergence) {
     float &w = network_.parameters().front()->value[0];
     w = std::nextafter(w, 1.0f);
@@ -192,20 +199,27 @@ double Trainer::evaluate() {
   return static_cast<double>(total) / static_cast<double>(test.count);
 }
 
+// The weights and momenta agree on every rank, except that with momentum
+// correction each rank's momentum is its own: the ranks then compare their
+// weights, and the checksum covers every rank's momentum, in rank order.
 std::string Trainer::check_ranks_agree(int epoch) {
-  uint64_t h = 1469598103934665603ull;
+  const bool shared_momentum = !options_.momentum_correction;
+  uint64_t h = 1469598103934665603ull, m = h;
   for (const Parameter *p : network_.parameters()) {
     h = fnv1a(h, p->value.data(), p->value.size() * sizeof(float));
-    h = fnv1a(h, p->momentum.data(), p->momentum.size() * sizeof(float));
+    uint64_t &into = shared_momentum ? h : m;
+    into = fnv1a(into, p->momentum.data(), p->momentum.size() * sizeof(float));
   }
-  std::vector<uint64_t> all(static_cast<size_t>(ranks_));
+  std::vector<uint64_t> all(static_cast<size_t>(ranks_)), momenta(all.size());
   MPI_Allgather(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, mpi_);
   for (int r = 1; r < ranks_; ++r)
     if (all[static_cast<size_t>(r)] != all[0])
       throw AgreedError("the ranks' weights differ after epoch " + std::to_string(epoch) +
                         ": rank " + std::to_string(r) + " has checksum " +
                         hex(all[static_cast<size_t>(r)]) + ", rank 0 " + hex(all[0]));
-  return hex(h);
+  if (shared_momentum) return hex(h);
+  MPI_Allgather(&m, 1, MPI_UINT64_T, momenta.data(), 1, MPI_UINT64_T, mpi_);
+  return hex(fnv1a(h, momenta.data(), momenta.size() * sizeof(uint64_t)));
 }
 
 void Trainer::progress(int epoch, int64_t step_in_epoch, double loss, double step_seconds,
@@ -306,11 +320,17 @@ void Trainer::save(const std::string &path) {
   c.algorithm = options_.algorithm;
   c.ranks = static_cast<uint32_t>(ranks_);
   c.error_feedback = options_.error_feedback;
+  c.momentum_correction = options_.momentum_correction;
   c.batch = static_cast<uint64_t>(options_.batch);
   c.seed = options_.seed;
   c.step = static_cast<uint64_t>(step_);
-  for (const Parameter *p : network_.parameters())
-    c.parameters.push_back({p->name, p->value, p->momentum});
+  // With momentum correction the momentum is this rank's own: saved per rank.
+  c.rank_momenta.emplace_back();
+  for (const Parameter *p : network_.parameters()) {
+    c.parameters.push_back(
+        {p->name, p->value, c.momentum_correction ? std::vector<float>{} : p->momentum});
+    if (c.momentum_correction) c.rank_momenta[0].push_back(p->momentum);
+  }
   c.bucket_states.emplace_back();
   for (uint32_t k = 0; k < sync_.bucket_count(); ++k)
     c.bucket_states[0].push_back(sync_.save_bucket_state(k));
@@ -339,6 +359,11 @@ void Trainer::resume(const std::string &path) {
   if (c.seed != options_.seed) refuse("seed", std::to_string(c.seed), std::to_string(options_.seed));
   if (c.error_feedback != options_.error_feedback)
     refuse("error feedback", c.error_feedback ? "on" : "off", options_.error_feedback ? "on" : "off");
+  // The momentum of a run without the correction is the ranks' summed one; with
+  // it, each rank's own: neither stands in for the other.
+  if (c.momentum_correction != options_.momentum_correction)
+    refuse("momentum correction", c.momentum_correction ? "on" : "off",
+           options_.momentum_correction ? "on" : "off");
   const std::vector<Parameter *> params = network_.parameters();
   if (c.parameters.size() != params.size())
     refuse("parameter count", std::to_string(c.parameters.size()), std::to_string(params.size()));
@@ -353,7 +378,9 @@ void Trainer::resume(const std::string &path) {
     refuse("bucket count", std::to_string(states.size()), std::to_string(sync_.bucket_count()));
   for (size_t i = 0; i < params.size(); ++i) {
     params[i]->value = c.parameters[i].value;
-    params[i]->momentum = c.parameters[i].momentum;
+    params[i]->momentum = options_.momentum_correction
+                              ? c.rank_momenta[static_cast<size_t>(rank_)][i]
+                              : c.parameters[i].momentum;
   }
   network_.refresh_low_precision();
   for (uint32_t k = 0; k < states.size(); ++k) {

@@ -1,7 +1,7 @@
 # Runs dlk-train for one check of tests/train/CMakeLists.txt and fails with the
-# reason. Variables: CHECK (learn, resume, bad_data, bad_checkpoint, staged, divergence),
-# TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list), WORK (a scratch
-# directory), DATA (the Fashion-MNIST directory).
+# reason. Variables: CHECK (learn, resume, momentum_correction, bad_data, bad_checkpoint,
+# staged, divergence), TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list),
+# WORK (a scratch directory), DATA (the Fashion-MNIST directory).
 cmake_minimum_required(VERSION 3.25)
 
 # A short run: 640 training images (10 steps of 64 an epoch), 200 test images.
@@ -83,6 +83,48 @@ elseif(CHECK STREQUAL "resume")
   if(NOT first EQUAL 15 OR NOT whole STREQUAL resumed)
     message(FATAL_ERROR "the resumed run differs: ${whole} vs ${resumed} (resumed at ${first})")
   endif()
+elseif(CHECK STREQUAL "momentum_correction")
+  # --momentum-correction: each rank all-reduces its own momentum. Resumed at
+  # step 15 it gives the same bits as the run that never stopped (the ranks'
+  # momenta and residuals saved per rank); a checkpoint of the other kind is
+  # refused both ways.
+  set(common ${short} --epochs 3 --algorithm onebit --momentum-correction)
+  run_ok(out ${common} --json ${WORK}/whole.json)
+  run_ok(out ${common} --steps 15 --save ${WORK}/half.ckpt)
+  run_ok(out ${common} --resume ${WORK}/half.ckpt --json ${WORK}/resumed.json)
+  json_get(whole ${WORK}/whole.json final weights_checksum)
+  json_get(resumed ${WORK}/resumed.json final weights_checksum)
+  json_get(first ${WORK}/resumed.json final first_step)
+  message(STATUS "whole run ${whole}, resumed at step ${first}: ${resumed}")
+  if(NOT first EQUAL 15 OR NOT whole STREQUAL resumed)
+    message(FATAL_ERROR "the resumed run differs: ${whole} vs ${resumed} (resumed at ${first})")
+  endif()
+  expect_refusal("half.ckpt: refused: the checkpoint is of momentum correction on, this run of off"
+                 ${short} --epochs 3 --algorithm onebit --resume ${WORK}/half.ckpt)
+  run_ok(out ${short} --steps 3 --algorithm onebit --save ${WORK}/plain.ckpt)
+  expect_refusal("plain.ckpt: refused: the checkpoint is of momentum correction off, this run of on"
+                 ${common} --resume ${WORK}/plain.ckpt)
+  # native: the ranks' summed momenta are the global momentum, so the run is the
+  # plain one up to the rounding of the sums' order.
+  set(native ${short} --epochs 3 --algorithm native)
+  run_ok(out ${native} --json ${WORK}/plain.json)
+  run_ok(out ${native} --momentum-correction --json ${WORK}/corrected.json)
+  foreach(epoch 0 1 2)
+    json_get(a ${WORK}/plain.json epochs ${epoch} train_loss)
+    json_get(b ${WORK}/corrected.json epochs ${epoch} train_loss)
+    json_get(acc_a ${WORK}/plain.json epochs ${epoch} test_accuracy)
+    json_get(acc_b ${WORK}/corrected.json epochs ${epoch} test_accuracy)
+    message(STATUS "epoch ${epoch}: loss ${a} / ${b}, test accuracy ${acc_a} / ${acc_b}")
+    # |a - b| <= 1e-5 a, the accuracies at most 1 image of 200 apart (CMake's
+    # math is integer only: awk compares).
+    execute_process(COMMAND awk "BEGIN { d = ${a} - ${b}; e = ${acc_a} - ${acc_b};
+                                 exit !(d * d <= 1e-10 * ${a} * ${a} && e * e <= 0.005^2 + 1e-12) }"
+                    RESULT_VARIABLE far)
+    if(NOT far EQUAL 0)
+      message(FATAL_ERROR "native with --momentum-correction differs beyond rounding after epoch "
+                          "${epoch}: loss ${a} / ${b}, test accuracy ${acc_a} / ${acc_b}")
+    endif()
+  endforeach()
 elseif(CHECK STREQUAL "bad_data")
   # A missing file, a truncated gzip file, and one with corrupt bytes inside. The
   # files are read before MPI starts: one process shows it.

@@ -137,6 +137,33 @@ TEST_CASE("checkpoints round trip", "[train][checkpoint]") {
   CHECK(d.parameters[0].value == c.parameters[0].value);
   CHECK(d.parameters[0].momentum == c.parameters[0].momentum);
   CHECK(d.bucket_states == c.bucket_states);
+  CHECK_FALSE(d.momentum_correction);
+  CHECK(d.rank_momenta.empty());
+}
+
+TEST_CASE("checkpoints with momentum correction keep each rank's momentum",
+          "[train][checkpoint]") {
+  Checkpoint c = sample_checkpoint();
+  c.momentum_correction = true;
+  for (CheckpointTensor &t : c.parameters) t.momentum.clear();
+  c.rank_momenta = {{{0.5f, 0.25f, -1.0f}, {1.0f}}, {{-0.5f, 2.0f, 4.0f}, {-3.0f}}};
+  const std::vector<uint8_t> bytes = serialize_checkpoint(c);
+  const Checkpoint d = parse_checkpoint(bytes.data(), bytes.size(), "c.ckpt");
+  CHECK(d.momentum_correction);
+  CHECK(d.parameters[0].value == c.parameters[0].value);
+  CHECK(d.parameters[0].momentum.empty());
+  CHECK(d.rank_momenta == c.rank_momenta);
+  CHECK(d.bucket_states == c.bucket_states);
+  // Cut inside rank 1's momenta: the message names the rank and the tensor.
+  std::vector<uint8_t> b(bytes.begin(), bytes.end() - 8 - 4);
+  b.insert(b.end(), 8, 0);
+  reseal(b);
+  CHECK_THAT(checkpoint_error(b), Catch::Contains("rank 1's momentum of fc.bias"));
+  // A flag other than 0 or 1.
+  b = bytes;
+  b[12 + (4 + 6) + (4 + 3) + (4 + 6) + 4 + 4] = 2;
+  reseal(b);
+  CHECK_THAT(checkpoint_error(b), Catch::Contains("momentum_correction is 2; 0 or 1"));
 }
 
 TEST_CASE("checkpoint defects are refused naming the file", "[train][checkpoint]") {
@@ -151,11 +178,12 @@ TEST_CASE("checkpoint defects are refused naming the file", "[train][checkpoint]
   CHECK_THAT(checkpoint_error(b), Catch::Contains("is corrupt: its checksum"));
   CHECK_THAT(checkpoint_error({good.begin(), good.end() - 1}), Catch::Contains("is corrupt"));
   b = good;
-  b[8] = 2;  // version
-  CHECK_THAT(checkpoint_error(b), Catch::Contains("format version 2"));
+  b[8] = 1;  // version 1: before momentum correction
+  CHECK_THAT(checkpoint_error(b),
+             Catch::Contains("format version 1; this dlk-train reads version 2"));
   // A forged parameter size with a valid checksum: refused before allocating.
   b = good;
-  const size_t count_at = 12 + (4 + 6) + (4 + 3) + (4 + 6) + 4 + 4 + 8 + 8 + 8 + 4 + (4 + 9);
+  const size_t count_at = 12 + (4 + 6) + (4 + 3) + (4 + 6) + 4 + 4 + 4 + 8 + 8 + 8 + 4 + (4 + 9);
   uint64_t huge = uint64_t{1} << 60;
   std::memcpy(b.data() + count_at, &huge, 8);
   reseal(b);
