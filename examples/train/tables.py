@@ -336,6 +336,7 @@ def suite_accuracy(args):
                              " / ".join(f"{d:+.2f}" for d in deltas) or "-",
                              fmt(statistics.mean(deltas) if deltas else None, "+.2f"),
                              fmt(statistics.mean(tail_deltas) if tail_deltas else None, "+.2f"),
+                             " / ".join(f"{l:.4f}" for l in losses) or "-",
                              fmt(statistics.mean(losses) if losses else None, ".4f"),
                              fmt(last(done[0], "wire_bytes_per_step") if done else None, ".0f"),
                              fmt(median([ms_per_step(r) for r in done]), ".1f"),
@@ -357,7 +358,8 @@ def suite_accuracy(args):
             "epoch's score swings by 1-2 points). ms/step (median over seeds) was not taken quietly: not a speed figure."]
     return text, ["model", "program", "all-reduce", "ranks", "seeds", "final acc % per seed",
                   "mean", "spread", "delta pp per seed", "mean delta pp",
-                  "last 2 epochs: mean delta pp", "train loss (mean)", "wire B/step",
+                  "last 2 epochs: mean delta pp", "train loss per seed", "train loss (mean)",
+                  "wire B/step",
                   "ms/step", "load", "notes"], rows
 
 
