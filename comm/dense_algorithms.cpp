@@ -4,6 +4,7 @@
 
 #include "comm/algorithms.hpp"
 #include "comm/error.hpp"
+#include "comm/libnbc_ring.hpp"
 #include "comm/polite_wait.hpp"
 #include "comm/stopwatch.hpp"
 
@@ -25,16 +26,22 @@ void divide(float *data, uint64_t count, int size) {
   for (uint64_t i = 0; i < count; ++i) data[i] /= p;
 }
 
-// Open MPI's MPI_Iallreduce (libnbc) runs a binomial reduce then broadcast
-// whenever P < 4 or the buffer is MPI_IN_PLACE: 2 n (P - 1) bytes through rank
-// 0, where MPI_Allreduce's ring moves 2 n (P - 1) / P per rank. Measured (P = 2,
-// 64 MiB, Intel Xeon model 207): 2.1x MPI_Allreduce's time on a 1 Gbit/s link,
-// 2.5x in shared memory, polite or busy wait alike; docs/comm.md). So a call
-// the caller blocks on runs MPI_Allreduce: nothing of the caller's would run
+// A call the caller blocks on runs MPI_Allreduce: nothing of the caller's runs
 // beside it, and its busy-poll lasts the transfer only (the agreement before it
 // waited out the slower rank politely). A call that runs beside the caller's
-// work (iallreduce, the synchronizer) keeps MPI_Iallreduce and the polite wait,
-// which leave the compute threads their cores.
+// work (iallreduce, the synchronizer's buckets) runs MPI_Iallreduce with
+// libnbc's ring and waits politely, leaving the compute threads their cores.
+// Measured against the candidates (P = 2, nonblocking, Intel Xeon model 207,
+// docs/comm.md "The overlapped native"), time over MPI_Allreduce's:
+//   libnbc's default (binomial: P < 4 or in place): 2.1x at 1 Gbit/s, 2.6x in
+//     shared memory (64 MiB); dlk-train wide 1.45 s exposed per step;
+//   MPI_Allreduce on the worker thread: 1.3-2.0x at 1 Gbit/s, busy-polling a
+//     core (0.7-1.0 CPU-seconds a second); wide 1.37 s exposed;
+//   libnbc's ring, polite wait: 1.01x at 1 Gbit/s, 1.04x in shared memory at
+//     64 MiB, 0.12 CPU-seconds a second on the link; wide 0.75-0.76 s exposed.
+// In shared memory the ring beat the binomial tree at 64 KiB, 4 and 16 MiB, tied
+// at 16 KiB and 1 MiB and split at 256 KiB (49 and 312 us against 174-180), so it
+// is asked for at every size.
 void allreduce_native(const Collective &c) {
   timed(c.report.network_seconds, [&] {
     in_pieces(c.count, [&](uint64_t begin, int n) {
@@ -45,8 +52,7 @@ void allreduce_native(const Collective &c) {
       }
       MPI_Request request;
       check_mpi(c.call, "MPI_Iallreduce",
-                MPI_Iallreduce(MPI_IN_PLACE, c.data + begin, n, MPI_FLOAT, MPI_SUM, c.comm,
-                               &request));
+                iallreduce_sum_libnbc_ring(c.data + begin, n, c.comm, &request));
       polite_wait(c.call, request, MPI_STATUS_IGNORE);
     });
   });

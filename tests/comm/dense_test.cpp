@@ -77,3 +77,60 @@ TEST_CASE("ring reports the bytes a ring moves", "[comm][dense]") {
   CHECK(report.wire_bytes_received == report.wire_bytes_sent);
   CHECK(report.total_seconds >= report.network_seconds);
 }
+
+namespace {
+
+// libnbc's iallreduce algorithm as MPI_T reads it; false where this MPI has no
+// such variable (not Open MPI).
+bool libnbc_algorithm(int *value, const int *set = nullptr) {
+  int provided = 0, index = 0, count = 0;
+  if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return false;
+  MPI_T_cvar_handle handle{};
+  const bool ok = MPI_T_cvar_get_index("coll_libnbc_iallreduce_algorithm", &index) == MPI_SUCCESS &&
+                  MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS;
+  if (ok) {
+    if (set) MPI_T_cvar_write(handle, set);
+    MPI_T_cvar_read(handle, value);
+    MPI_T_cvar_handle_free(&handle);
+  }
+  MPI_T_finalize();
+  return ok;
+}
+
+}  // namespace
+
+// native's iallreduce asks libnbc for its ring for its own call only, and only
+// when nobody chose an algorithm: the variable reads as the caller left it.
+TEST_CASE("native iallreduce: the exact sum on every rank, libnbc's choice left as it was",
+          "[comm][dense][iallreduce]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size(), r = comm.rank();
+  int before = -1;
+  const bool open_mpi = libnbc_algorithm(&before);
+  const int binomial = 2;
+  for (const bool user_chose : {false, true}) {
+    int chosen = before;
+    if (open_mpi && user_chose) libnbc_algorithm(&chosen, &binomial);
+    for (const uint64_t count : kCounts) {
+      CAPTURE(user_chose, count);
+      dlk::comm::Buffer buffer(comm, count, config_of(DLK_COMM_ALGO_NATIVE));
+      std::vector<float> data(count);
+      for (uint64_t i = 0; i < count; ++i) data[i] = integer_value(r, i);
+      buffer.iallreduce(data.data()).wait();
+      bool exact = true;
+      for (uint64_t i = 0; i < count; ++i) {
+        float sum = 0;
+        for (int k = 0; k < p; ++k) sum += integer_value(k, i);
+        exact = exact && data[i] == sum;
+      }
+      CHECK(exact);
+      CHECK(same_on_all_ranks(data));
+      int after = -1;
+      if (open_mpi) {
+        libnbc_algorithm(&after);
+        CHECK(after == chosen);
+      }
+    }
+  }
+  if (open_mpi) libnbc_algorithm(&before, &before);
+}
