@@ -7,6 +7,11 @@
 // decodes all of n. Candidates: native and the codecs whose error feedback keeps
 // SGD's convergence (fp16, int8, onebit); topk's cost depends on its fraction,
 // and int4 / bf16 / ring / ps never beat these in the model.
+// native inside iallreduce and the synchronizer (libnbc's ring, waited for
+// politely: dense_algorithms.cpp) matches the MPI_Allreduce fit on a link and
+// for large buffers (P = 2, 64 MiB: 1.01x at 1 Gbit/s, 1.04x in shared memory);
+// in shared memory around 1 MiB it took 5-6x MPI_Allreduce's time (the polite
+// wait's sleeps, a few hundred microseconds per call), which the model does not see.
 #include <algorithm>
 #include <cstdio>
 #include <string>
