@@ -12,7 +12,7 @@
 //
 // f32 NCHW with 4 to 16 output channels runs the AVX-512 tier's direct kernel
 // instead, and with more, where kw is 3, 5 or 7, its channel-block kernel
-// (kernels/conv2d_direct_backward_weights_kernels.hpp).
+// (f16 and bf16 too, widened; kernels/conv2d_direct_backward_weights_kernels.hpp).
 //
 // A 1x1 stride-1 convolution without padding has src^T itself for im2col^T:
 // B is a strided view of src (no packer), diff_bias a vectorised sum of
@@ -244,7 +244,7 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
         args, plan,
         scratch.get(plan.bytes, "dlk_conv2d_backward_weights",
                     "the channel-block kernel's sums, pixel-major diff_dst and padded image"));
-    return {"avx512:conv2d_channel_blocks_bwd_weights_f32", 0};
+    return {kernels::conv2d_channel_blocks_backward_weights_name(args.desc.src_type), 0};
   }
   const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
     return backward_weights<decltype(storage)>(args, isa, threads, scratch);

@@ -62,14 +62,15 @@ struct Case {
   std::vector<float> diff_src, diff_weights, diff_bias;
 };
 
-Case make_case(const ConvShape &s, std::mt19937 &rng) {
+// (range: the data's magnitude; 1 keeps f16's sums exact.)
+Case make_case(const ConvShape &s, std::mt19937 &rng, int range = 3) {
   Case k;
   k.d = conv_desc(s, DLK_DTYPE_F32);
   REQUIRE(dlk_conv2d_output_shape(&k.d, &k.oh, &k.ow) == DLK_STATUS_SUCCESS);
   const int64_t cg = s.c / s.groups, kg = s.k / s.groups, taps = cg * s.kh * s.kw;
-  k.src = random_ints(static_cast<size_t>(s.n * s.c * s.h * s.w), -3, 3, rng);
-  k.weights = random_ints(static_cast<size_t>(s.k * taps), -3, 3, rng);
-  k.dy = random_ints(static_cast<size_t>(s.n * s.k * k.oh * k.ow), -3, 3, rng);
+  k.src = random_ints(static_cast<size_t>(s.n * s.c * s.h * s.w), -range, range, rng);
+  k.weights = random_ints(static_cast<size_t>(s.k * taps), -range, range, rng);
+  k.dy = random_ints(static_cast<size_t>(s.n * s.k * k.oh * k.ow), -range, range, rng);
   k.diff_src = cast<float>(exact_backward_data(k.d, k.oh, k.ow, k.dy, k.weights));
   k.diff_weights.assign(k.weights.size(), 0.0f);
   k.diff_bias.assign(static_cast<size_t>(s.k), 0.0f);
@@ -151,32 +152,54 @@ const ConvShape kChannelBlockShapes[] = {
     {1, 4, 12, 12, 40, 3, 3, 1, 1, 1, 2},
 };
 
-TEST_CASE("conv2d backward weights f32: the channel-block kernel's edges give the exact sums",
+// f16 and bf16 run widened to f32 (bf16 where vdpbf16ps does not outpace the
+// FMAs: Intel), rounded once: the exact sums' nearest f16/bf16.
+TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edges give the exact sums",
           "[cpu][conv2d]") {
   std::mt19937 rng(23);
   for (const std::string &tier : cpu_tiers())
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
-      for (const ConvShape &s : kChannelBlockShapes) {
-        INFO(tier << " threads " << threads << describe(s));
-        const Case k = make_case(s, rng);
-        const bool blocks = tier == "avx512" && s.groups == 1 && s.k > 16 &&
-                            (s.kw == 3 || s.kw == 5 || s.kw == 7) && s.dilation == 1 &&
-                            s.n * k.oh * k.ow >= 128;
-        for (const bool with_bias : {false, true}) {
-          Buffer<float> src(ctx, cast<float>(k.src)), dy(ctx, cast<float>(k.dy));
-          Buffer<float> diff_weights(ctx, std::vector<float>(k.weights.size(), NAN));
-          Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
-          REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
-                                              diff_weights.data(),
-                                              with_bias ? diff_bias.data() : nullptr) ==
-                  DLK_STATUS_SUCCESS);
-          CHECK(diff_weights.values() == k.diff_weights);
-          if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
-          CHECK((implementation(ctx) == "avx512:conv2d_channel_blocks_bwd_weights_f32") ==
-                blocks);
+      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
+        for (const ConvShape &s : kChannelBlockShapes) {
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
+          Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
+          k.d = conv_desc(s, type);
+          const bool blocks = tier == "avx512" && s.groups == 1 && s.k > 16 &&
+                              (s.kw == 3 || s.kw == 5 || s.kw == 7) && s.dilation == 1 &&
+                              (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
+          for (const bool with_bias : {false, true}) {
+            Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
+            float *bias = with_bias ? diff_bias.data() : nullptr;
+            if (type == DLK_DTYPE_F32) {
+              Buffer<float> src(ctx, cast<float>(k.src)), dy(ctx, cast<float>(k.dy));
+              Buffer<float> diff_weights(ctx, std::vector<float>(k.weights.size(), NAN));
+              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
+                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
+              CHECK(diff_weights.values() == k.diff_weights);
+            } else {
+              const auto bits = [&](float v) {
+                return type == DLK_DTYPE_F16 ? f16_bits(static_cast<int64_t>(v)) : bf16_bits(v);
+              };
+              std::vector<uint16_t> src_bits, dy_bits, expected;
+              for (const int v : k.src) src_bits.push_back(bits(static_cast<float>(v)));
+              for (const int v : k.dy) dy_bits.push_back(bits(static_cast<float>(v)));
+              for (const float v : k.diff_weights) expected.push_back(bits(v));
+              Buffer<uint16_t> src(ctx, src_bits), dy(ctx, dy_bits);
+              Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
+                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
+              CHECK(diff_weights.values() == expected);
+            }
+            if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
+            const std::string name = implementation(ctx);
+            const std::string widened = std::string("avx512:channel_blocks_bwd_weights_") +
+                                        dlk_dtype_name(type) +
+                                        (type == DLK_DTYPE_F32 ? "" : "_as_f32");
+            if (type != DLK_DTYPE_BF16 || !blocks) CHECK((name == widened) == blocks);
+            else CHECK((name == widened || name.find("im2col_packed_t+") == 0));
+          }
         }
-      }
     }
 }
 

@@ -13,8 +13,11 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <utility>
 
+#include "backends/cpu_avx512/cpu_peak.hpp"
+#include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
 #include "backends/cpu_avx512/kernels/pixel_major_avx512.hpp"
 #include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
@@ -111,13 +114,15 @@ ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::C
   parts = blocks % t == 0 || blocks >= 4 * t ? 1 : std::min(t, kernel_rows);
   units = blocks * parts;
   team = team_size(units, threads);
-  if (d.pad_h != 0 || d.pad_w != 0) {
+  const bool widened = d.src_type != DLK_DTYPE_F32;
+  if (d.pad_h != 0 || d.pad_w != 0 || widened) {
     hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w;
     padded_floats = floats_aligned(d.c * hp * wp);
   }
   block_rows = std::clamp<int64_t>(kBandPixels / std::max<int64_t>(a.ow, 1), 1,
                                    std::max<int64_t>(a.oh, 1));
   pixel_major_floats = block_rows * a.ow * kBlock;
+  if (widened) staged_floats = pixel_major_floats;
   unit_sums_floats = ((kernel_rows + parts - 1) / parts * d.kw + 1) * kBlock;  // and the bias's
   // Units a thread sums at a time: their sums within kGroupSumsBytes.
   group = std::max<int64_t>(1, kGroupSumsBytes / (unit_sums_floats * 4));
@@ -126,7 +131,7 @@ ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::C
   };
   const auto bytes_for = [&](int64_t team_size) {
     return static_cast<size_t>(group_for(team_size) * unit_sums_floats + pixel_major_floats +
-                               padded_floats) *
+                               staged_floats + padded_floats) *
            sizeof(float);
   };
   // (Fewer threads where every thread's share would pass the scratch bound.)
@@ -138,9 +143,11 @@ ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::C
 
 bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
-  if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.k <= 16 ||
+  const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
+                     (d.src_type == DLK_DTYPE_BF16 && !bf16_dot_outpaces_fma(core::cpu_features()));
+  if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.k <= 16 ||
       (d.kw != 3 && d.kw != 5 && d.kw != 7) || d.dilation_w != 1 ||
-      d.n * a.oh * a.ow < kMinChannelBlockPixels)
+      (d.src_type != DLK_DTYPE_BF16 && d.n * a.oh * a.ow < kMinChannelBlockPixels))
     return false;
   // (Validation bounds the padding only through the output size.)
   const int64_t limit = int64_t{1} << 24;
@@ -156,8 +163,10 @@ namespace {
 // diff_weights' rows k0 .. k0 + kn of taps [t0, t1) from sums[t - t0][lanes],
 // 16 taps x 16 channels at a time through a register transpose (one scalar
 // store per element took longer than the sums on res5b: 49 pixels).
+// f16/bf16 rounded once from the f32 sums.
+template <class Storage>
 void store_rows(const float *sums, int64_t lanes, int64_t kn, int64_t t0, int64_t t1,
-                int64_t taps, float *diff_weights) {
+                int64_t taps, typename Storage::type *diff_weights) {
   for (int64_t h = 0; h * 16 < kn; ++h) {
     const int64_t channels = std::min<int64_t>(16, kn - h * 16);
     for (int64_t t = t0; t < t1; t += 16) {
@@ -168,25 +177,34 @@ void store_rows(const float *sums, int64_t lanes, int64_t kn, int64_t t0, int64_
         r[j] = j < n ? _mm512_load_ps(sums + (t - t0 + j) * lanes + h * 16) : _mm512_setzero_ps();
       transpose16(r);
       const __mmask16 mask = static_cast<__mmask16>((1u << n) - 1);
-      for (int64_t o = 0; o < channels; ++o)
-        _mm512_mask_storeu_ps(diff_weights + (h * 16 + o) * taps + t, mask, r[o]);
+      for (int64_t o = 0; o < channels; ++o) {
+        if constexpr (std::is_same_v<typename Storage::type, float>) {
+          _mm512_mask_storeu_ps(diff_weights + (h * 16 + o) * taps + t, mask, r[o]);
+        } else {
+          alignas(64) float row[16];
+          _mm512_store_ps(row, r[o]);
+          for (int64_t j = 0; j < n; ++j)
+            diff_weights[(h * 16 + o) * taps + t + j] = Storage::store(row[j]);
+        }
+      }
     }
   }
 }
 
-}  // namespace
-
-void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &a,
-                                                   const ChannelBlocksBackwardWeightsPlan &plan,
-                                                   void *scratch) {
+template <class Storage>
+void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeightsPlan &plan,
+                    void *scratch) {
+  using T = typename Storage::type;
+  constexpr bool f32 = std::is_same_v<T, float>;
   const dlk_conv2d_desc &d = a.desc;
   const int64_t kernel_rows = d.c * d.kh, taps = kernel_rows * d.kw;
   const int64_t pixels = a.oh * a.ow, plane = d.h * d.w;
+  // (f16/bf16: always copied, widened to f32.)
   const bool padded = plan.padded_floats != 0;
   const int64_t in_w = padded ? plan.wp : d.w, in_plane = padded ? plan.hp * plan.wp : plane;
-  const auto *src = static_cast<const float *>(a.src);
-  const auto *diff_dst = static_cast<const float *>(a.diff_dst);
-  auto *diff_weights = static_cast<float *>(a.diff_weights);
+  const auto *src = static_cast<const T *>(a.src);
+  const auto *diff_dst = static_cast<const T *>(a.diff_dst);
+  auto *diff_weights = static_cast<T *>(a.diff_weights);
   // A unit's output channels [k0, k0 + kn) and kernel rows [q0, q1).
   struct Unit {
     int64_t k0, kn, q0, q1;
@@ -205,7 +223,8 @@ void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &a,
     float *sums = reinterpret_cast<float *>(static_cast<unsigned char *>(scratch) +
                                             plan.thread_bytes * static_cast<size_t>(p));
     float *pixel_major = sums + plan.group * plan.unit_sums_floats;
-    float *image_copy = pixel_major + plan.pixel_major_floats;
+    float *staged = pixel_major + plan.pixel_major_floats;  // a band of diff_dst widened
+    float *image_copy = staged + plan.staged_floats;
     // (The border stays zero: the copies below write only inside it.)
     if (padded) std::fill_n(image_copy, plan.padded_floats, 0.0f);
     const int64_t u_end = plan.units * (p + 1) / plan.team;
@@ -219,12 +238,15 @@ void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &a,
         ci0 = std::min(ci0, un.q0 / d.kh), ci1 = std::max(ci1, (un.q1 + d.kh - 1) / d.kh);
       }
       for (int64_t image = 0; image < d.n; ++image) {
-        const float *x = src + image * d.c * plane;
+        const T *image_src = src + image * d.c * plane;
+        const float *x = reinterpret_cast<const float *>(image_src);
         if (padded) {
           for (int64_t ci = ci0; ci < ci1; ++ci)
-            for (int64_t y = 0; y < d.h; ++y)
-              std::copy_n(x + ci * plane + y * d.w, d.w,
-                          image_copy + ci * in_plane + (y + d.pad_h) * in_w + d.pad_w);
+            for (int64_t y = 0; y < d.h; ++y) {
+              const T *in = image_src + ci * plane + y * d.w;
+              float *out = image_copy + ci * in_plane + (y + d.pad_h) * in_w + d.pad_w;
+              for (int64_t e = 0; e < d.w; ++e) out[e] = Storage::load(in[e]);
+            }
           x = image_copy;
         }
         for (int64_t u = g0; u < g1; ++u) {
@@ -234,11 +256,20 @@ void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &a,
           const int64_t chunks = (un.q1 - un.q0 + r_max - 1) / r_max;
           float *unit_sums = sums + (u - g0) * plan.unit_sums_floats;
           float *bias = unit_sums + (un.q1 - un.q0) * d.kw * lanes;
-          const float *dy = diff_dst + (image * d.k + un.k0) * pixels;
+          const T *dy = diff_dst + (image * d.k + un.k0) * pixels;
           for (int64_t oy0 = 0; oy0 < a.oh; oy0 += plan.block_rows) {
             const int64_t rows = std::min(plan.block_rows, a.oh - oy0);
+            // The band's planes of the unit's channels, in f32.
+            const float *band_dy = reinterpret_cast<const float *>(dy + oy0 * a.ow);
+            int64_t band_stride = pixels;
+            if constexpr (!f32) {
+              for (int64_t o = 0; o < un.kn; ++o)
+                for (int64_t e = 0; e < rows * a.ow; ++e)
+                  staged[o * rows * a.ow + e] = Storage::load(dy[o * pixels + oy0 * a.ow + e]);
+              band_dy = staged, band_stride = rows * a.ow;
+            }
             for (int h = 0; h < un.v; ++h) {
-              const __m512 b = to_pixel_major(dy + h * 16 * pixels + oy0 * a.ow, pixels,
+              const __m512 b = to_pixel_major(band_dy + h * 16 * band_stride, band_stride,
                                               std::min<int64_t>(16, un.kn - h * 16), rows * a.ow,
                                               pixel_major + h * 16, lanes);
               _mm512_store_ps(bias + 16 * h, _mm512_add_ps(_mm512_load_ps(bias + 16 * h), b));
@@ -260,13 +291,22 @@ void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &a,
       for (int64_t u = g0; u < g1; ++u) {
         const Unit un = unit_of(u);
         const float *unit_sums = sums + (u - g0) * plan.unit_sums_floats;
-        store_rows(unit_sums, 16 * un.v, un.kn, un.q0 * d.kw, un.q1 * d.kw, taps,
-                   diff_weights + un.k0 * taps);
+        store_rows<Storage>(unit_sums, 16 * un.v, un.kn, un.q0 * d.kw, un.q1 * d.kw, taps,
+                            diff_weights + un.k0 * taps);
         if (a.diff_bias && un.q0 == 0)
           std::copy_n(unit_sums + (un.q1 - un.q0) * d.kw * 16 * un.v, un.kn, a.diff_bias + un.k0);
       }
     }
   });
+}
+
+}  // namespace
+
+void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &args,
+                                                   const ChannelBlocksBackwardWeightsPlan &plan,
+                                                   void *scratch) {
+  with_float_storage(args.desc.src_type,
+                     [&](auto storage) { channel_blocks<decltype(storage)>(args, plan, scratch); });
 }
 
 }  // namespace dlk::cpu::kernels

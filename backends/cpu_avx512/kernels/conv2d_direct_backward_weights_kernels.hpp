@@ -54,7 +54,8 @@ inline bool conv2d_direct_backward_weights_applies(const core::Conv2dArgs &a) {
 void conv2d_direct_backward_weights_avx512(const core::Conv2dArgs &args,
                                            const DirectBackwardWeightsPlan &plan, void *scratch);
 
-// Backward weights for many output channels (f32 NCHW, one group, more than 16
+// Backward weights for many output channels (f32, f16 and bf16 NCHW widened
+// to f32 as they are read, sums in f32 rounded once; one group, more than 16
 // output channels, kernels 3, 5 or 7 wide without dilation along the rows;
 // conv2d_channel_blocks_backward_weights_avx512.cpp): the output channels run
 // in blocks of 32, two vectors of lanes, and each block's gradient sums input
@@ -71,18 +72,20 @@ struct ChannelBlocksBackwardWeightsPlan {
   int team = 1;
   int64_t hp = 0, wp = 0, padded_floats = 0;  // a padded image per thread (none unpadded)
   int64_t block_rows = 0;  // output rows whose pixel-major diff_dst a thread holds at a time
-  int64_t pixel_major_floats = 0;
+  int64_t pixel_major_floats = 0, staged_floats = 0;  // staged: a band of f16/bf16 diff_dst in f32
   int64_t unit_sums_floats = 0;  // a unit's sums (its taps x 32 and 32 for the bias)
   int64_t group = 1;  // units a thread sums at a time, each image padded once for them
   size_t thread_bytes = 0, bytes = 0;
 };
 
-// The rule that picks it over the GEMM lowering (see the figures in
-// conv2d_backward_weights.cpp): f32 NCHW on the AVX-512 tier, one group, more
+// The rule that picks it over the GEMM lowering: NCHW on the AVX-512 tier, f32,
+// f16 (no f16 arithmetic on this tier: the GEMM widens it too) or bf16 where
+// the CPU's vdpbf16ps does not outpace its FMAs (bf16_dot_outpaces_fma, as the
+// wide-row forward: bf16 x bf16 products are exact in f32), one group, more
 // than 16 output channels (the kernel above takes 4 to 16), kw of 3, 5 or 7
 // with dilation_w 1 (the taps of a kernel row are one pointer's neighbours),
 // any stride, padding and dilation_h, at least kMinChannelBlockPixels output
-// pixels in the batch, its scratch within the bound.
+// pixels in the batch (f32 and f16), its scratch within the bound.
 //
 // The pixels: against the GEMM lowering (dlk-perf conv --sets resnet50_3x3
 // --passes bwd_weights, ratios to oneDNN-any in the same run, Intel Xeon model
@@ -98,11 +101,24 @@ struct ChannelBlocksBackwardWeightsPlan {
 // 0.66-0.69 -> 0.63-0.66) and keep the GEMM at batch 1. At batch 32 (2
 // threads, one run each, load 1.5) every layer gained: res2a 0.73 -> 1.11,
 // res3a 0.71 -> 1.11, res3b 0.80 -> 1.12, res4a 0.89 -> 1.03, res4b 0.75 ->
-// 0.98, res5a 0.82 -> 0.85, res5b 0.65 -> 0.78.
+// 0.98, res5a 0.82 -> 0.85, res5b 0.65 -> 0.78. bf16 (widened) against the
+// GEMM's vdpbf16ps kernel, which runs at half the FMAs' rate on Intel Xeon
+// model 207: every layer gained, so bf16 takes no pixel limit (batch 1, 1 / 2
+// threads, medians of 2 alternated runs, load 68-100 from the other sessions'
+// niced builds): res2a-res4b 0.70-0.80 -> 1.35-1.69 / 0.65-1.19 -> 1.24-1.71,
+// res5a 0.84-0.88 -> 1.14-1.19 / 0.67-1.01 -> 1.30-1.51, res5b 0.61-0.65 ->
+// 1.01-1.08 / 0.57-0.60 -> 0.97-1.09; batch 32, 2 threads: 0.73-0.93 ->
+// 1.39-1.88.
 constexpr int64_t kMinChannelBlockPixels = 128;
 bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args, int threads);
 
 // diff_weights and diff_bias (if not null) as above; `scratch` holds plan.bytes.
+// Its name in dlk_context_last_op: f16 and bf16 say that they ran widened.
+inline const char *conv2d_channel_blocks_backward_weights_name(dlk_dtype type) {
+  return type == DLK_DTYPE_BF16  ? "avx512:channel_blocks_bwd_weights_bf16_as_f32"
+         : type == DLK_DTYPE_F16 ? "avx512:channel_blocks_bwd_weights_f16_as_f32"
+                                 : "avx512:channel_blocks_bwd_weights_f32";
+}
 void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &args,
                                                    const ChannelBlocksBackwardWeightsPlan &plan,
                                                    void *scratch);
