@@ -12,13 +12,15 @@ namespace dlk::comm {
 
 class Operation {
  public:
+  // Notifies under the lock: a waiter may destroy this object as soon as wait()
+  // returns (a synchronizer bucket resets its operation), which it cannot do
+  // before the lock is released; notifying after it raced with the destructor
+  // (ThreadSanitizer, tests/comm [sync]).
   void finish(Outcome outcome, const dlk_comm_report &report) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      outcome_ = std::move(outcome);
-      report_ = report;
-      done_ = true;
-    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    outcome_ = std::move(outcome);
+    report_ = report;
+    done_ = true;
     finished_.notify_all();
   }
 
