@@ -16,6 +16,23 @@ namespace {
 const uint64_t kCounts[] = {0, 1, 2, 3, 5, 97, 1021, 65537, 3 * 65536 + 7};
 const dlk_comm_algorithm kDense[] = {DLK_COMM_ALGO_NATIVE, DLK_COMM_ALGO_RING, DLK_COMM_ALGO_PS};
 
+// This rank's integer_value data for count elements, and whether data now holds
+// their exact sum over the p ranks.
+std::vector<float> integer_data(int rank, uint64_t count) {
+  std::vector<float> data(count);
+  for (uint64_t i = 0; i < count; ++i) data[i] = integer_value(rank, i);
+  return data;
+}
+bool exact_integer_sums(const std::vector<float> &data, int p) {
+  bool exact = true;
+  for (uint64_t i = 0; i < data.size(); ++i) {
+    float sum = 0;
+    for (int k = 0; k < p; ++k) sum += integer_value(k, i);
+    exact = exact && data[i] == sum;
+  }
+  return exact;
+}
+
 }  // namespace
 
 TEST_CASE("dense algorithms give the exact sum of integers on every rank", "[comm][dense]") {
@@ -25,16 +42,9 @@ TEST_CASE("dense algorithms give the exact sum of integers on every rank", "[com
     for (const uint64_t count : kCounts) {
       CAPTURE(dlk_comm_algorithm_name(algorithm), count);
       dlk::comm::Buffer buffer(comm, count, config_of(algorithm));
-      std::vector<float> data(count);
-      for (uint64_t i = 0; i < count; ++i) data[i] = integer_value(r, i);
+      std::vector<float> data = integer_data(r, count);
       const dlk_comm_report report = buffer.allreduce(data.data());
-      bool exact = true;
-      for (uint64_t i = 0; i < count; ++i) {
-        float sum = 0;
-        for (int k = 0; k < p; ++k) sum += integer_value(k, i);
-        exact = exact && data[i] == sum;
-      }
-      CHECK(exact);
+      CHECK(exact_integer_sums(data, p));
       CHECK(report.algorithm == algorithm);
       CHECK(report.logical_bytes == 4 * count);
       CHECK(same_on_all_ranks(data));
@@ -114,16 +124,9 @@ TEST_CASE("native iallreduce: the exact sum on every rank, libnbc's choice left 
     for (const uint64_t count : kCounts) {
       CAPTURE(user_chose, count);
       dlk::comm::Buffer buffer(comm, count, config_of(DLK_COMM_ALGO_NATIVE));
-      std::vector<float> data(count);
-      for (uint64_t i = 0; i < count; ++i) data[i] = integer_value(r, i);
+      std::vector<float> data = integer_data(r, count);
       buffer.iallreduce(data.data()).wait();
-      bool exact = true;
-      for (uint64_t i = 0; i < count; ++i) {
-        float sum = 0;
-        for (int k = 0; k < p; ++k) sum += integer_value(k, i);
-        exact = exact && data[i] == sum;
-      }
-      CHECK(exact);
+      CHECK(exact_integer_sums(data, p));
       CHECK(same_on_all_ranks(data));
       int after = -1;
       if (open_mpi) {

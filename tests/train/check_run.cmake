@@ -47,6 +47,21 @@ function(json_get var file)
   set(${var} ${value} PARENT_SCOPE)
 endfunction()
 
+# Runs the dlk-train arguments whole, then stopped at step 15 and resumed: both
+# must end with the same weights_checksum, the resumed run starting at step 15.
+function(expect_resume_identical)
+  run_ok(out ${ARGN} --json ${WORK}/whole.json)
+  run_ok(out ${ARGN} --steps 15 --save ${WORK}/half.ckpt)
+  run_ok(out ${ARGN} --resume ${WORK}/half.ckpt --json ${WORK}/resumed.json)
+  json_get(whole ${WORK}/whole.json final weights_checksum)
+  json_get(resumed ${WORK}/resumed.json final weights_checksum)
+  json_get(first ${WORK}/resumed.json final first_step)
+  message(STATUS "whole run ${whole}, resumed at step ${first}: ${resumed}")
+  if(NOT first EQUAL 15 OR NOT whole STREQUAL resumed)
+    message(FATAL_ERROR "the resumed run differs: ${whole} vs ${resumed} (resumed at ${first})")
+  endif()
+endfunction()
+
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 
@@ -73,32 +88,14 @@ elseif(CHECK STREQUAL "resume")
   # Stopped at step 15 (mid-epoch) and resumed: the same bits at step 30 as the
   # run that never stopped; topk keeps residuals, so they must come back too.
   set(common ${short} --epochs 3 --algorithm topk --topk-fraction 0.05)
-  run_ok(out ${common} --json ${WORK}/whole.json)
-  run_ok(out ${common} --steps 15 --save ${WORK}/half.ckpt)
-  run_ok(out ${common} --resume ${WORK}/half.ckpt --json ${WORK}/resumed.json)
-  json_get(whole ${WORK}/whole.json final weights_checksum)
-  json_get(resumed ${WORK}/resumed.json final weights_checksum)
-  json_get(first ${WORK}/resumed.json final first_step)
-  message(STATUS "whole run ${whole}, resumed at step ${first}: ${resumed}")
-  if(NOT first EQUAL 15 OR NOT whole STREQUAL resumed)
-    message(FATAL_ERROR "the resumed run differs: ${whole} vs ${resumed} (resumed at ${first})")
-  endif()
+  expect_resume_identical(${common})
 elseif(CHECK STREQUAL "momentum_correction")
   # --momentum-correction: each rank all-reduces its own momentum. Resumed at
   # step 15 it gives the same bits as the run that never stopped (the ranks'
   # momenta and residuals saved per rank); a checkpoint of the other kind is
   # refused both ways.
   set(common ${short} --epochs 3 --algorithm onebit --momentum-correction)
-  run_ok(out ${common} --json ${WORK}/whole.json)
-  run_ok(out ${common} --steps 15 --save ${WORK}/half.ckpt)
-  run_ok(out ${common} --resume ${WORK}/half.ckpt --json ${WORK}/resumed.json)
-  json_get(whole ${WORK}/whole.json final weights_checksum)
-  json_get(resumed ${WORK}/resumed.json final weights_checksum)
-  json_get(first ${WORK}/resumed.json final first_step)
-  message(STATUS "whole run ${whole}, resumed at step ${first}: ${resumed}")
-  if(NOT first EQUAL 15 OR NOT whole STREQUAL resumed)
-    message(FATAL_ERROR "the resumed run differs: ${whole} vs ${resumed} (resumed at ${first})")
-  endif()
+  expect_resume_identical(${common})
   expect_refusal("half.ckpt: refused: the checkpoint is of momentum correction on, this run of off"
                  ${short} --epochs 3 --algorithm onebit --resume ${WORK}/half.ckpt)
   run_ok(out ${short} --steps 3 --algorithm onebit --save ${WORK}/plain.ckpt)
