@@ -24,7 +24,8 @@ struct Options {
   std::string algorithm;  // "" : DLK_COMM_ALGO, else native
   bool error_feedback = true;
   // Each rank keeps its own momentum of its gradient and all-reduces that
-  // (Deep Gradient Compression's momentum correction), not the gradient.
+  // (Deep Gradient Compression's momentum correction), not the gradient;
+  // parse_options sets it from the algorithm unless a flag says otherwise.
   bool momentum_correction = false;
   double topk_fraction = 0.01;
   uint32_t warmup_steps = 0;  // the first steps all-reduce with native (1-bit Adam's warm-up)
@@ -44,6 +45,10 @@ struct Options {
   // Test of the cuda path: stage every operand through dlk_malloc'd memory.
   bool stage_operands = false;
 };
+
+// Whether --algorithm NAME keeps the momentum per rank when neither
+// --momentum-correction nor --no-momentum-correction is given.
+bool momentum_correction_by_default(const std::string &algorithm);
 
 // Parses argv; returns the exit code when the program should stop now (--help,
 // or an error already printed), nothing when it should run.

@@ -13,7 +13,8 @@ Suites:
             peer, interleaved, --repeat times each; medians and the ratio dlk / PyTorch
   accuracy  per model and rank count (mpirun) and each of --seeds: dlk-train with every
             --algorithms (and --no-error-feedback for those in --no-ef; --dtypes,
-            --warmup-steps for the compressed ones, --momentum-correction), PyTorch in
+            --warmup-steps for the compressed ones, --momentum-correction off/on
+            against dlk-train's default: on for onebit and topk), PyTorch in
             one process and DDP over gloo (--peer-algorithms: native, fp16 hook,
             PowerSGD hook); one line
             per row over the seeds: final accuracy per seed, mean, spread, the mean's
@@ -39,6 +40,9 @@ NETBED = os.path.join(ROOT, "scripts", "netbed.sh")
 DLK_ALGORITHMS = ["native", "ring", "ps", "onebit", "topk", "int8", "int4", "fp16", "bf16"]
 # Algorithms whose quantisation error the residuals carry (--no-error-feedback rows).
 LOSSY = ["onebit", "topk", "int8", "int4", "fp16", "bf16"]
+# Algorithms whose dlk-train runs keep the momentum per rank by default
+# (--momentum-correction; examples/train/options.cpp).
+CORRECTED = ["onebit", "topk"]
 PEER_ALGORITHMS = ["native", "fp16", "powersgd"]
 
 
@@ -258,14 +262,20 @@ def accuracy_runs(args, model, ranks):
                     extra += ["--dtype", dtype]
                     tag += f"-{dtype}"
                     variant.append(f"--dtype {dtype}")
-                if correction == "on":
-                    extra.append("--momentum-correction")
-                    tag += "-mc"
-                    variant.append("momentum correction")
+                # dlk-train's own default (on for onebit and topk) adds no option, so
+                # that "default" and the explicit choice it equals are one run.
+                on = correction == "on" or (correction == "default" and a in CORRECTED)
+                if on != (a in CORRECTED):
+                    extra.append("--momentum-correction" if on else "--no-momentum-correction")
+                    tag += "-mc" if on else "-nomc"
+                    variant.append("momentum correction" if on else "no momentum correction")
                 if args.warmup_steps and a in LOSSY:
                     extra += ["--warmup-steps", str(args.warmup_steps)]
                     tag += f"-w{args.warmup_steps}"
                     variant.append(f"{args.warmup_steps} warm-up steps")
+                if any(r.name() == Run("dlk", model, ranks, 1, a, tag=tag, seed=seed).name()
+                       for r in runs):
+                    continue
                 runs.append(Run("dlk", model, ranks, 1, a, extra=extra, tag=tag, seed=seed,
                                 variant=", ".join(variant)))
                 if a in LOSSY and a in args.no_ef:
@@ -491,8 +501,9 @@ def parse_args(argv):
     p.add_argument("--skip-no-ef", action="store_true", help="no --no-error-feedback rows")
     p.add_argument("--seeds", type=ints, default=[1], help="accuracy, link: seeds, a run each")
     p.add_argument("--dtypes", type=csv, default=["f32"], help="accuracy: dlk-train --dtype")
-    p.add_argument("--momentum-correction", type=csv, default=["off"],
-                   help="accuracy: off, on or off,on: dlk-train rows without and with "
+    p.add_argument("--momentum-correction", type=csv, default=["default"],
+                   help="accuracy: default, off, on (or a list: off,on): dlk-train rows with "
+                        "its default (on for onebit and topk), --no-momentum-correction, "
                         "--momentum-correction")
     p.add_argument("--warmup-steps", type=int, default=0,
                    help="accuracy: dlk-train's compressed rows all-reduce the first N steps "
@@ -513,6 +524,9 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.skip_no_ef:
         a.no_ef = []
+    for c in a.momentum_correction:
+        if c not in ("default", "off", "on"):
+            p.error(f"--momentum-correction: {c} is not one of default, off, on")
     for alg in a.algorithms:
         if alg not in DLK_ALGORITHMS + ["auto"]:
             p.error(f"--algorithms: {alg} is not one of {', '.join(DLK_ALGORITHMS)}, auto")

@@ -87,18 +87,37 @@ if(CHECK STREQUAL "learn")
 elseif(CHECK STREQUAL "resume")
   # Stopped at step 15 (mid-epoch) and resumed: the same bits at step 30 as the
   # run that never stopped; topk keeps residuals, so they must come back too.
-  set(common ${short} --epochs 3 --algorithm topk --topk-fraction 0.05)
+  # The shared momentum here; the per-rank one (topk's default) in momentum_correction.
+  set(common ${short} --epochs 3 --algorithm topk --topk-fraction 0.05 --no-momentum-correction)
   expect_resume_identical(${common})
 elseif(CHECK STREQUAL "momentum_correction")
-  # --momentum-correction: each rank all-reduces its own momentum. Resumed at
-  # step 15 it gives the same bits as the run that never stopped (the ranks'
-  # momenta and residuals saved per rank); a checkpoint of the other kind is
-  # refused both ways.
-  set(common ${short} --epochs 3 --algorithm onebit --momentum-correction)
+  # Each rank all-reduces its own momentum: by default with onebit and topk, not
+  # with the others; --momentum-correction and --no-momentum-correction override
+  # it, the later one winning. The run's JSON says which it ran.
+  foreach(case onebit:ON topk:ON int8:OFF native:OFF onebit,--no-momentum-correction:OFF
+          int8,--momentum-correction:ON
+          onebit,--no-momentum-correction,--momentum-correction:ON
+          topk,--momentum-correction,--no-momentum-correction:OFF)
+    string(REPLACE ":" ";" case ${case})
+    list(GET case 0 options)
+    list(GET case 1 expected)
+    string(REPLACE "," ";" options ${options})
+    run_ok(out ${short} --steps 2 --algorithm ${options} --json ${WORK}/default.json)
+    json_get(corrected ${WORK}/default.json config momentum_correction)
+    message(STATUS "--algorithm ${options}: momentum correction ${corrected}")
+    if(NOT corrected STREQUAL expected)
+      message(FATAL_ERROR "--algorithm ${options}: momentum correction ${corrected}, "
+                          "expected ${expected}")
+    endif()
+  endforeach()
+  # Resumed at step 15 it gives the same bits as the run that never stopped (the
+  # ranks' momenta and residuals saved per rank); a checkpoint of the other kind
+  # is refused both ways.
+  set(common ${short} --epochs 3 --algorithm onebit)
   expect_resume_identical(${common})
   expect_refusal("half.ckpt: refused: the checkpoint is of momentum correction on, this run of off"
-                 ${short} --epochs 3 --algorithm onebit --resume ${WORK}/half.ckpt)
-  run_ok(out ${short} --steps 3 --algorithm onebit --save ${WORK}/plain.ckpt)
+                 ${common} --no-momentum-correction --resume ${WORK}/half.ckpt)
+  run_ok(out ${common} --steps 3 --no-momentum-correction --save ${WORK}/plain.ckpt)
   expect_refusal("plain.ckpt: refused: the checkpoint is of momentum correction off, this run of on"
                  ${common} --resume ${WORK}/plain.ckpt)
   # native: the ranks' summed momenta are the global momentum, so the run is the
