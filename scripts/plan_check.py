@@ -217,6 +217,30 @@ def measured_run(build, model, ranks, rate, algorithm, steps, batch, threads):
                                             "--test-subset", "64", "--quiet", "--json", "-"])))
 
 
+def measured_runs(build, model, ranks, rate, algorithms, steps, batch, threads, repeats):
+    """Every algorithm's measured step, `repeats` runs each, interleaved (every algorithm once, then
+    again), so that a burst of others' load falls on several algorithms rather than on all runs of
+    one: {algorithm: (median of the runs' median steps, their spread (max - min) / median, the
+    document of the run of median step)}. An algorithm with a failed run is left out."""
+    runs = {a: [] for a in algorithms}
+    for _ in range(repeats):
+        for algorithm in (a for a in algorithms if runs[a] is not None):
+            try:
+                doc = measured_run(build, model, ranks, rate, algorithm, steps, batch, threads)
+                runs[algorithm].append((doc["epochs"][0]["step_seconds_median"], doc))
+            except (RuntimeError, ValueError, KeyError) as e:
+                print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} skipped: {e}", file=sys.stderr)
+                runs[algorithm] = None
+    result = {}
+    for algorithm, done in runs.items():
+        if not done:
+            continue
+        done.sort(key=lambda run: run[0])
+        measured = statistics.median(median for median, _ in done)
+        result[algorithm] = (measured, (done[-1][0] - done[0][0]) / measured, done[(len(done) - 1) // 2][1])
+    return result
+
+
 def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing, overhead):
     """dlk-perf plan on the measured terms."""
     perf = os.path.join(build, "perf", "dlk-perf")
@@ -237,17 +261,25 @@ def spread_text(case):
     return text + (" (flagged)" if case["calibration_flagged"] else "")
 
 
+def runs_spread_text(case):
+    """The spread of a case's measured runs, '-' for a case measured once (plan-check/1 files)."""
+    if case.get("measured_runs", 1) < 2:
+        return "-"
+    return f"{case['measured_spread'] * 100:.0f} %"
+
+
 def print_markdown(cases):
     """The cases as docs/plan.md's table: predicted, measured (median step; the mean's wait in the
     synchronizer beside it), error, the measured terms of the group, the load."""
     print("\n| model | P | rate | link Gbit/s | sharing | bucket overhead ms | algorithm | predicted ms | "
-          "measured ms | error | measured wait ms (mean) | predicted exposed ms | calibration spread | load |")
-    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|")
+          "measured ms | runs spread | error | measured wait ms (mean) | predicted exposed ms | calibration spread | "
+          "load |")
+    print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for c in cases:
         p = c["predicted"]
         print(f"| {c['model']} | {c['ranks']} | {c['rate']} | {c['link_bandwidth'] * 8e-9:.2f} | {c['sharing']:.2f} | "
               f"{c['bucket_overhead'] * 1e3:.2f} | {c['algorithm']} | {c['predicted_seconds'] * 1e3:.2f} | "
-              f"{c['measured_seconds'] * 1e3:.2f} | {c['error'] * 100:+.0f} % | "
+              f"{c['measured_seconds'] * 1e3:.2f} | {runs_spread_text(c)} | {c['error'] * 100:+.0f} % | "
               f"{c['measured_terms']['exposed_comm_seconds'] * 1e3:.2f} | "
               f"{(p['exposed_network_seconds'] + p['exposed_codec_seconds']) * 1e3:.2f} | "
               f"{spread_text(c)} | {c['load_before']:.1f}-{c['load_after']:.1f} |")
@@ -261,6 +293,11 @@ def summarize(cases, markdown):
     errors = [abs(c["error"]) for c in cases]
     print(f"\n{len(cases)} cases: median |error| {statistics.median(errors) * 100:.1f} % (target 5 %), "
           f"max {max(errors) * 100:.1f} % (target 10 %)")
+    # A case whose own runs disagree by more than the target cannot show the plan within it.
+    steady = [abs(c["error"]) for c in cases if c.get("measured_runs", 1) > 1 and c["measured_spread"] <= 0.1]
+    if steady:
+        print(f"{len(steady)} cases whose runs spread by 10 % or less: median |error| "
+              f"{statistics.median(steady) * 100:.1f} %, max {max(steady) * 100:.1f} %")
 
     # Crossovers: where a codec was measured faster than native at a rate, the
     # rate's bandwidth must lie on the side of the predicted crossover where the
@@ -305,6 +342,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3,
                         help="repetitions of each calibration (compute and sharing interleaved, bucket overhead): "
                              "the median is taken")
+    parser.add_argument("--measure-repeats", type=int, default=3,
+                        help="dlk-train runs per case, interleaved across the algorithms: the median of their "
+                             "median steps is the measured step, and their spread is reported beside the error")
     parser.add_argument("--max-spread", type=float, default=0.1,
                         help="flag a group whose calibration spread ((max - min) / median; the bucket overhead's "
                              "as a share of the step) is above this")
@@ -328,8 +368,8 @@ def main():
                         help="a group: one (model, P, rate), or one (model, P) with every rate (the lock "
                              "is held at most 10 minutes at a time: ranks for the quick models only)")
     a = parser.parse_args()
-    if a.repeats < 1:
-        parser.error("--repeats must be at least 1")
+    if a.repeats < 1 or a.measure_repeats < 1:
+        parser.error("--repeats and --measure-repeats must be at least 1")
     if a.report:
         cases = []
         for path in a.report.split(","):
@@ -375,13 +415,12 @@ def main():
                         except (RuntimeError, ValueError, StopIteration, KeyError) as e:
                             print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
                             continue
+                        runs = measured_runs(a.build, model, ranks, rate, algorithms, a.steps, a.batch,
+                                             a.threads, a.measure_repeats)
                         for algorithm in algorithms:
-                            try:
-                                doc = measured_run(a.build, model, ranks, rate, algorithm, a.steps, a.batch, a.threads)
-                                measured = doc["epochs"][0]["step_seconds_median"]
-                            except (RuntimeError, ValueError, KeyError) as e:
-                                print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} skipped: {e}", file=sys.stderr)
+                            if algorithm not in runs:
                                 continue
+                            measured, spread, doc = runs[algorithm]
                             if doc["config"]["bucket_bytes"] != bucket_bytes:
                                 print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} dlk-train's buckets of "
                                       f"{doc['config']['bucket_bytes']} bytes are not the plan's {bucket_bytes}: "
@@ -393,21 +432,23 @@ def main():
                                           "bucket_overhead": overhead, "algorithm": algorithm,
                                           "calibration_spread": spreads, "calibration_flagged": bool(noisy),
                                           "predicted_seconds": step["step_seconds"], "predicted": step,
-                                          "measured_seconds": measured, "error": error,
+                                          "measured_seconds": measured, "measured_spread": spread,
+                                          "measured_runs": a.measure_repeats, "error": error,
                                           "measured_terms": {k: doc["epochs"][0][k] for k in
                                                              ("step_seconds", "compute_seconds",
                                                               "exposed_comm_seconds", "codec_seconds")},
                                           "crossover": crossovers.get(algorithm),
                                           "load_before": load, "load_after": os.getloadavg()[0]})
-                            if a.json:  # after every case: a run cut short keeps what it measured
+                            if a.json:  # after every group's case: a run cut short keeps what it measured
                                 with open(a.json, "w") as f:
-                                    json.dump({"schema": "dlk-perf/plan-check/1", "cases": cases}, f, indent=1)
+                                    json.dump({"schema": "dlk-perf/plan-check/2", "cases": cases}, f, indent=1)
                             print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
-                                  f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (load {load:.1f}, sharing "
-                                  f"{sharing:.2f}, bucket overhead {overhead * 1e3:.3f} ms)", flush=True)
+                                  f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (runs spread {spread * 100:.0f} %, "
+                                  f"load {load:.1f}, sharing {sharing:.2f}, bucket overhead {overhead * 1e3:.3f} ms)",
+                                  flush=True)
                             if a.terms:
                                 m = cases[-1]["measured_terms"]
-                                print(f"{'':32} measured: mean {m['step_seconds'] * 1e3:.3f} = outside wait "
+                                print(f"{'':32} measured (median run): mean {m['step_seconds'] * 1e3:.3f} = outside wait "
                                       f"{m['compute_seconds'] * 1e3:.3f} + wait {m['exposed_comm_seconds'] * 1e3:.3f} "
                                       f"(codec {m['codec_seconds'] * 1e3:.3f}); predicted: compute "
                                       f"{step['compute_seconds'] * 1e3:.3f} + contention "
@@ -416,7 +457,7 @@ def main():
                                       f"{step['exposed_codec_seconds'] * 1e3:.3f}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"schema": "dlk-perf/plan-check/1", "cases": cases}, f, indent=1)
+            json.dump({"schema": "dlk-perf/plan-check/2", "cases": cases}, f, indent=1)
     return summarize(cases, a.markdown)
 
 
