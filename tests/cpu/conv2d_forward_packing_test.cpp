@@ -102,7 +102,34 @@ const Shape kWideRowShapes[] = {
     {DLK_FORMAT_NCHW, 1, 7, 12, 30, 17, 5, 5, 1, 2, 1, 1},
     {DLK_FORMAT_NCHW, 2, 8, 6, 40, 32, 1, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 8, 14, 14, 24, 3, 1, 1, 0, 1, 1},
+    // Stride 2, the phase planes: 289 wide columns (17 x 17: one above 6
+    // tiles), padded widths odd (33, 33: a phase one column shorter) and even
+    // (32), input channels one above and one below the rule's 4 and in 5
+    // blocks (90), padding wider than the kernel, 5x5, 2x2 (one tap per
+    // phase), 1x3, 3x1 (the odd columns' phases unread), 5 tiles at 1-3
+    // threads (fewer than 4 a thread: split by panels), and the rule's 3
+    // tiles (7 x 8 wide columns, res5a's 14 -> 7: the GEMM).
+    {DLK_FORMAT_NCHW, 1, 5, 33, 31, 17, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 4, 30, 30, 16, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 32, 32, 16, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 90, 20, 31, 25, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 6, 27, 9, 24, 3, 3, 2, 4, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 7, 30, 20, 17, 5, 5, 2, 2, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 9, 30, 24, 17, 2, 2, 2, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 8, 12, 40, 32, 1, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 45, 14, 24, 3, 1, 2, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 20, 14, 14, 40, 3, 3, 2, 1, 1, 1},
 };
+
+// The wide-row kernel's rule (kernels/conv2d_direct_kernels.hpp): 16 or more
+// output and 4 or more input channels, stride 1 or 2, the width of the rows
+// it computes (a phase plane's at stride 2) at most 1.2 x ow, and at stride
+// 2 more than 3 tiles of 48 of them an image.
+bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh, int64_t ow) {
+  const int64_t wp = ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
+  return tier == "avx512" && d.k >= 16 && d.c >= 4 && wp * 5 <= ow * 6 &&
+         (d.stride_h == 1 || oh * wp > 3 * 48);
+}
 
 struct Problem {
   dlk_conv2d_desc desc;
@@ -236,17 +263,14 @@ TEST_CASE("conv2d forward f32: the wide-row kernel's edges give the exact sums o
         Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
         dlk_conv2d_desc &d = p.desc;
         INFO(tier << " threads " << threads << " n " << d.n << " c " << d.c << " h " << d.h
-                  << " w " << d.w << " k " << d.k << " kh " << d.kh << " kw " << d.kw << " pad "
-                  << d.pad_h);
+                  << " w " << d.w << " k " << d.k << " kh " << d.kh << " kw " << d.kw << " stride "
+                  << d.stride_h << " pad " << d.pad_h);
         const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
         const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -3, 3, rng);
         const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
         for (const bool epilogue : {false, true}) {
           check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
-          // The rule (kernels/conv2d_direct_kernels.hpp): 16 or more output
-          // and 4 or more input channels, padded width at most 1.2 x ow.
-          const bool wide = tier == "avx512" && d.k >= 16 && d.c >= 4 &&
-                            (d.w + 2 * d.pad_w) * 5 <= p.ow * 6;
+          const bool wide = wide_rows_rule(tier, d, p.oh, p.ow);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_f32") == wide);
         }
       }
@@ -267,7 +291,7 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel widened to f32 gives the
           d.relu = 1;
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << " n " << d.n
                     << " c " << d.c << " h " << d.h << " w " << d.w << " k " << d.k << " kh "
-                    << d.kh << " kw " << d.kw << " pad " << d.pad_h);
+                    << d.kh << " kw " << d.kw << " stride " << d.stride_h << " pad " << d.pad_h);
           // f16: sums below 2048, which it holds exactly.
           const int range = type == DLK_DTYPE_F16 ? 1 : 3;
           const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -range, range, rng);
@@ -293,8 +317,7 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel widened to f32 gives the
           CHECK(dst.values() == expected);
           // The rule as for f32; bf16 only where vdpbf16ps does not outpace
           // the FMAs (Intel), else the GEMM's bf16 kernel (packed panels).
-          const bool wide = tier == "avx512" && d.k >= 16 && d.c >= 4 &&
-                            (d.w + 2 * d.pad_w) * 5 <= p.ow * 6;
+          const bool wide = wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);
           const std::string widened = std::string("avx512:conv2d_wide_rows_") +
                                       dlk_dtype_name(type) + "_as_f32";

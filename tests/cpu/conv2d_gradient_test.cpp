@@ -80,6 +80,9 @@ constexpr ConvCase kConvCases[] = {
     {DLK_FORMAT_NCHW, 1, 5, 12, 12, 33, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 3, 17, 16, 40, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 3, 23, 21, 24, 7, 7, 2, 3, 1, 1},
+    // The wide-row forward at stride 2 (its phase planes): 5x5 with padding
+    // 3, an odd padded width (27).
+    {DLK_FORMAT_NCHW, 1, 6, 30, 21, 20, 5, 5, 2, 3, 1, 1},
 };
 
 struct Conv {

@@ -45,23 +45,30 @@ size_t conv2d_direct_few_channels_scratch_bytes(const core::Conv2dArgs &args, in
 // threads; `scratch` holds conv2d_direct_few_channels_scratch_bytes.
 void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads, void *scratch);
 
-// Wide-row direct convolution (NCHW, stride 1, no dilation, one group;
+// Wide-row direct convolution (NCHW, stride 1 or 2, no dilation, one group;
 // conv2d_wide_rows_avx512.cpp): each image copied once into zero-padded
 // planes, whose shifted rows are the im2col rows themselves, so the
 // micro-kernel reads B from the image and nothing is packed per pixel; the
 // output pixels run over the padded width, and the columns past ow are
-// computed and dropped; the weights are read as they lie. f16 and bf16 are
-// widened to f32 as the image is padded, the weights once per call, and their
-// f32 sums rounded once into dst. The layout of its scratch: the taps'
-// offsets, the weights widened (f16/bf16) or turned around (backward
-// data), and per thread that holds one the
-// padded image and (f16/bf16) an image of f32 sums.
+// computed and dropped; the weights are read as they lie. At stride 2 each
+// channel's padded plane is split into its 4 phases (even / odd rows x even /
+// odd columns), planes of their own: output pixel (y, x) reads padded element
+// (2y + r, 2x + s), which is element (y + r / 2, x + s / 2) of phase (r % 2,
+// s % 2), so every tap's row is again a phase plane shifted, at stride 1.
+// f16 and bf16 are widened to f32 as the image is padded, the weights once
+// per call, and their f32 sums rounded once into dst. The layout of its
+// scratch: the taps' offsets, the weights widened (f16/bf16) or turned around
+// (backward data), and per thread that holds one the padded image and
+// (f16/bf16) an image of f32 sums.
 struct WideRowsPlan {
   // turned: the weights are turned around first (backward data, see
   // conv2d_wide_rows_applies), else read as they lie.
   WideRowsPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
   bool turned = false;
-  int64_t hp = 0, wp = 0, plane = 0;  // padded plane
+  int64_t sh = 1, sw = 1;  // the strides: phases per channel sh x sw
+  // A phase plane: hp rows of wp (the wide rows' pitch), phase_plane floats;
+  // a channel's sh x sw phases, plane floats (stride 1: the padded plane).
+  int64_t hp = 0, wp = 0, phase_plane = 0, plane = 0;
   int64_t wide_columns = 0, tiles = 0;  // oh x wp, in tiles of 48
   int64_t channel_block = 0, chunk_tiles = 0;
   bool images_per_thread = false;  // each thread an image at a time, else all threads on one
@@ -77,15 +84,18 @@ struct WideRowsPlan {
 //   where the CPU's vdpbf16ps does not outpace its FMAs (bf16_dot_outpaces_fma:
 //   Intel's runs at half their rate, so widened to f32 the multiply-adds run
 //   at the FMAs' rate, with bf16 x bf16 products exact in f32, sums in f32);
-// - stride 1, dilation 1, one group, a kernel larger than 1x1 (1x1 stride 1
-//   needs no im2col; strides would make the shifted rows strided), padding
-//   not negative (backward data's turned convolution has padding kh - 1 -
-//   pad_h, negative where the padding is wider than the kernel's reach);
+// - stride 1 or 2 along both axes (2: the phase planes; ResNet-50's res3a, res4a, res5a,
+//   which packed im2col panels), dilation 1, one group, a kernel larger than
+//   1x1 (1x1 stride 1 needs no im2col; 1x1 stride 2 would read one phase of
+//   four), padding not negative (backward data's turned convolution has
+//   padding kh - 1 - pad_h, negative where the padding is wider than the
+//   kernel's reach; it runs at stride 1 only);
 // - at least 16 output channels (a tile holds 8, two tiles share each B load
 //   from L1) and at least 4 input channels;
-// - padded width / output width at most 1.2: the junk columns are computed
-//   (ResNet-50 res2a 58/56, res3b 30/28, res4b 16/14, all VGG-16 3x3; res5b's
-//   9/7 would waste 29 % and keeps the GEMM, with its pixels as rows);
+// - padded width (of a phase plane at stride 2) / output width at most 1.2:
+//   the junk columns are computed (ResNet-50 res2a 58/56, res3b 30/28, res4b
+//   16/14, all VGG-16 3x3, res3a 29/28, res4a 15/14, res5a 8/7; res5b's 9/7
+//   would waste 29 % and keeps the GEMM, with its pixels as rows);
 // - its scratch within the bound.
 // Backward data runs as the convolution of diff_dst with the weights turned
 // around (conv2d_backward_data.cpp): `turned` asks for that convolution's
@@ -102,12 +112,19 @@ inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, boo
   const dlk_conv2d_desc &d = a.desc;
   const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
                      (d.src_type == DLK_DTYPE_BF16 && !bf16_dot_outpaces_fma(core::cpu_features()));
-  if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
-      d.stride_h != 1 || d.stride_w != 1 || d.dilation_h != 1 || d.dilation_w != 1 ||
-      d.kh * d.kw < 2 || d.k < 16 || d.c < 4 || d.pad_h < 0 || d.pad_w < 0)
+  if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.stride_h != d.stride_w ||
+      d.stride_h < 1 || d.stride_h > (turned ? 1 : 2) || d.dilation_h != 1 ||
+      d.dilation_w != 1 || d.kh * d.kw < 2 || d.k < 16 || d.c < 4 ||
+      d.pad_h < 0 || d.pad_w < 0)
     return false;
-  const int64_t wp = a.ow + d.kw - 1;  // w + 2 pad_w at stride 1, without overflow
+  // The phase plane's width, ceil(((ow - 1) stride + kw) / stride): w + 2
+  // pad_w at stride 1, computed from the output size without overflow.
+  const int64_t wp = a.ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
   if (wp * 5 > a.ow * 6 || (turned && wp * 10 > a.ow * 11)) return false;
+  // Stride 2: more than 3 tiles of 48 wide columns an image (res5a's 7 x 8
+  // fill 2, the second a sixth full, and ran 0.84x the GEMM with its pixels
+  // as rows).
+  if (d.stride_h == 2 && a.oh * wp <= 3 * 48) return false;
   const WideRowsPlan plan(a, threads, turned);
   return plan.bytes <= kScratchBound && plan.channel_block * plan.plane < (int64_t{1} << 30);
 }

@@ -33,6 +33,8 @@
 namespace dlk::cpu::kernels {
 namespace {
 
+#include "backends/cpu_avx512/kernels/pool2d_lanes_avx512.inc"
+
 constexpr int kRows = 8;     // output channels of a tile (A's panel width)
 constexpr int kVectors = 3;  // vectors of 16 wide columns in a tile
 constexpr int kCols = 16 * kVectors;
@@ -124,16 +126,68 @@ constexpr const Tile *kTileOf[kRows] = {tiles_of_rows<1>, tiles_of_rows<2>, tile
                                         tiles_of_rows<4>, tiles_of_rows<5>, tiles_of_rows<6>,
                                         tiles_of_rows<7>, tiles_of_rows<8>};
 
+// Even (odd) padded columns of one row into a phase row of `width`: column
+// pc = parity + 2 jq of the padded row is in[pc - pad_w] where that lies in
+// [0, w), else 0. f32: 32 input elements a step, their even or odd lanes
+// picked by vpermt2ps; lanes outside the row masked off in the loads.
+template <class Storage>
+void split_row(const typename Storage::type *in, int64_t w, int64_t pad_w, int64_t parity,
+               int64_t width, float *out) {
+  if constexpr (std::is_same_v<typename Storage::type, float>) {
+    const __m512i pick =
+        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    // Lanes l of [x0, x0 + 16) with 0 <= x0 + l < w.
+    const auto lanes = [w](int64_t x0) { return lane_range(-x0, w - x0); };
+    for (int64_t jq = 0; jq < width; jq += 16) {
+      const int64_t x0 = parity + 2 * jq - pad_w;
+      const __m512 lo = _mm512_maskz_loadu_ps(lanes(x0), at(const_cast<float *>(in), x0));
+      const __m512 hi = _mm512_maskz_loadu_ps(lanes(x0 + 16), at(const_cast<float *>(in), x0 + 16));
+      const int64_t n = std::min<int64_t>(16, width - jq);
+      _mm512_mask_storeu_ps(out + jq, static_cast<__mmask16>((1u << n) - 1u),
+                            _mm512_permutex2var_ps(lo, pick, hi));
+    }
+  } else {
+    for (int64_t jq = 0; jq < width; ++jq) {
+      const int64_t x = parity + 2 * jq - pad_w;
+      out[jq] = x >= 0 && x < w ? Storage::load(in[x]) : 0.0f;
+    }
+  }
+}
+
+// One channel's image (h x w at `in`) into its stride-2 phase planes at
+// `out`: phase (ph, pw) holds padded row ph + 2 i, column pw + 2 jq at
+// (ph * 2 + pw) phase_plane + i wp + jq; rows outside the image are zeros.
+template <class Storage>
+void split_phases(const typename Storage::type *in, const dlk_conv2d_desc &d,
+                  const WideRowsPlan &p, float *out) {
+  for (int64_t ph = 0; ph < p.sh; ++ph)
+    for (int64_t pw = 0; pw < p.sw; ++pw) {
+      float *phase = out + (ph * p.sw + pw) * p.phase_plane;
+      for (int64_t i = 0; i < p.hp; ++i) {
+        const int64_t y = ph + p.sh * i - d.pad_h;
+        float *row = phase + i * p.wp;
+        if (y < 0 || y >= d.h)
+          std::memset(row, 0, static_cast<size_t>(p.wp) * sizeof(float));
+        else
+          split_row<Storage>(in + y * d.w, d.w, d.pad_w, pw, p.wp, row);
+      }
+    }
+}
+
 }  // namespace
 
 WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_weights)
     : turned(turned_weights) {
   const dlk_conv2d_desc &d = a.desc;
-  // h + 2 pad_h, from the output size (stride 1), which validation bounds:
-  // the padding alone may be far larger than any tensor.
-  hp = a.oh + d.kh - 1;
-  wp = a.ow + d.kw - 1;
-  plane = hp * wp;
+  sh = d.stride_h;
+  sw = d.stride_w;
+  // The padded rows the outputs read, (oh - 1) sh + kh (h + 2 pad_h at
+  // stride 1), from the output size, which validation bounds: the padding
+  // alone may be far larger than any tensor; a phase plane holds every sh-th.
+  hp = a.oh - 1 + (d.kh + sh - 1) / sh;
+  wp = a.ow - 1 + (d.kw + sw - 1) / sw;
+  phase_plane = hp * wp;
+  plane = sh * sw * phase_plane;
   wide_columns = a.oh * wp;
   tiles = (wide_columns + kCols - 1) / kCols;
   // A block of input channels keeps its B rows (kh rows of each channel's
@@ -144,7 +198,13 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
   // GEMM (1 thread, CPU time, Intel Xeon model 207) budgets of 24 / 40 / 64
   // KiB ran res2a 1.20 / 1.25 / 1.23x, res3b 1.00 / 1.09 / 1.10x, res4b
   // 1.02 / 1.04 / 1.01x, VGG-16 conv3_2 1.02 / 1.04 / 0.92x.
-  const int64_t lines = (kCols + d.kw - 1 + 15) / 16 + 1;
+  // At stride 2 a channel's taps read kh x 2 rows of its phases, but a tile
+  // of 48 columns spans several of a phase's rows, which its kernel rows
+  // share: counted as kh rows, as at stride 1, the blocks are twice as large
+  // as with 2 kh, and ResNet-50 res3a / res4a ran 3-4 % faster (1 thread,
+  // CPU time per call, AMD EPYC Zen 5 (family 26)); a quarter as large, 4-5 %
+  // slower.
+  const int64_t lines = (kCols + (d.kw - 1) / sw + 15) / 16 + 1;
   const int64_t per_channel = d.kh * lines * 64;
   const int64_t fit = std::max<int64_t>(1, (int64_t{40} << 10) / per_channel);
   const int64_t blocks = (d.c + fit - 1) / fit;
@@ -154,7 +214,7 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
   images_per_thread = d.n >= threads;
   buffers = images_per_thread ? std::max(threads, 1) : 1;
   // Reads run up to a tile's 48 columns and the kernel's width past the last
-  // plane's wide columns: zeroed slack.
+  // phase plane's wide columns: zeroed slack.
   image_floats = d.c * plane + kCols + d.kw + 16;
   if (d.src_type != DLK_DTYPE_F32) staged_floats = d.k * a.oh * a.ow;
   if (d.src_type != DLK_DTYPE_F32 || turned) weight_floats = d.k * d.c * d.kh * d.kw;
@@ -203,12 +263,23 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   const int64_t panels = (d.k + kRows - 1) / kRows;
   for (int64_t ci = 0; ci < p.channel_block; ++ci)
     for (int64_t r = 0; r < d.kh; ++r)
-      for (int64_t s = 0; s < d.kw; ++s)
-        offsets[(ci * d.kh + r) * d.kw + s] = static_cast<int32_t>(ci * p.plane + r * p.wp + s);
+      for (int64_t s = 0; s < d.kw; ++s) {
+        const int64_t phase = r % p.sh * p.sw + s % p.sw;
+        offsets[(ci * d.kh + r) * d.kw + s] = static_cast<int32_t>(
+            ci * p.plane + phase * p.phase_plane + r / p.sh * p.wp + s / p.sw);
+      }
 
   // Channels [c0, c1) of image `image` into the padded planes at `padded`
-  // (f16/bf16 widened to f32).
+  // (f16/bf16 widened to f32), or their phase planes at stride 2.
   const auto pad_channels = [&](int64_t image, int64_t c0, int64_t c1, float *padded) {
+    if (p.sh != 1 || p.sw != 1) {
+      for (int64_t ci = c0; ci < c1; ++ci)
+        split_phases<Storage>(src + (image * d.c + ci) * d.h * d.w, d, p, padded + ci * p.plane);
+      if (c1 == d.c)
+        std::memset(padded + d.c * p.plane, 0,
+                    static_cast<size_t>(p.image_floats - d.c * p.plane) * sizeof(float));
+      return;
+    }
     for (int64_t ci = c0; ci < c1; ++ci) {
       float *out = padded + ci * p.plane;
       const T *in = src + (image * d.c + ci) * d.h * d.w;
