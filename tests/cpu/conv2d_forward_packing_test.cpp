@@ -277,7 +277,7 @@ TEST_CASE("conv2d forward f32: the wide-row kernel's edges give the exact sums o
     }
 }
 
-TEST_CASE("conv2d forward f16/bf16: the wide-row kernel widened to f32 gives the exact sums, "
+TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) gives the exact sums, "
           "rounded once, on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(10);
@@ -315,14 +315,15 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel widened to f32 gives the
             expected.push_back(
                 bits(std::max<int64_t>(0, sums[e] + bias[e / (p.oh * p.ow) % d.k])));
           CHECK(dst.values() == expected);
-          // The rule as for f32; bf16 only where vdpbf16ps does not outpace
-          // the FMAs (Intel), else the GEMM's bf16 kernel (packed panels).
+          // The rule as for f32; bf16 widened where vdpbf16ps does not
+          // outpace the FMAs (Intel), else in k-pairs on vdpbf16ps (odd
+          // channel counts: the last pair's second channel zero).
           const bool wide = wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);
           const std::string widened = std::string("avx512:conv2d_wide_rows_") +
                                       dlk_dtype_name(type) + "_as_f32";
           if (type == DLK_DTYPE_F16 || !wide) CHECK((name == widened) == wide);
-          else CHECK((name == widened || name.find("im2col_packed") == 0));
+          else CHECK((name == widened || name == "avx512:conv2d_wide_rows_bf16"));
         }
     }
 }

@@ -55,9 +55,14 @@ void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads
 // odd columns), planes of their own: output pixel (y, x) reads padded element
 // (2y + r, 2x + s), which is element (y + r / 2, x + s / 2) of phase (r % 2,
 // s % 2), so every tap's row is again a phase plane shifted, at stride 1.
-// f16 and bf16 are widened to f32 as the image is padded, the weights once
-// per call, and their f32 sums rounded once into dst. The layout of its
-// scratch: the taps' offsets, the weights widened (f16/bf16) or turned around
+// f16, and bf16 where the CPU's vdpbf16ps does not outpace its FMAs, are
+// widened to f32 as the image is padded, the weights once per call; bf16
+// elsewhere keeps its bits in k-pairs (`pairs`): each 32-bit element of the
+// padded planes holds channels 2u and 2u + 1 of a pixel, each of the
+// weights' the same two channels of a tap, and vdpbf16ps multiplies a pair
+// at a time, half the instructions of the widened kernel. Either way the sums
+// are f32, rounded once into dst. The layout of its scratch: the taps'
+// offsets, the weights widened or paired (f16/bf16) or turned around
 // (backward data), and per thread that holds one the padded image and
 // (f16/bf16) an image of f32 sums.
 struct WideRowsPlan {
@@ -65,6 +70,8 @@ struct WideRowsPlan {
   // conv2d_wide_rows_applies), else read as they lie.
   WideRowsPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
   bool turned = false;
+  bool pairs = false;  // bf16 k-pairs for vdpbf16ps, else f32
+  int64_t units = 0;   // input channels, or their pairs: the planes of an image
   int64_t sh = 1, sw = 1;  // the strides: phases per channel sh x sw
   // A phase plane: hp rows of wp (the wide rows' pitch), phase_plane floats;
   // a channel's sh x sw phases, plane floats (stride 1: the padded plane).
@@ -77,13 +84,44 @@ struct WideRowsPlan {
   size_t bytes = 0;
 };
 
+// Which lanes of 16 consecutive wide columns are output pixels: per output
+// row they touch, the lanes with x < ow and y < oh, and the dst index lane 0
+// would have (lanes outside `mask` are never touched).
+struct WideRowsSegment {
+  int64_t base;
+  uint16_t mask;
+};
+struct WideRowsSegments {
+  int count = 0;
+  WideRowsSegment seg[17];  // at most 16 rows, plus a partial one at each end
+};
+// A tile of the wide-row kernel (conv2d_wide_rows_tile_avx512.inc): `rows`
+// output channels x `vectors` of 16 wide columns over kc taps, a[r lda + k]
+// tap k's weight of channel r, tap k's B row at b + off[k]; first: start from
+// bias (or 0), else from dst; last: apply ReLU as stored.
+using WideRowsTile = void (*)(const float *a, int64_t lda, const float *b, const int32_t *off,
+                              int64_t kc, float *dst, int64_t plane,
+                              const WideRowsSegments *segs, const float *bias, bool first,
+                              bool last, bool relu);
+// The tiles with vdpbf16ps, a and b holding k-pairs of bf16 in each 32-bit
+// element (conv2d_wide_rows_bf16_avx512bf16.cpp; a CPU with AVX512_BF16).
+WideRowsTile wide_rows_bf16_tile(int rows, int vectors);
+// Row o of the paired weights, row[u khw + t] = the bf16 bits of W[o][2u][t]
+// | W[o][2u + 1][t] << 16 (0 past c) for the c x khw weights of each of k
+// output channels (OIHW); turned: of W'[o][ci][t] = W[ci][o][khw - 1 - t]
+// (W with c output and k input channels), backward data's.
+void wide_rows_bf16_pair_weights(const uint16_t *w, int64_t k, int64_t c, int64_t khw, bool turned,
+                                 int64_t o, uint32_t *row);
+
 // The rule that picks the wide-row kernel over the GEMM lowering (which packs
-// every im2col element into a panel, a quarter of res2a's time), for the f32
+// every im2col element into a panel, a quarter of res2a's time), for the
 // NCHW forward on the AVX-512 tier:
-// - f32; f16 (no f16 arithmetic on this tier: the GEMM widens it too); bf16
-//   where the CPU's vdpbf16ps does not outpace its FMAs (bf16_dot_outpaces_fma:
-//   Intel's runs at half their rate, so widened to f32 the multiply-adds run
-//   at the FMAs' rate, with bf16 x bf16 products exact in f32, sums in f32);
+// - f32; f16 (no f16 arithmetic on this tier: the GEMM widens it too); bf16,
+//   widened where the CPU's vdpbf16ps does not outpace its FMAs
+//   (bf16_dot_outpaces_fma: Intel's runs at half their rate, so widened to
+//   f32 the multiply-adds run at the FMAs' rate, with bf16 x bf16 products
+//   exact in f32, sums in f32), else in k-pairs on vdpbf16ps (AMD: against
+//   the GEMM's vdpbf16ps kernel on packed panels, see docs/conv_pool_speed.md);
 // - stride 1 or 2 along both axes (2: the phase planes; ResNet-50's res3a, res4a, res5a,
 //   which packed im2col panels), dilation 1, one group, a kernel larger than
 //   1x1 (1x1 stride 1 needs no im2col; 1x1 stride 2 would read one phase of
@@ -111,7 +149,7 @@ struct WideRowsPlan {
 inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, bool turned = false) {
   const dlk_conv2d_desc &d = a.desc;
   const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
-                     (d.src_type == DLK_DTYPE_BF16 && !bf16_dot_outpaces_fma(core::cpu_features()));
+                     d.src_type == DLK_DTYPE_BF16;
   if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.stride_h != d.stride_w ||
       d.stride_h < 1 || d.stride_h > (turned ? 1 : 2) || d.dilation_h != 1 ||
       d.dilation_w != 1 || d.kh * d.kw < 2 || d.k < 16 || d.c < 4 ||
@@ -129,15 +167,18 @@ inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, boo
   return plan.bytes <= kScratchBound && plan.channel_block * plan.plane < (int64_t{1} << 30);
 }
 // Its name in dlk_context_last_op (at most 47 characters there): f16 and bf16
-// say that they ran widened; `turned`: backward data.
+// say whether they ran widened; `turned`: backward data.
 inline const char *conv2d_wide_rows_name(dlk_dtype type, bool turned) {
+  const bool pairs = type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   if (turned)
-    return type == DLK_DTYPE_BF16  ? "transposed_conv:avx512:wide_rows_bf16_as_f32"
-           : type == DLK_DTYPE_F16 ? "transposed_conv:avx512:wide_rows_f16_as_f32"
-                                   : "transposed_conv:avx512:wide_rows_f32";
-  return type == DLK_DTYPE_BF16  ? "avx512:conv2d_wide_rows_bf16_as_f32"
-         : type == DLK_DTYPE_F16 ? "avx512:conv2d_wide_rows_f16_as_f32"
-                                 : "avx512:conv2d_wide_rows_f32";
+    return pairs                    ? "transposed_conv:avx512:wide_rows_bf16"
+           : type == DLK_DTYPE_BF16 ? "transposed_conv:avx512:wide_rows_bf16_as_f32"
+           : type == DLK_DTYPE_F16  ? "transposed_conv:avx512:wide_rows_f16_as_f32"
+                                    : "transposed_conv:avx512:wide_rows_f32";
+  return pairs                    ? "avx512:conv2d_wide_rows_bf16"
+         : type == DLK_DTYPE_BF16 ? "avx512:conv2d_wide_rows_bf16_as_f32"
+         : type == DLK_DTYPE_F16  ? "avx512:conv2d_wide_rows_f16_as_f32"
+                                  : "avx512:conv2d_wide_rows_f32";
 }
 
 // dst = conv(src, weights) + bias, ReLU where asked (the weights turned

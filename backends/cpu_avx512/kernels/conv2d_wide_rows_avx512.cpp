@@ -38,30 +38,16 @@ namespace {
 constexpr int kRows = 8;     // output channels of a tile (A's panel width)
 constexpr int kVectors = 3;  // vectors of 16 wide columns in a tile
 constexpr int kCols = 16 * kVectors;
-// Of 16 consecutive wide columns, at most this many output rows' worth of
-// lanes (Wp >= 1: 16 rows, plus a partial one at each end).
-constexpr int kMaxSegments = 17;
 
-struct Segment {
-  int64_t base;  // dst index of lane 0 (lanes outside `mask` are never touched)
-  __mmask16 mask;
-};
-struct VectorSegments {
-  int count = 0;
-  Segment seg[kMaxSegments];
-};
+#include "backends/cpu_avx512/kernels/conv2d_wide_rows_tile_avx512.inc"
 
-// dst element `index` of the plane at `plane` (index may lie before it: a
-// segment's lane 0 sits at base, its first written lane later; the address is
-// formed as an integer so that no out-of-range pointer exists).
-inline float *at(float *plane, int64_t index) {
-  return reinterpret_cast<float *>(reinterpret_cast<uintptr_t>(plane) +
-                                   static_cast<uintptr_t>(index) * sizeof(float));
-}
+struct FmaF32 {
+  static __m512 madd(__m512 acc, __m512 a, __m512 b) { return _mm512_fmadd_ps(a, b, acc); }
+};
 
 // Which dst lanes wide columns j0 .. j0 + 15 are: per output row they touch, the
 // lanes with x < ow and y < oh, and the dst index lane 0 would have.
-void segments_of(int64_t j0, int64_t wp, int64_t oh, int64_t ow, VectorSegments &out) {
+void segments_of(int64_t j0, int64_t wp, int64_t oh, int64_t ow, WideRowsSegments &out) {
   out.count = 0;
   int lane = 0;
   while (lane < 16) {
@@ -70,61 +56,12 @@ void segments_of(int64_t j0, int64_t wp, int64_t oh, int64_t ow, VectorSegments 
     const int run = static_cast<int>(std::min<int64_t>(16 - lane, wp - x));
     const int valid = static_cast<int>(std::clamp<int64_t>(ow - x, 0, run));
     if (valid > 0) {
-      const __mmask16 mask = static_cast<__mmask16>(((1u << valid) - 1u) << lane);
+      const auto mask = static_cast<uint16_t>(((1u << valid) - 1u) << lane);
       out.seg[out.count++] = {y * ow + x - lane, mask};
     }
     lane += run;
   }
 }
-
-// R output channels (rows of dst at dst + r * plane) x V vectors of wide
-// columns over kc taps: a[r * lda + k] is tap k's weight of channel r (the
-// weights as they lie: 8 sequential streams, a cache line serving 16 taps),
-// tap k's B row starts at b + off[k]. first: start from bias (or 0), else from
-// dst; last: apply ReLU as stored.
-template <int R, int V>
-void tile(const float *a, int64_t lda, const float *b, const int32_t *off, int64_t kc, float *dst,
-          int64_t plane, const VectorSegments *segs, const float *bias, bool first, bool last,
-          bool relu) {
-  __m512 acc[R][V];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) {
-      if (first) {
-        acc[r][v] = _mm512_set1_ps(bias ? bias[r] : 0.0f);
-      } else {
-        acc[r][v] = _mm512_setzero_ps();
-        for (int q = 0; q < segs[v].count; ++q)
-          acc[r][v] = _mm512_mask_loadu_ps(acc[r][v], segs[v].seg[q].mask,
-                                           at(dst + r * plane, segs[v].seg[q].base));
-      }
-    }
-  for (int64_t k = 0; k < kc; ++k) {
-    const float *bk = b + off[k];
-    __m512 bv[V];
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(bk + 16 * v);
-    for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * lda + k]);
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
-    }
-  }
-  const __m512 zero = _mm512_setzero_ps();
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) {
-      // max(0, v) keeps v where it is NaN, as the GEMM's store does (maskz:
-      // GCC warns of max_ps's undefined pass-through).
-      const __m512 out = last && relu ? _mm512_maskz_max_ps(0xffff, zero, acc[r][v]) : acc[r][v];
-      for (int q = 0; q < segs[v].count; ++q)
-        _mm512_mask_storeu_ps(at(dst + r * plane, segs[v].seg[q].base), segs[v].seg[q].mask, out);
-    }
-}
-
-using Tile = void (*)(const float *, int64_t, const float *, const int32_t *, int64_t, float *, int64_t,
-                      const VectorSegments *, const float *, bool, bool, bool);
-template <int R>
-constexpr Tile tiles_of_rows[kVectors] = {tile<R, 1>, tile<R, 2>, tile<R, 3>};
-constexpr const Tile *kTileOf[kRows] = {tiles_of_rows<1>, tiles_of_rows<2>, tiles_of_rows<3>,
-                                        tiles_of_rows<4>, tiles_of_rows<5>, tiles_of_rows<6>,
-                                        tiles_of_rows<7>, tiles_of_rows<8>};
 
 // Even (odd) padded columns of one row into a phase row of `width`: column
 // pc = parity + 2 jq of the padded row is in[pc - pad_w] where that lies in
@@ -174,11 +111,48 @@ void split_phases(const typename Storage::type *in, const dlk_conv2d_desc &d,
     }
 }
 
+// Channels `lo` and `hi` (hi null: zeros) of one image (h x w each) into
+// their padded planes of k-pairs at `out` (stride 2: the phase planes), the
+// bf16 bits of channel lo in the low half of each element, hi's in the high.
+void pair_planes(const uint16_t *lo, const uint16_t *hi, const dlk_conv2d_desc &d,
+                 const WideRowsPlan &p, uint32_t *out) {
+  for (int64_t ph = 0; ph < p.sh; ++ph)
+    for (int64_t pw = 0; pw < p.sw; ++pw) {
+      uint32_t *phase = out + (ph * p.sw + pw) * p.phase_plane;
+      // The columns jq whose x = pw + sw jq - pad_w lies in [0, w).
+      const int64_t first = std::clamp<int64_t>((d.pad_w - pw + p.sw - 1) / p.sw, 0, p.wp);
+      const int64_t end =
+          std::clamp<int64_t>((d.w + d.pad_w - pw + p.sw - 1) / p.sw, first, p.wp);
+      for (int64_t i = 0; i < p.hp; ++i) {
+        const int64_t y = ph + p.sh * i - d.pad_h;
+        uint32_t *row = phase + i * p.wp;
+        if (y < 0 || y >= d.h) {
+          std::memset(row, 0, static_cast<size_t>(p.wp) * sizeof(uint32_t));
+          continue;
+        }
+        std::memset(row, 0, static_cast<size_t>(first) * sizeof(uint32_t));
+        const int64_t x0 = pw + p.sw * first - d.pad_w;
+        const uint16_t *r0 = lo + y * d.w + x0;
+        if (hi == nullptr)
+          for (int64_t jq = 0; jq < end - first; ++jq) row[first + jq] = r0[p.sw * jq];
+        else if (p.sw == 1)
+          for (int64_t jq = 0; jq < end - first; ++jq)
+            row[first + jq] = r0[jq] | uint32_t{hi[y * d.w + x0 + jq]} << 16;
+        else
+          for (int64_t jq = 0; jq < end - first; ++jq)
+            row[first + jq] = r0[p.sw * jq] | uint32_t{hi[y * d.w + x0 + p.sw * jq]} << 16;
+        std::memset(row + end, 0, static_cast<size_t>(p.wp - end) * sizeof(uint32_t));
+      }
+    }
+}
+
 }  // namespace
 
 WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_weights)
     : turned(turned_weights) {
   const dlk_conv2d_desc &d = a.desc;
+  pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
+  units = pairs ? (d.c + 1) / 2 : d.c;
   sh = d.stride_h;
   sw = d.stride_w;
   // The padded rows the outputs read, (oh - 1) sh + kh (h + 2 pad_h at
@@ -207,17 +181,17 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
   const int64_t lines = (kCols + (d.kw - 1) / sw + 15) / 16 + 1;
   const int64_t per_channel = d.kh * lines * 64;
   const int64_t fit = std::max<int64_t>(1, (int64_t{40} << 10) / per_channel);
-  const int64_t blocks = (d.c + fit - 1) / fit;
-  channel_block = (d.c + blocks - 1) / blocks;
+  const int64_t blocks = (units + fit - 1) / fit;  // (a pair's element is a float's size)
+  channel_block = (units + blocks - 1) / blocks;
   // A chunk's dst within 256 KiB of L2 (2 MiB), beside a block's weights.
   chunk_tiles = std::max<int64_t>(1, (int64_t{256} << 10) / (d.k * kCols * 4));
   images_per_thread = d.n >= threads;
   buffers = images_per_thread ? std::max(threads, 1) : 1;
   // Reads run up to a tile's 48 columns and the kernel's width past the last
   // phase plane's wide columns: zeroed slack.
-  image_floats = d.c * plane + kCols + d.kw + 16;
+  image_floats = units * plane + kCols + d.kw + 16;
   if (d.src_type != DLK_DTYPE_F32) staged_floats = d.k * a.oh * a.ow;
-  if (d.src_type != DLK_DTYPE_F32 || turned) weight_floats = d.k * d.c * d.kh * d.kw;
+  if (d.src_type != DLK_DTYPE_F32 || turned) weight_floats = d.k * units * d.kh * d.kw;
   const auto aligned = [](int64_t floats) { return (floats * 4 + 63) / 64 * 64; };
   offsets_bytes = aligned(channel_block * d.kh * d.kw);
   bytes = static_cast<size_t>(offsets_bytes + aligned(weight_floats) +
@@ -231,8 +205,8 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   using T = typename Storage::type;
   constexpr bool f32 = std::is_same_v<T, float>;
   const dlk_conv2d_desc &d = a.desc;
-  const int64_t khw = d.kh * d.kw, taps = d.c * khw, pixels = a.oh * a.ow;
-  const int64_t blocks = (d.c + p.channel_block - 1) / p.channel_block;
+  const int64_t khw = d.kh * d.kw, taps = p.units * khw, pixels = a.oh * a.ow;
+  const int64_t blocks = (p.units + p.channel_block - 1) / p.channel_block;
   const auto aligned = [](int64_t floats) { return (floats * 4 + 63) / 64 * 16; };
   auto *bytes = static_cast<unsigned char *>(scratch);
   auto *offsets = reinterpret_cast<int32_t *>(bytes);
@@ -244,23 +218,34 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
 
   // The weights in f32 OIHW: as stored (f32), widened (f16/bf16), or turned
   // around, W'[o][ci][t] = W[ci][o][khw - 1 - t] (W with d.c output and d.k
-  // input channels), and widened.
+  // input channels), and widened; or (pairs) W'[o][u][t] holds the bits of
+  // channels 2u and 2u + 1 (0 past d.c).
   const float *weights = static_cast<const float *>(a.weights);
   if (p.weight_floats > 0) {
     const auto *stored = static_cast<const T *>(a.weights);
+    const auto weight = [&](int64_t o, int64_t ci, int64_t t) {
+      return p.turned ? stored[(ci * d.k + o) * khw + khw - 1 - t]
+                      : stored[(o * d.c + ci) * khw + t];
+    };
     parallel_for(d.k, threads, [&](int64_t o, int) {
-      float *row = widened + o * d.c * khw;
-      if (!p.turned)
-        for (int64_t e = 0; e < d.c * khw; ++e) row[e] = Storage::load(stored[o * d.c * khw + e]);
-      else
-        for (int64_t ci = 0; ci < d.c; ++ci)
-          for (int64_t t = 0; t < khw; ++t)
-            row[ci * khw + t] = Storage::load(stored[(ci * d.k + o) * khw + khw - 1 - t]);
+      float *row = widened + o * taps;
+      if constexpr (!f32) {
+        if (p.pairs) {
+          wide_rows_bf16_pair_weights(stored, d.k, d.c, khw, p.turned, o,
+                                      reinterpret_cast<uint32_t *>(row));
+          return;
+        }
+      }
+      for (int64_t ci = 0; ci < d.c; ++ci)
+        for (int64_t t = 0; t < khw; ++t) row[ci * khw + t] = Storage::load(weight(o, ci, t));
     });
     weights = widened;
   }
 
   const int64_t panels = (d.k + kRows - 1) / kRows;
+  const auto tile_of = [&](int rows, int vectors) {
+    return p.pairs ? wide_rows_bf16_tile(rows, vectors) : wide_rows_tile_of<FmaF32>(rows, vectors);
+  };
   for (int64_t ci = 0; ci < p.channel_block; ++ci)
     for (int64_t r = 0; r < d.kh; ++r)
       for (int64_t s = 0; s < d.kw; ++s) {
@@ -269,15 +254,27 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
             ci * p.plane + phase * p.phase_plane + r / p.sh * p.wp + s / p.sw);
       }
 
-  // Channels [c0, c1) of image `image` into the padded planes at `padded`
-  // (f16/bf16 widened to f32), or their phase planes at stride 2.
+  // Units (channels, or pairs of them) [c0, c1) of image `image` into the
+  // padded planes at `padded` (f16/bf16 widened to f32, or paired), or their
+  // phase planes at stride 2.
   const auto pad_channels = [&](int64_t image, int64_t c0, int64_t c1, float *padded) {
-    if (p.sh != 1 || p.sw != 1) {
-      for (int64_t ci = c0; ci < c1; ++ci)
-        split_phases<Storage>(src + (image * d.c + ci) * d.h * d.w, d, p, padded + ci * p.plane);
-      if (c1 == d.c)
-        std::memset(padded + d.c * p.plane, 0,
-                    static_cast<size_t>(p.image_floats - d.c * p.plane) * sizeof(float));
+    if (p.pairs || p.sh != 1 || p.sw != 1) {
+      const T *channels = src + image * d.c * d.h * d.w;
+      for (int64_t u = c0; u < c1; ++u) {
+        float *out = padded + u * p.plane;
+        if constexpr (!f32) {
+          if (p.pairs) {
+            const T *hi = 2 * u + 1 < d.c ? channels + (2 * u + 1) * d.h * d.w : nullptr;
+            pair_planes(channels + 2 * u * d.h * d.w, hi, d, p,
+                        reinterpret_cast<uint32_t *>(out));
+            continue;
+          }
+        }
+        split_phases<Storage>(channels + u * d.h * d.w, d, p, out);
+      }
+      if (c1 == p.units)
+        std::memset(padded + p.units * p.plane, 0,
+                    static_cast<size_t>(p.image_floats - p.units * p.plane) * sizeof(float));
       return;
     }
     for (int64_t ci = c0; ci < c1; ++ci) {
@@ -318,17 +315,17 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
       const int64_t c1 = std::min(t1, c0 + p.chunk_tiles);
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t tap0 = b * p.channel_block * khw;
-        const int64_t kc = std::min(p.channel_block, d.c - b * p.channel_block) * khw;
+        const int64_t kc = std::min(p.channel_block, p.units - b * p.channel_block) * khw;
         const float *block_src = padded + b * p.channel_block * p.plane;
         for (int64_t t = c0; t < c1; ++t) {
           const int64_t j0 = t * kCols;
           const int vectors =
               static_cast<int>(std::min<int64_t>(kVectors, (p.wide_columns - j0 + 15) / 16));
-          VectorSegments segs[kVectors];
+          WideRowsSegments segs[kVectors];
           for (int v = 0; v < vectors; ++v) segments_of(j0 + 16 * v, p.wp, a.oh, a.ow, segs[v]);
           for (int64_t o = o0; o < o1; ++o) {
             const int rows = static_cast<int>(std::min<int64_t>(kRows, d.k - o * kRows));
-            kTileOf[rows - 1][vectors - 1](weights + o * kRows * taps + tap0, taps,
+            tile_of(rows, vectors)(weights + o * kRows * taps + tap0, taps,
                                            block_src + j0, offsets, kc,
                                            image_dst + o * kRows * pixels, pixels, segs,
                                            a.bias ? a.bias + o * kRows : nullptr, b == 0,
@@ -348,7 +345,7 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   if (p.images_per_thread) {
     parallel_for(d.n, threads, [&](int64_t image, int thread) {
       float *padded = images + thread * buffer_stride;
-      pad_channels(image, 0, d.c, padded);
+      pad_channels(image, 0, p.units, padded);
       compute(image, padded, padded + aligned(p.image_floats), 0, p.tiles, 0, panels);
     });
     return;
@@ -362,7 +359,7 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   float *staged = images + aligned(p.image_floats);
   for (int64_t image = 0; image < d.n; ++image) {
     parallel_for(team, team, [&](int64_t i, int) {
-      pad_channels(image, d.c * i / team, d.c * (i + 1) / team, images);
+      pad_channels(image, p.units * i / team, p.units * (i + 1) / team, images);
     });
     parallel_for(team, team, [&](int64_t i, int) {
       if (by_panels)
