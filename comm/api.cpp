@@ -315,6 +315,24 @@ dlk_comm_status dlk_comm_sync_ready(dlk_comm_sync sync, uint32_t index) {
   });
 }
 
+dlk_comm_status dlk_comm_sync_gradient_bucket(dlk_comm_sync sync, uint32_t index,
+                                              uint32_t *bucket) {
+  constexpr const char *kCall = "dlk_comm_sync_gradient_bucket";
+  return api_guard(kCall, [&] {
+    not_null(kCall, "sync", sync);
+    not_null(kCall, "bucket", bucket);
+    *bucket = sync->impl.gradient_bucket(kCall, index);
+  });
+}
+
+dlk_comm_status dlk_comm_sync_wait_bucket(dlk_comm_sync sync, uint32_t bucket) {
+  constexpr const char *kCall = "dlk_comm_sync_wait_bucket";
+  return api_guard(kCall, [&] {
+    not_null(kCall, "sync", sync);
+    sync->impl.wait_bucket(kCall, bucket);
+  });
+}
+
 dlk_comm_status dlk_comm_sync_wait(dlk_comm_sync sync, dlk_comm_sync_report *report,
                                    dlk_comm_report *bucket_reports) {
   constexpr const char *kCall = "dlk_comm_sync_wait";

@@ -44,6 +44,8 @@ void Synchronizer::commit(const char *call) {
   for (Bucket &b : buckets_) {
     b.buffer = std::make_unique<Buffer>(make_buffer(call, comm_, b.fused.size(), config_));
     b.pending = static_cast<uint32_t>(b.gradients.size());
+    b.in_place = b.gradients.size() == 1;
+    if (b.in_place) std::vector<float>().swap(b.fused);
   }
   comm_.execute([&] {
     agree(comm_.mpi(), call,
@@ -76,6 +78,31 @@ void Synchronizer::ready(const char *call, uint32_t index) {
   launch_ready_buckets(call);
 }
 
+uint32_t Synchronizer::gradient_bucket(const char *call, uint32_t index) const {
+  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+  if (index >= gradients_.size())
+    throw_invalid(call, "index",
+                  "is " + std::to_string(index) + "; " + std::to_string(gradients_.size()) +
+                      " gradients are registered");
+  return gradients_[index].bucket;
+}
+
+void Synchronizer::wait_bucket(const char *call, uint32_t bucket) {
+  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+  if (bucket >= buckets_.size())
+    throw_invalid(call, "bucket",
+                  "is " + std::to_string(bucket) + "; the synchronizer has " +
+                      std::to_string(buckets_.size()) + " buckets");
+  // Waiting for a bucket that cannot start would never return.
+  if (!buckets_[bucket].operation)
+    throw_invalid(call, "bucket",
+                  "is " + std::to_string(bucket) +
+                      ": it has not started this step (a gradient of it or of an earlier bucket "
+                      "is not ready)");
+  const Outcome &outcome = buckets_[bucket].operation->wait();
+  if (outcome.status != DLK_COMM_SUCCESS) throw Error(outcome.status, outcome.message);
+}
+
 void Synchronizer::launch_ready_buckets(const char *call) {
   while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0) {
     Bucket &b = buckets_[next_launch_++];
@@ -84,6 +111,7 @@ void Synchronizer::launch_ready_buckets(const char *call) {
       dlk_comm_report report{};
       b.start = Clock::now();
       Outcome outcome = run_guarded(call, [&] {
+        if (b.in_place) return allreduce(call, *b.buffer, gradients_[b.gradients[0]].data, report, false);
         for (const uint32_t i : b.gradients) {
           const Gradient &g = gradients_[i];
           std::copy(g.data, g.data + g.count, b.fused.begin() + static_cast<ptrdiff_t>(g.offset));

@@ -25,6 +25,9 @@ class Synchronizer {
   void commit(const char *call);  // collective
   uint32_t bucket_count(const char *call) const;
   void ready(const char *call, uint32_t index);
+  uint32_t gradient_bucket(const char *call, uint32_t index) const;
+  // Local: until bucket `bucket` of this step has ended (its error, if any).
+  void wait_bucket(const char *call, uint32_t bucket);
   // Collective: the first error of a bucket, if any, is rethrown after all finish.
   void wait(const char *call, dlk_comm_sync_report *report, dlk_comm_report *bucket_reports);
   // Of the last step, on the steady clock; 0 for a bucket that has not run.
@@ -43,7 +46,12 @@ class Synchronizer {
   };
   struct Bucket {
     std::vector<uint32_t> gradients;
-    std::vector<float> fused;
+    std::vector<float> fused;  // empty when in_place
+    // A bucket of one gradient is all-reduced where the gradient lies: the copies
+    // in and out of the fused buffer (67 MB each way for the wide model's fc2
+    // weight, on the collective thread before the first chunk goes out and after
+    // the last) would add nothing.
+    bool in_place = false;
     std::unique_ptr<Buffer> buffer;
     uint32_t pending = 0;  // gradients not yet ready this step
     std::shared_ptr<Operation> operation;

@@ -94,10 +94,15 @@ void Network::backward(Ops &ops, const float *dlogits, const std::function<void(
       timings_[i].backward_end = timings_[i].backward_start;
       continue;
     }
+    bool reported = false;
     l.backward(ops, activations_[i].data(), activations_[i + 1].data(), gradients_[i + 1].data(),
-               needs_input_gradient_[i] ? gradients_[i].data() : nullptr);
+               needs_input_gradient_[i] ? gradients_[i].data() : nullptr, [&] {
+                 reported = true;
+                 done(l);
+               });
     timings_[i].backward_end = Clock::now();
-    if (has_parameters) done(l);
+    if (has_parameters && !reported)
+      throw std::logic_error("layer " + l.spec().name + ": backward never called parameters_done");
   }
 }
 

@@ -31,8 +31,9 @@ class Network {
   int64_t batch() const { return batch_; }
   float *input() { return activations_.front().data(); }
   const float *forward(Ops &ops);  // logits, batch x classes
-  // From the logits' gradient; `done` is called after each layer with parameters,
-  // last layer first, once its gradients are final.
+  // From the logits' gradient; `done` is called for each layer with parameters,
+  // last layer first, once its gradients are final and before its input's
+  // gradient is computed (so that their all-reduce overlaps that GEMM).
   void backward(Ops &ops, const float *dlogits, const std::function<void(Layer &)> &done);
 
   std::vector<std::unique_ptr<Layer>> &layers() { return layers_; }

@@ -90,6 +90,9 @@ Trainer::Trainer(const Options &options, const ModelSpec &model, const Dataset &
     for (Parameter *p : (*it)->parameters())
       gradient_index_[p] = sync_.add(p->grad.data(), p->grad.size());
   sync_.commit();
+  bucket_parameters_.resize(sync_.bucket_count());
+  for (Parameter *p : network_.parameters())
+    bucket_parameters_[sync_.gradient_bucket(gradient_index_.at(p))].push_back(p);
   labels_.resize(static_cast<size_t>(local_batch_));
   dlogits_.resize(static_cast<size_t>(local_batch_ * model.classes));
   network_.init(options.seed);
@@ -124,16 +127,35 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
       if (all_reduce) sync_.ready(gradient_index_.at(p));
     }
   });
+  const auto update = [&](const std::vector<Parameter *> &parameters) {
+    for (Parameter *p : parameters) {
+      if (correction)
+        sgd_step(*p, options_.lr);
+      else
+        sgd_momentum_step(*p, options_.lr, options_.momentum);
+    }
+  };
+  // Each bucket's parameters are updated as soon as it ends, beside the later
+  // buckets' all-reduce; the time blocked in between is exposed communication.
   const Clock::time_point wait_start = Clock::now();
+  double blocked = 0;
+  if (all_reduce)
+    for (uint32_t k = 0; k < bucket_parameters_.size(); ++k) {
+      const Clock::time_point before = Clock::now();
+      try {
+        sync_.wait_bucket(k);
+      } catch (const dlk::comm::Error &) {
+        break;  // sync_.wait rethrows it once every bucket has ended
+      }
+      blocked += seconds_between(before, Clock::now());
+      update(bucket_parameters_[k]);
+    }
+  const Clock::time_point final_wait = Clock::now();
   std::vector<dlk_comm_report> buckets;
   const dlk_comm_sync_report report = all_reduce ? sync_.wait(&buckets) : dlk_comm_sync_report{};
   const Clock::time_point wait_end = Clock::now();
-  for (Parameter *p : network_.parameters()) {
-    if (correction)
-      sgd_step(*p, options_.lr);
-    else
-      sgd_momentum_step(*p, options_.lr, options_.momentum);
-  }
+  blocked += seconds_between(final_wait, wait_end);
+  if (!all_reduce) update(network_.parameters());
   if (step == 0 && rank_ == options_.inject_divergence) {
     float &w = network_.parameters().front()->value[0];
     w = std::nextafter(w, 1.0f);
@@ -144,7 +166,7 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
 
   StepMeasure m;
   m.seconds = seconds_between(start, end);
-  m.wait = seconds_between(wait_start, wait_end);
+  m.wait = blocked;
   m.wire = static_cast<double>(report.wire_bytes_sent);
   for (const dlk_comm_report &b : buckets) m.codec += b.encode_seconds + b.decode_seconds;
   m.sim = ops_.take_sim_seconds();

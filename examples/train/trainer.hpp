@@ -60,6 +60,9 @@ class Trainer {
   uint64_t bucket_bytes_;  // before sync_, which is made with it
   dlk::comm::Synchronizer sync_;
   std::map<const Parameter *, uint32_t> gradient_index_;
+  // Per bucket, its parameters: each is updated as soon as its bucket has ended,
+  // while the later buckets are still all-reduced.
+  std::vector<std::vector<Parameter *>> bucket_parameters_;
   std::vector<int32_t> labels_;
   std::vector<float> dlogits_;
   int64_t step_ = 0;

@@ -226,6 +226,15 @@ DLK_COMM_API dlk_comm_status dlk_comm_sync_commit(dlk_comm_sync sync);
 DLK_COMM_API dlk_comm_status dlk_comm_sync_bucket_count(dlk_comm_sync sync, uint32_t *buckets);
 /* The gradient holds its final value for this step. */
 DLK_COMM_API dlk_comm_status dlk_comm_sync_ready(dlk_comm_sync sync, uint32_t index);
+/* Local: the bucket that gradient `index` is in (after dlk_comm_sync_commit). */
+DLK_COMM_API dlk_comm_status dlk_comm_sync_gradient_bucket(dlk_comm_sync sync, uint32_t index,
+                                                           uint32_t *bucket);
+/* Local: returns once bucket `bucket` of this step is all-reduced and its sums
+ * are in its gradients (its error, if it failed), so that the caller can use
+ * them (an optimizer step) while later buckets are still on the wire. A bucket
+ * that has not started (a gradient of it or of an earlier bucket not ready) is
+ * refused. The step still ends with dlk_comm_sync_wait. */
+DLK_COMM_API dlk_comm_status dlk_comm_sync_wait_bucket(dlk_comm_sync sync, uint32_t bucket);
 /* Collective: returns when every bucket is all-reduced and copied back. report
  * and bucket_reports (an array of dlk_comm_sync_bucket_count entries) may be NULL. */
 DLK_COMM_API dlk_comm_status dlk_comm_sync_wait(dlk_comm_sync sync, dlk_comm_sync_report *report,

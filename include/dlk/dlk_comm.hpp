@@ -167,6 +167,12 @@ class Synchronizer {
     return n;
   }
   void ready(uint32_t index) { check(dlk_comm_sync_ready(handle_, index)); }
+  uint32_t gradient_bucket(uint32_t index) const {
+    uint32_t bucket = 0;
+    check(dlk_comm_sync_gradient_bucket(handle_, index, &bucket));
+    return bucket;
+  }
+  void wait_bucket(uint32_t bucket) { check(dlk_comm_sync_wait_bucket(handle_, bucket)); }
   // bucket_reports: when not null, gets one report per bucket.
   dlk_comm_sync_report wait(std::vector<dlk_comm_report> *bucket_reports = nullptr) {
     dlk_comm_sync_report r{};

@@ -46,6 +46,51 @@ TEST_CASE("synchronizer all-reduces every gradient, bucket by bucket", "[comm][s
   }
 }
 
+TEST_CASE("synchronizer buckets are waited for one by one; one gradient is reduced in place",
+          "[comm][sync]") {
+  dlk::comm::Communicator comm(MPI_COMM_WORLD);
+  const int p = comm.size(), r = comm.rank();
+  const uint64_t sizes[] = {1000, 1, 3000, 5000, 13};
+  std::vector<std::vector<float>> grads;
+  for (const uint64_t n : sizes) grads.emplace_back(n);
+  dlk::comm::Synchronizer sync(comm, config_of(DLK_COMM_ALGO_RING), 16 << 10);  // 4096 floats
+  for (auto &g : grads) sync.add(g.data(), g.size());
+  CHECK_THROWS_WITH(sync.gradient_bucket(0), Catch::Contains("not committed"));
+  sync.commit();
+  REQUIRE(sync.bucket_count() == 3);  // {1000, 1, 3000}, {5000}, {13}
+  const uint32_t expected[] = {0, 0, 0, 1, 2};
+  for (uint32_t i = 0; i < 5; ++i) CHECK(sync.gradient_bucket(i) == expected[i]);
+  CHECK_THROWS_WITH(sync.gradient_bucket(5), Catch::Contains("5 gradients are registered"));
+  const auto exact = [&](size_t k) {
+    for (uint64_t i = 0; i < grads[k].size(); ++i) {
+      float sum = 0;
+      for (int q = 0; q < p; ++q) sum += integer_value(q, 100 * k + i);
+      if (grads[k][i] != sum) return false;
+    }
+    return true;
+  };
+  for (int step = 0; step < 2; ++step) {
+    for (size_t k = 0; k < grads.size(); ++k)
+      for (uint64_t i = 0; i < grads[k].size(); ++i) grads[k][i] = integer_value(r, 100 * k + i);
+    sync.ready(0);
+    sync.ready(1);
+    // Bucket 1 cannot start before gradient 3 is ready: waiting for it is refused.
+    CHECK_THROWS_WITH(sync.wait_bucket(1), Catch::Contains("has not started"));
+    sync.ready(2);
+    sync.wait_bucket(0);
+    CHECK((exact(0) && exact(1) && exact(2)));
+    sync.ready(3);
+    sync.wait_bucket(1);
+    CHECK(exact(3));  // a bucket of one gradient: all-reduced where it lies
+    sync.ready(4);
+    sync.wait_bucket(2);
+    sync.wait_bucket(2);  // again: it stays ended until the step's wait
+    CHECK(exact(4));
+    sync.wait();
+  }
+  CHECK_THROWS_WITH(sync.wait_bucket(3), Catch::Contains("has 3 buckets"));
+}
+
 TEST_CASE("synchronizer layouts that differ between ranks are a mismatch", "[comm][sync][mismatch]") {
   dlk::comm::Communicator comm(MPI_COMM_WORLD);
   std::vector<float> a(100), b(comm.rank() == 0 ? 50 : 60);

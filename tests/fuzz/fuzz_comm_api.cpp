@@ -150,6 +150,11 @@ void sync_calls(Bytes &in) {
     for (int step = 0; step < 2; ++step) {
       const int readies = in.u8() % 8;
       for (int i = 0; i < readies; ++i) CALL(dlk_comm_sync_ready, sync, in.u8() % 6);
+      if (in.flag()) {
+        uint32_t bucket = 0;
+        CALL(dlk_comm_sync_gradient_bucket, sync, in.u8() % 6, &bucket);
+        checked("dlk_comm_sync_", dlk_comm_sync_wait_bucket(sync, in.u8() % (buckets + 2)));
+      }
       std::vector<dlk_comm_report> reports(buckets);
       dlk_comm_sync_report report;
       // A bucket's error names the call that started it (dlk_comm_sync_ready).

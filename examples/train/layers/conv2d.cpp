@@ -32,11 +32,13 @@ void Conv2d::forward(Ops &ops, const float *x, float *y) {
   from_bf16(y16_.data(), out, y);
 }
 
-void Conv2d::backward(Ops &ops, const float *x, const float *y, float *dy, float *dx) {
+void Conv2d::backward(Ops &ops, const float *x, const float *y, float *dy, float *dx,
+                      const std::function<void()> &parameters_done) {
   const size_t out = static_cast<size_t>(backward_desc_.n * spec().out.elements());
   relu_mask(y, out, dy);
   if (precision_ == Precision::f32) {
     ops.conv_backward_weights(backward_desc_, x, dy, weight_.grad.data(), bias_.grad.data());
+    parameters_done();
     if (dx) ops.conv_backward_data(backward_desc_, dy, weight_.value.data(), dx);
     return;
   }
@@ -46,6 +48,7 @@ void Conv2d::backward(Ops &ops, const float *x, const float *y, float *dy, float
   ops.conv_backward_weights(backward_desc_, x16_.data(), dy16_.data(), dw16_.data(),
                             bias_.grad.data());
   from_bf16(dw16_.data(), dw16_.size(), weight_.grad.data());
+  parameters_done();
   if (!dx) return;
   const size_t in = static_cast<size_t>(backward_desc_.n * spec().in.elements());
   dx16_.resize(in);

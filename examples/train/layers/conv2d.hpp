@@ -12,7 +12,8 @@ class Conv2d : public Layer {
  public:
   Conv2d(const LayerSpec &spec, int64_t batch, Precision precision);
   void forward(Ops &ops, const float *x, float *y) override;
-  void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx) override;
+  void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx,
+                const std::function<void()> &parameters_done) override;
   std::vector<Parameter *> parameters() override { return {&weight_, &bias_}; }
 
  private:

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,10 @@ class Layer {
   virtual void forward(Ops &ops, const float *x, float *y) = 0;
   // x and y as forward saw them. dy may be overwritten (a fused ReLU masks it in
   // place); dx is null when the input's gradient is not needed. Fills every
-  // parameter's grad.
-  virtual void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx) = 0;
+  // parameter's grad, then calls parameters_done (layers with parameters), then
+  // computes dx: the gradients' all-reduce starts while dx is computed.
+  virtual void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx,
+                        const std::function<void()> &parameters_done) = 0;
   // In the order their gradients are produced (weight, then bias).
   virtual std::vector<Parameter *> parameters() { return {}; }
 

@@ -29,7 +29,8 @@ void Linear::forward(Ops &ops, const float *x, float *y) {
   ops.gemm(d, x16_.data(), weight_.value_bf16.data(), y);
 }
 
-void Linear::backward(Ops &ops, const float *x, const float *, float *dy, float *dx) {
+void Linear::backward(Ops &ops, const float *x, const float *, float *dy, float *dx,
+                      const std::function<void()> &parameters_done) {
   const bool low = precision_ == Precision::bf16;
   const dlk_dtype t = low ? DLK_DTYPE_BF16 : DLK_DTYPE_F32;
   if (low) to_bf16(dy, static_cast<size_t>(batch_ * out_), dy16_);
@@ -44,6 +45,7 @@ void Linear::backward(Ops &ops, const float *x, const float *, float *dy, float 
   // The bias gradient sums dy's rows: in f32 in both precisions (it is small).
   const dlk_gemm_desc db = dlk::gemm_desc(DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32, 1, out_, batch_);
   ops.gemm(db, ones_.data(), dy, bias_.grad.data());
+  parameters_done();
 
   if (!dx) return;
   const dlk_gemm_desc dd = dlk::gemm_desc(t, t, DLK_DTYPE_F32, batch_, in_, out_);  // dy W

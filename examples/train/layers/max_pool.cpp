@@ -15,7 +15,8 @@ void MaxPool::forward(Ops &ops, const float *x, float *y) {
   ops.pool_forward(desc_, x, y, argmax_.data());
 }
 
-void MaxPool::backward(Ops &ops, const float *, const float *, float *dy, float *dx) {
+void MaxPool::backward(Ops &ops, const float *, const float *, float *dy, float *dx,
+                       const std::function<void()> &) {
   if (dx) ops.pool_backward(desc_, dy, argmax_.data(), dx);
 }
 

@@ -10,7 +10,8 @@ class MaxPool : public Layer {
  public:
   MaxPool(const LayerSpec &spec, int64_t batch);
   void forward(Ops &ops, const float *x, float *y) override;
-  void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx) override;
+  void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx,
+                const std::function<void()> &parameters_done) override;
 
  private:
   dlk_pool2d_desc desc_;

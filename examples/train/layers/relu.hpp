@@ -13,7 +13,8 @@ class Relu : public Layer {
   Relu(const LayerSpec &spec, int64_t batch)
       : Layer(spec), elements_(static_cast<size_t>(batch * spec.out.elements())) {}
   void forward(Ops &ops, const float *x, float *y) override;
-  void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx) override;
+  void backward(Ops &ops, const float *x, const float *y, float *dy, float *dx,
+                const std::function<void()> &parameters_done) override;
 
  private:
   size_t elements_;
