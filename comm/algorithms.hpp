@@ -36,6 +36,13 @@ struct Collective {
 };
 
 // dense_algorithms.cpp
+// native and ps hand MPI at most this many elements (16 MiB) a call. Open MPI
+// allocates a temporary as large as the message for each reduction; glibc
+// maps one of 32 MiB or more afresh every time (its mmap threshold cannot
+// grow past 32 MiB), and faulting it in cost more than the transfer on
+// Zen 5's VM: 64 MiB took 7.5x as long in one piece in shared memory and
+// 2.9x at 10 Gbit/s (docs/comm.md "native in pieces").
+constexpr uint64_t kMpiPieceElements = uint64_t(1) << 22;
 void allreduce_native(const Collective &c);
 void allreduce_ps(const Collective &c);
 // ring_allreduce.cpp: scratch.sum holds the segment received (kept between calls).

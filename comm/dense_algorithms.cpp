@@ -1,5 +1,5 @@
-// native (MPI_Allreduce) and ps (MPI_Reduce to rank 0, MPI_Bcast back). MPI
-// counts are int, so both go in pieces of at most 2^30 elements.
+// native (MPI_Allreduce) and ps (MPI_Reduce to rank 0, MPI_Bcast back), both
+// in pieces of kMpiPieceElements (algorithms.hpp says why), one after another.
 #include <algorithm>
 
 #include "comm/algorithms.hpp"
@@ -11,12 +11,10 @@
 namespace dlk::comm {
 namespace {
 
-constexpr uint64_t kMaxPiece = uint64_t(1) << 30;
-
 template <class F>
 void in_pieces(uint64_t count, F &&f) {
-  for (uint64_t begin = 0; begin < count; begin += kMaxPiece)
-    f(begin, static_cast<int>(std::min(kMaxPiece, count - begin)));
+  for (uint64_t begin = 0; begin < count; begin += kMpiPieceElements)
+    f(begin, static_cast<int>(std::min(kMpiPieceElements, count - begin)));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "comm/algorithms.hpp"
 #include "tests/comm/mpi_support.hpp"
 
 using namespace dlk_test;
@@ -12,8 +13,10 @@ namespace {
 
 // 0, 1, primes, counts below / not divisible by the rank count, and counts of
 // several ring chunks when the chunk is small (comm:ranks3_small_chunks runs
-// these with 1024-float chunks; the default is 256 Ki floats).
-const uint64_t kCounts[] = {0, 1, 2, 3, 5, 97, 1021, 65537, 3 * 65536 + 7};
+// these with 1024-float chunks; the default is 256 Ki floats), and one count of
+// more than one of native's and ps's MPI pieces.
+const uint64_t kCounts[] = {0, 1, 2, 3, 5, 97, 1021, 65537, 3 * 65536 + 7,
+                            dlk::comm::kMpiPieceElements + 5};
 const dlk_comm_algorithm kDense[] = {DLK_COMM_ALGO_NATIVE, DLK_COMM_ALGO_RING, DLK_COMM_ALGO_PS};
 
 // This rank's integer_value data for count elements, and whether data now holds
