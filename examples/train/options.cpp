@@ -59,6 +59,9 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
       "compression leaves out of u. Default: on for onebit and topk, off otherwise");
   app.add_option("--warmup-steps", o.warmup_steps,
                  "Compressed algorithms: all-reduce the first N steps uncompressed (native)");
+  app.add_option("--lr-warmup-steps", o.lr_warmup_steps,
+                 "The learning rate rises linearly from lr / N to lr over the first N steps "
+                 "(every algorithm; 0: none)");
   app.add_option("--block-size", o.block_size,
                  "onebit, int8, int4: elements per codec block (multiple of 16; 0: the codec's "
                  "default, 1024, 256, 128)");

@@ -29,6 +29,7 @@ struct Options {
   bool momentum_correction = false;
   double topk_fraction = 0.01;
   uint32_t warmup_steps = 0;  // the first steps all-reduce with native (1-bit Adam's warm-up)
+  uint32_t lr_warmup_steps = 0;  // the learning rate rises linearly over the first steps
   uint32_t block_size = 0;  // onebit, int8, int4: elements per codec block; 0: the codec's default
   double bucket_mb = 0;  // 0: auto_bucket_bytes (trainer.cpp)
   std::string backend;  // "" : DLK_BACKEND, else cpu

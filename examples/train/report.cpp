@@ -58,6 +58,7 @@ nlohmann::ordered_json run_json(const RunContext &run, const RunRecord &record) 
                  {"global_batch", o.batch},
                  {"local_batch", run.local_batch},
                  {"lr", o.lr},
+                 {"lr_warmup_steps", o.lr_warmup_steps},
                  {"momentum", o.momentum},
                  {"seed", o.seed},
                  {"epochs", o.epochs},

@@ -1,6 +1,9 @@
 // SGD with momentum as torch.optim.SGD (no dampening, no weight decay):
-// v = momentum * v + g; w -= lr * v; and its form with the momentum kept per rank.
+// v = momentum * v + g; w -= lr * v; its form with the momentum kept per rank; and
+// the learning rate of a linear warm-up.
 #pragma once
+
+#include <cstdint>
 
 #include "layers/layer.hpp"
 
@@ -22,6 +25,15 @@ inline void accumulate_local_momentum(Parameter &p, float momentum) {
     p.momentum[i] = momentum * p.momentum[i] + p.grad[i];
     p.grad[i] = p.momentum[i];
   }
+}
+
+// The learning rate of step `step` (0-based) under a linear warm-up of
+// `warmup_steps` steps (Goyal et al. 2017, used by Deep Gradient Compression):
+// lr * (step + 1) / warmup_steps, then lr. It lets the compressed algorithms'
+// residuals build up while the steps are small, at no extra wire cost.
+inline float warmed_up_lr(float lr, int64_t step, uint32_t warmup_steps) {
+  if (step >= static_cast<int64_t>(warmup_steps)) return lr;
+  return lr * static_cast<float>(step + 1) / static_cast<float>(warmup_steps);
 }
 
 inline void sgd_step(Parameter &p, float lr) {

@@ -127,12 +127,13 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
       if (all_reduce) sync_.ready(gradient_index_.at(p));
     }
   });
+  const float lr = warmed_up_lr(options_.lr, step, options_.lr_warmup_steps);
   const auto update = [&](const std::vector<Parameter *> &parameters) {
     for (Parameter *p : parameters) {
       if (correction)
-        sgd_step(*p, options_.lr);
+        sgd_step(*p, lr);
       else
-        sgd_momentum_step(*p, options_.lr, options_.momentum);
+        sgd_momentum_step(*p, lr, options_.momentum);
     }
   };
   // Each bucket's parameters are updated as soon as it ends, beside the later

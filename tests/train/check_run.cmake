@@ -1,6 +1,6 @@
 # Runs dlk-train for one check of tests/train/CMakeLists.txt and fails with the
-# reason. Variables: CHECK (learn, resume, momentum_correction, bad_data, bad_checkpoint,
-# staged, divergence), TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list),
+# reason. Variables: CHECK (learn, resume, momentum_correction, lr_warmup, bad_data,
+# bad_checkpoint, staged, divergence), TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list),
 # WORK (a scratch directory), DATA (the Fashion-MNIST directory).
 cmake_minimum_required(VERSION 3.25)
 
@@ -141,6 +141,23 @@ elseif(CHECK STREQUAL "momentum_correction")
                           "${epoch}: loss ${a} / ${b}, test accuracy ${acc_a} / ${acc_b}")
     endif()
   endforeach()
+elseif(CHECK STREQUAL "lr_warmup")
+  # --lr-warmup-steps N: step s (0-based) runs at lr * (s + 1) / N. A warm-up of
+  # one step is lr itself, so the same bits as none; one of 20 steps changes them;
+  # resumed inside it (step 15) the run gives the bits of the one that never stopped.
+  set(common ${short} --epochs 3 --algorithm topk)
+  run_ok(out ${common} --steps 5 --json ${WORK}/plain.json)
+  run_ok(out ${common} --steps 5 --lr-warmup-steps 1 --json ${WORK}/one.json)
+  run_ok(out ${common} --steps 5 --lr-warmup-steps 20 --json ${WORK}/warm.json)
+  json_get(plain ${WORK}/plain.json final weights_checksum)
+  json_get(one ${WORK}/one.json final weights_checksum)
+  json_get(warm ${WORK}/warm.json final weights_checksum)
+  json_get(steps ${WORK}/warm.json config lr_warmup_steps)
+  message(STATUS "no warm-up ${plain}, 1 step ${one}, 20 steps ${warm} (JSON: ${steps})")
+  if(NOT plain STREQUAL one OR plain STREQUAL warm OR NOT steps EQUAL 20)
+    message(FATAL_ERROR "--lr-warmup-steps: none ${plain}, 1 ${one}, 20 ${warm} (JSON ${steps})")
+  endif()
+  expect_resume_identical(${common} --lr-warmup-steps 20)
 elseif(CHECK STREQUAL "bad_data")
   # A missing file, a truncated gzip file, and one with corrupt bytes inside. The
   # files are read before MPI starts: one process shows it.
