@@ -11,9 +11,10 @@ for the whole group, each term is measured on its own first:
   compute   dlk-train on one rank at the local batch, its timeline (--layer-times);
   sharing   P such one-rank runs started together, over the one run alone (--sharing);
             --repeats pairs (alone, together) interleaved, the median ratio;
-  overhead  calibration runs of dlk-train with native under netbed: each bucket's span on the
-            background thread less the same all-reduce measured alone (--bucket-overhead),
-            the median of --repeats runs;
+  overhead  calibration runs of dlk-train under netbed, per family: native's (--bucket-overhead)
+            from runs with native, dlk's own algorithms' (--own-bucket-overhead) from runs with
+            OWN_PROBE (ring): each bucket's span on the background thread less the same
+            all-reduce measured alone, the median of --repeats runs;
 a group whose calibrations spread over --max-spread is flagged (--refuse-noisy: skipped);
 then for every algorithm dlk-train runs --steps steps under scripts/netbed.sh
 (all P ranks on this machine) and its median step (dlk-train/run/1
@@ -161,11 +162,21 @@ def measure_compute(build, model, ranks, batch, threads, steps, path, repeats):
     return statistics.median(ratios), spread(ratios), spread(steps_alone)
 
 
-def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, allreduce, repeats):
+# The run that calibrates dlk's own algorithms' bucket overhead (dlk-perf plan --own-bucket-overhead).
+# Native's calibration over-corrected them by 6-14 % (vgg_small, 10 Gbit/s, 2026-12-01): Open MPI's
+# MPI_Iallreduce progresses only while the waiting thread polls, dlk's algorithms wait politely
+# (comm/polite_wait.cpp). ring, as it has no codec: a codec's run would fold its contention, which
+# the plan models on its own, into the overhead.
+OWN_PROBE = "ring"
+
+
+def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, allreduce, repeats,
+                            algorithm="native"):
     """Seconds a bucket's all-reduce takes in training beyond the same call alone (dlk-perf plan
-    --bucket-overhead): calibration runs of dlk-train with native under netbed, their timelines'
-    bucket spans (the background thread, start to end) less dlk-perf comm's native time at the
-    bucket's size (allreduce: measure_allreduce's file), the median over buckets and steps of a
+    --bucket-overhead, --own-bucket-overhead): calibration runs of dlk-train with `algorithm`
+    under netbed, their timelines' bucket spans (the background thread, start to end) less
+    dlk-perf comm's time of that algorithm at the bucket's size (allreduce: measure_allreduce's
+    file), the median over buckets and steps of a
     run, then the median of `repeats` runs (one slow run at load over-corrected a whole group by
     3-5x in the 2026-11-26 check). What it holds: the background thread waiting for a core that
     compute threads hold, and for the other ranks, which reach the bucket at different times.
@@ -173,10 +184,10 @@ def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, al
     calibration's step: how far one run's figure would move a predicted step)."""
     train = os.path.join(build, "examples", "train", "dlk-train")
     with open(allreduce) as f:
-        alone = {p["bytes"]: p["seconds"] for p in json.load(f)["points"] if p["algorithm"] == "native"}
+        alone = {p["bytes"]: p["seconds"] for p in json.load(f)["points"] if p["algorithm"] == algorithm}
     per_run, steps_of_runs, buckets = [], [], 1
     for _ in range(repeats):
-        doc = json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", "native",
+        doc = json_of(run(netbed(ranks, rate, [train, "--model", model, "--algorithm", algorithm,
                                                "--steps", str(steps), "--batch", str(batch), "--threads",
                                                str(threads), "--train-subset", str(batch * (steps + 1)),
                                                "--test-subset", "64", "--timeline-steps", str(max(1, steps - 2)),
@@ -241,14 +252,16 @@ def measured_runs(build, model, ranks, rate, algorithms, steps, batch, threads, 
     return result
 
 
-def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing, overhead):
+def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing, overhead,
+              own_overhead):
     """dlk-perf plan on the measured terms."""
     perf = os.path.join(build, "perf", "dlk-perf")
     doc = json_of(run([perf, "plan", "--model", model, "--ranks", str(ranks), "--ranks-here", str(ranks),
                        "--batch", str(batch), "--threads", str(threads), "--link", link,
                        "--algorithms", ",".join(algorithms), "--scaling", str(ranks), "--layer-times", layer_times,
                        "--allreduce", allreduce, "--sharing", f"{sharing:.6g}",
-                       "--bucket-overhead", f"{overhead:.6g}", "--quiet", "--json"]))
+                       "--bucket-overhead", f"{overhead:.6g}", "--own-bucket-overhead", f"{own_overhead:.6g}",
+                       "--quiet", "--json"]))
     steps = {s["algorithm"]: s for s in doc["steps"]}
     crossovers = {c["algorithm"]: (c["crossover_bandwidth"], c["wins_below"] == "yes") for c in doc["crossovers"]}
     return steps, crossovers, doc["bucket_bytes"]
@@ -271,14 +284,15 @@ def runs_spread_text(case):
 def print_markdown(cases):
     """The cases as docs/plan.md's table: predicted, measured (median step; the mean's wait in the
     synchronizer beside it), error, the measured terms of the group, the load."""
-    print("\n| model | P | rate | link Gbit/s | sharing | bucket overhead ms | algorithm | predicted ms | "
+    print("\n| model | P | rate | link Gbit/s | sharing | bucket overhead ms (native / own) | algorithm | predicted ms | "
           "measured ms | runs spread | error | measured wait ms (mean) | predicted exposed ms | calibration spread | "
           "load |")
     print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for c in cases:
         p = c["predicted"]
         print(f"| {c['model']} | {c['ranks']} | {c['rate']} | {c['link_bandwidth'] * 8e-9:.2f} | {c['sharing']:.2f} | "
-              f"{c['bucket_overhead'] * 1e3:.2f} | {c['algorithm']} | {c['predicted_seconds'] * 1e3:.2f} | "
+              f"{c['bucket_overhead'] * 1e3:.2f} / {c.get('own_bucket_overhead', c['bucket_overhead']) * 1e3:.2f} | "
+              f"{c['algorithm']} | {c['predicted_seconds'] * 1e3:.2f} | "
               f"{c['measured_seconds'] * 1e3:.2f} | {runs_spread_text(c)} | {c['error'] * 100:+.0f} % | "
               f"{c['measured_terms']['exposed_comm_seconds'] * 1e3:.2f} | "
               f"{(p['exposed_network_seconds'] + p['exposed_codec_seconds']) * 1e3:.2f} | "
@@ -356,6 +370,9 @@ def main():
     parser.add_argument("--no-overhead", action="store_true",
                         help="leave out the bucket overhead (and its calibration run): the plan from the terms "
                              "measured alone")
+    parser.add_argument("--one-overhead", action="store_true",
+                        help="calibrate the bucket overhead on native only and apply it to every algorithm (as "
+                             "until 2026-12-01) instead of per family")
     parser.add_argument("--markdown", action="store_true",
                         help="at the end, every case again as a docs/plan.md table")
     parser.add_argument("--terms", action="store_true",
@@ -396,12 +413,17 @@ def main():
                             layer_times = os.path.join(scratch, "layer_times.json")
                             sharing, sharing_spread, compute_spread = measure_compute(
                                 a.build, model, ranks, a.batch, a.threads, a.steps, layer_times, a.repeats)
-                            overhead = overhead_spread = 0.0
+                            overhead = overhead_spread = own_overhead = own_spread = 0.0
                             if ranks > 1 and not a.no_overhead:
                                 overhead, overhead_spread = measure_bucket_overhead(
                                     a.build, model, ranks, rate, a.steps, a.batch, a.threads, allreduce, a.repeats)
+                                own_overhead, own_spread = overhead, overhead_spread
+                                if any(x != "native" for x in algorithms) and not a.one_overhead:
+                                    own_overhead, own_spread = measure_bucket_overhead(
+                                        a.build, model, ranks, rate, a.steps, a.batch, a.threads, allreduce,
+                                        a.repeats, OWN_PROBE)
                             spreads = {"sharing": sharing_spread, "compute": compute_spread,
-                                       "bucket_overhead": overhead_spread}
+                                       "bucket_overhead": max(overhead_spread, own_spread)}
                             noisy = {k: v for k, v in spreads.items() if v > a.max_spread}
                             if noisy:
                                 text = ", ".join(f"{k} {v * 100:.0f} %" for k, v in noisy.items())
@@ -411,7 +433,7 @@ def main():
                                       f"{a.max_spread * 100:.0f} %: {text}", file=sys.stderr)
                             plan, crossovers, bucket_bytes = predicted(a.build, model, ranks, link, algorithms, a.batch,
                                                                        a.threads, allreduce, layer_times, sharing,
-                                                                       overhead)
+                                                                       overhead, own_overhead)
                         except (RuntimeError, ValueError, StopIteration, KeyError) as e:
                             print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
                             continue
@@ -429,7 +451,8 @@ def main():
                             error = step["step_seconds"] / measured - 1
                             cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
                                           "link_bandwidth": bandwidth, "sharing": sharing,
-                                          "bucket_overhead": overhead, "algorithm": algorithm,
+                                          "bucket_overhead": overhead, "own_bucket_overhead": own_overhead,
+                                          "algorithm": algorithm,
                                           "calibration_spread": spreads, "calibration_flagged": bool(noisy),
                                           "predicted_seconds": step["step_seconds"], "predicted": step,
                                           "measured_seconds": measured, "measured_spread": spread,
@@ -444,7 +467,8 @@ def main():
                                     json.dump({"schema": "dlk-perf/plan-check/2", "cases": cases}, f, indent=1)
                             print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
                                   f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (runs spread {spread * 100:.0f} %, "
-                                  f"load {load:.1f}, sharing {sharing:.2f}, bucket overhead {overhead * 1e3:.3f} ms)",
+                                  f"load {load:.1f}, sharing {sharing:.2f}, bucket overhead {overhead * 1e3:.3f} ms, "
+                                  f"own {own_overhead * 1e3:.3f} ms)",
                                   flush=True)
                             if a.terms:
                                 m = cases[-1]["measured_terms"]

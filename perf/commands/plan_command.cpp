@@ -50,6 +50,7 @@ struct PlanOptions {
   std::string layer_times;  // dlk-train --json of a one-rank run at the local batch: its timeline
   std::string allreduce;  // dlk-perf comm --json measured on the link: its per-algorithm terms
   double bucket_overhead = 0;  // seconds a bucket's all-reduce takes in training beyond alone
+  double own_bucket_overhead = -1;  // the same for dlk's own algorithms; < 0: bucket_overhead
   std::vector<int> scaling{1, 2, 4, 8, 16, 32};
   bool refresh = false;
   double min_seconds = 0.05;
@@ -162,6 +163,7 @@ int run_plan(const PlanOptions &o) {
     s.measured = measured ? &*measured : nullptr;
     s.ranks_here = o.ranks_here;
     s.bucket_overhead = o.bucket_overhead;
+    if (o.own_bucket_overhead >= 0) s.own_bucket_overhead = o.own_bucket_overhead;
     s.threads = threads;
     s.cores = cores;
     return s;
@@ -324,6 +326,7 @@ int run_plan(const PlanOptions &o) {
     }
     doc["bucket_bytes"] = bucket_bytes;
     doc["bucket_overhead_seconds"] = o.bucket_overhead;
+    doc["own_bucket_overhead_seconds"] = o.own_bucket_overhead >= 0 ? o.own_bucket_overhead : o.bucket_overhead;
     doc["steps"] = steps.json();
     doc["winner"] = winner->algorithm;
     doc["crossovers"] = crossovers.json();
@@ -403,9 +406,14 @@ RunFn setup_plan(CLI::App &command) {
   command.add_option("--bucket-overhead", o->bucket_overhead,
                      "seconds each bucket's all-reduce takes in training beyond the same call alone (the "
                      "background thread waiting for a core and for the other ranks), as measured "
-                     "(scripts/plan_check.py: docs/plan.md); added to every bucket's network time")
+                     "(scripts/plan_check.py: docs/plan.md); added to every bucket's network time (dlk's own "
+                     "algorithms: --own-bucket-overhead where given)")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
+  command.add_option("--own-bucket-overhead", o->own_bucket_overhead,
+                     "the bucket overhead of dlk's own algorithms (ring, ps, the codecs, topk; auto's buckets by "
+                     "what it picks), calibrated on a run of one of them; default: --bucket-overhead")
+      ->check(CLI::Range(0.0, 1000.0));
   command.add_option("--scaling", o->scaling, "rank counts of the scaling table")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20))

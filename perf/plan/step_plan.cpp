@@ -49,9 +49,11 @@ AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, c
     }
     const BucketCost cost =
         bucket_cost(algorithm, b.bytes, s.ranks, s.link, codec_table, s.chunk_bytes, s.topk_fraction, *terms);
-    if (!(s.bucket_overhead >= 0) || !std::isfinite(s.bucket_overhead))
+    const double family_overhead =
+        cost.algorithm == "native" ? s.bucket_overhead : s.own_bucket_overhead.value_or(s.bucket_overhead);
+    if (!(family_overhead >= 0) || !std::isfinite(family_overhead))
       throw std::invalid_argument("plan: the bucket overhead must be finite and >= 0");
-    const double overhead = s.ranks > 1 ? s.bucket_overhead : 0;
+    const double overhead = s.ranks > 1 ? family_overhead : 0;
     b.codec_seconds = cost.codec_phase_seconds;
     b.network_seconds = cost.network_phase_seconds + overhead;
     const double seconds = cost.codec_phase_seconds + cost.network_phase_seconds;

@@ -58,7 +58,13 @@ struct StepSetup {
   // measured alone (ranks > 1): the background thread's wait for a core held
   // by compute threads and for the peer ranks, which arrive apart. Added to
   // the bucket's network phase (the thread waits, it does not compute).
+  // Calibrated per family, since the waits differ: bucket_overhead for native
+  // (Open MPI's MPI_Iallreduce, whose rounds progress only while the waiting
+  // thread polls), own_bucket_overhead for dlk's own algorithms (ring, ps, the
+  // codecs, topk; auto's buckets by what it picks), which wait politely in
+  // comm/polite_wait.cpp; none: bucket_overhead for every algorithm.
   double bucket_overhead = 0;
+  std::optional<double> own_bucket_overhead;
 };
 
 struct AlgorithmPlan {

@@ -80,10 +80,20 @@ StepPrediction predict_step(const StepInputs &in) {
   }
 
   // Backward as events: the compute threads work through the layers last to
-  // first; the background thread through the buckets in order, each its codec
-  // work then its wire time. Rates: 1, or 1 / contention for CPU work while
-  // both are busy.
+  // first, then through the update, a bucket's parameters as soon as that
+  // bucket has ended (dlk-train's wait_bucket, in bucket order; with no bucket,
+  // every parameter after backward); the background thread through the buckets
+  // in order, each its codec work then its wire time. Rates: 1, or 1 /
+  // contention for CPU work while both are busy.
   const double inf = std::numeric_limits<double>::infinity();
+  const std::size_t updates = std::max<std::size_t>(1, in.buckets.size());
+  double bucket_bytes = 0;
+  for (const PlanBucket &b : in.buckets) bucket_bytes += b.bytes;
+  // The update is SGD over each parameter: a bucket's share is its share of the parameters.
+  const auto update_share = [&](std::size_t k) {
+    return in.buckets.empty() || bucket_bytes <= 0 ? in.update_seconds
+                                                   : in.update_seconds * in.buckets[k].bytes / bucket_bytes;
+  };
   double t = 0;
   std::size_t layer = layers;  // layers still to run: [0, layer)
   double compute_left = layers > 0 ? in.backward_seconds[layers - 1] : 0;
@@ -92,6 +102,8 @@ StepPrediction predict_step(const StepInputs &in) {
   bool on_codec = true;
   double comm_left = 0;
   bool backward_done = layers == 0;
+  std::size_t updated = 0;    // buckets whose parameters are updated
+  bool updating = false;      // the compute threads are on update `updated`
   // Releases every bucket whose gradients are all ready.
   const auto release = [&](std::size_t finished_layer) {
     while (released < in.buckets.size() && in.buckets[released].ready_layer >= finished_layer) ++released;
@@ -102,11 +114,19 @@ StepPrediction predict_step(const StepInputs &in) {
       comm_left = in.buckets[current].codec_seconds;
     }
   };
+  // After backward, the next update once its bucket has ended.
+  const auto start_update = [&] {
+    if (backward_done && !updating && updated < updates && (in.buckets.empty() || updated < current)) {
+      updating = true;
+      compute_left = update_share(updated);
+    }
+  };
   if (backward_done) release(0);
   start_bucket();
+  start_update();
   for (int guard = 0; guard < 10000000; ++guard) {
-    const bool computing = !backward_done, communicating = current < released;
-    if (!computing && !communicating && released == in.buckets.size()) break;
+    const bool computing = !backward_done || updating, communicating = current < released;
+    if (!computing && !communicating && released == in.buckets.size() && updated == updates) break;
     const double contention =
         !communicating ? 1 : in.buckets[current].contention > 0 ? in.buckets[current].contention : in.contention;
     const double compute_rate = 1 / contention;
@@ -119,13 +139,18 @@ StepPrediction predict_step(const StepInputs &in) {
     if (computing) compute_left = dt == dt_compute ? 0 : compute_left - dt * compute_rate;
     if (communicating) comm_left = dt == dt_comm ? 0 : comm_left - dt * comm_rate;
     if (computing && dt == dt_compute) {
-      --layer;
-      release(layer);
-      if (layer == 0) {
-        backward_done = true;
-        p.backward_end_seconds = forward + t;
+      if (updating) {
+        updating = false;
+        ++updated;
       } else {
-        compute_left = in.backward_seconds[layer - 1];
+        --layer;
+        release(layer);
+        if (layer == 0) {
+          backward_done = true;
+          p.backward_end_seconds = forward + t;
+        } else {
+          compute_left = in.backward_seconds[layer - 1];
+        }
       }
     }
     if (communicating && dt == dt_comm) {
@@ -139,13 +164,14 @@ StepPrediction predict_step(const StepInputs &in) {
       }
     }
     start_bucket();
+    start_update();
   }
   if (layers == 0) p.backward_end_seconds = forward;
-  double backward = 0;
-  for (double b : in.backward_seconds) backward += b;
-  p.contention_seconds = (p.backward_end_seconds - forward) - backward;
-  if (p.contention_seconds < 0) p.contention_seconds = 0;  // rounding
-  p.step_seconds = p.compute_seconds + p.contention_seconds + p.exposed_network_seconds + p.exposed_codec_seconds;
+  // Whatever the step took beyond compute alone and the exposed wait: compute
+  // (backward, the update) slowed by the background thread beside it.
+  p.step_seconds = forward + t;
+  p.contention_seconds = std::max(0.0, p.step_seconds - p.compute_seconds - p.exposed_network_seconds -
+                                           p.exposed_codec_seconds);  // >= 0 but for rounding
   return p;
 }
 

@@ -4,8 +4,11 @@
 // which is backward order, a new bucket when the next gradient would pass the
 // byte cap) is handed to the communicator's background thread once all of its
 // gradients are ready; buckets go one at a time, in order, on that thread,
-// overlapping the rest of backward. The step ends when the last bucket is done
-// and the update (SGD with momentum over every parameter) has run.
+// overlapping the rest of backward. The update (SGD with momentum) follows
+// backward a bucket at a time: each bucket's parameters as soon as that bucket
+// has ended (dlk-train's wait_bucket), beside the later buckets' all-reduce,
+// its share of the update its share of the parameters. The step ends when the
+// last bucket's parameters are updated.
 //
 // While the background thread works, it shares the cores with the compute
 // threads: compute and the codec then run `contention` times slower (the
@@ -41,7 +44,7 @@ std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64
 
 struct StepInputs {
   std::vector<double> forward_seconds, backward_seconds;  // per layer, forward order
-  double update_seconds = 0;
+  double update_seconds = 0;  // every parameter's; split over the buckets by their bytes
   std::vector<PlanBucket> buckets;
   double contention = 1;  // >= 1
 };

@@ -507,6 +507,9 @@ TEST_CASE("plan --json follows its schema and draws both of its charts", "[perf]
   // dlk-train's default cap, a quarter of lenet5's 247 KB (at least 64 KiB): three buckets.
   CHECK(doc.at("bucket_bytes") == 65536);
   CHECK(doc.at("buckets").size() == 3);
+  // No overhead given: 0 for both families.
+  CHECK(doc.at("bucket_overhead_seconds") == 0);
+  CHECK(doc.at("own_bucket_overhead_seconds") == 0);
 }
 
 TEST_CASE("plan reads a dlk-train/describe/1 file and plans from given ceilings", "[perf][cli][plan]") {
@@ -554,6 +557,31 @@ TEST_CASE("plan refuses an unknown model, a link that does not parse, P < 1 and 
   r = box.run("plan --algorithms nccl" + quick);
   CHECK(r.status != 0);
   CHECK(r.err.find("nccl") != std::string::npos);
+  r = box.run("plan --own-bucket-overhead -0.001" + quick);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("--own-bucket-overhead") != std::string::npos);
+}
+
+TEST_CASE("plan takes the bucket overhead per family and reports both", "[perf][cli][plan]") {
+  Sandbox box;
+  const std::string quick = " --model lenet5 --compute peak=1TFLOP/s,bandwidth=100GB/s --link 10gbit "
+                            "--algorithms native,ring --scaling 2 --quiet --json";
+  const auto plan = [&](const std::string &overheads) {
+    const Run r = box.run("plan" + quick + overheads);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json one = plan(" --bucket-overhead 0.001");
+  CHECK(one.at("own_bucket_overhead_seconds").get<double>() == Approx(0.001));
+  const nlohmann::json two = plan(" --bucket-overhead 0.001 --own-bucket-overhead 0.0002");
+  CHECK(two.at("bucket_overhead_seconds").get<double>() == Approx(0.001));
+  CHECK(two.at("own_bucket_overhead_seconds").get<double>() == Approx(0.0002));
+  // Three buckets: ring's network 3 x 0.8 ms shorter, native's the same.
+  CHECK(two.at("steps")[0].at("network_seconds").get<double>() ==
+        Approx(one.at("steps")[0].at("network_seconds").get<double>()));
+  CHECK(two.at("steps")[1].at("network_seconds").get<double>() ==
+        Approx(one.at("steps")[1].at("network_seconds").get<double>() - 3 * 8e-4));
 }
 
 TEST_CASE("progress goes to stderr on a terminal only, and never with --quiet", "[perf][cli]") {

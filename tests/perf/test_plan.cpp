@@ -293,6 +293,40 @@ TEST_CASE("the step schedule overlaps communication with backward, exposes the t
   CHECK_THROWS(predict_step(in));
 }
 
+TEST_CASE("the update follows backward a bucket at a time, each as its bucket ends, beside the later buckets",
+          "[perf][plan]") {
+  StepInputs in;
+  in.forward_seconds = {1, 1, 1};
+  in.backward_seconds = {2, 2, 2};
+  in.update_seconds = 0.5;
+  // Two buckets of equal bytes: the first ends during backward, the second
+  // (ready at the end) has 1 s of wire. The first's update (0.25 s) runs
+  // beside the second's wire; only the second's update follows it.
+  in.buckets = {{4, 2, 0, 1}, {4, 0, 0, 1}};
+  StepPrediction p = predict_step(in);
+  CHECK(p.step_seconds == Approx(3 + 6 + 1 + 0.25));
+  CHECK(p.exposed_network_seconds == Approx(0.75));
+  CHECK(p.contention_seconds == Approx(0));
+  CHECK(p.compute_seconds + p.contention_seconds + p.exposed_network_seconds + p.exposed_codec_seconds ==
+        Approx(p.step_seconds));
+  // Shares follow the bytes: the first bucket three times the second.
+  in.buckets = {{12, 2, 0, 1}, {4, 0, 0, 1}};
+  p = predict_step(in);
+  CHECK(p.step_seconds == Approx(3 + 6 + 1 + 0.125));
+  // With contention 2 the first update runs at half speed beside the wire.
+  in.contention = 2;
+  in.buckets = {{4, 2, 0, 0.5}, {4, 0, 0, 1}};
+  p = predict_step(in);
+  // Layer 1 runs at half speed beside the first bucket's 0.5 s of wire (0.25 s
+  // later): backward ends at 6.25; the first update takes 0.5 s beside the
+  // second bucket, which ends at 7.25; the second update follows it.
+  CHECK(p.step_seconds == Approx(3 + 7.25 + 0.25));
+  CHECK(p.contention_seconds == Approx(0.25 + 0.25));
+  // No bucket (one rank): the whole update after backward.
+  in.buckets.clear();
+  CHECK(predict_step(in).step_seconds == Approx(9.5));
+}
+
 TEST_CASE("a codec beats native below its crossover bandwidth, not above", "[perf][plan]") {
   const PlanModel wide = builtin_model("wide");
   const ComputeTimes compute = flat_compute(wide, 1e-3);
@@ -365,6 +399,39 @@ TEST_CASE("the measured bucket overhead lengthens every bucket's all-reduce, on 
   CHECK(plan_algorithm(one, "native", table_codec).step.step_seconds == Approx(compute.total()));
   slow.bucket_overhead = -1;
   CHECK_THROWS_WITH(plan_algorithm(slow, "native", table_codec), Catch::Contains("overhead"));
+}
+
+TEST_CASE("the bucket overhead is calibrated per family: native's for native, dlk's own for the others",
+          "[perf][plan]") {
+  const PlanModel lenet = builtin_model("lenet5");
+  const ComputeTimes compute = flat_compute(lenet, 1e-4);
+  StepSetup s;
+  s.model = &lenet;
+  s.compute = &compute;
+  s.ranks = 2;
+  s.link = parse_link("10gbit");
+  s.bucket_bytes = train_default_bucket_bytes(lenet);  // three buckets
+  s.bucket_overhead = 1e-3;
+  const AlgorithmPlan native_one = plan_algorithm(s, "native", table_codec);
+  const AlgorithmPlan ring_one = plan_algorithm(s, "ring", table_codec);
+  const AlgorithmPlan int8_one = plan_algorithm(s, "int8", table_codec);
+  StepSetup split = s;
+  split.own_bucket_overhead = 2e-4;
+  // native keeps its own; ring and the codecs take dlk's, three buckets each.
+  CHECK(plan_algorithm(split, "native", table_codec).network_seconds == Approx(native_one.network_seconds));
+  CHECK(plan_algorithm(split, "ring", table_codec).network_seconds == Approx(ring_one.network_seconds - 3 * 8e-4));
+  CHECK(plan_algorithm(split, "int8", table_codec).network_seconds == Approx(int8_one.network_seconds - 3 * 8e-4));
+  // auto: each bucket by what it picks (the overhead does not change the pick).
+  StepSetup none = split;
+  none.bucket_overhead = 0;
+  none.own_bucket_overhead = 0;
+  const AlgorithmPlan picked = plan_algorithm(split, "auto", table_codec);
+  double expected = plan_algorithm(none, "auto", table_codec).network_seconds;
+  for (const std::string &a : picked.bucket_algorithms) expected += a == "native" ? 1e-3 : 2e-4;
+  CHECK(picked.network_seconds == Approx(expected));
+  split.own_bucket_overhead = -1;
+  CHECK_THROWS_WITH(plan_algorithm(split, "ring", table_codec), Catch::Contains("overhead"));
+  CHECK_NOTHROW(plan_algorithm(split, "native", table_codec));
 }
 
 TEST_CASE("the plan's two charts are well-formed SVG with their axes and series", "[perf][plan]") {
