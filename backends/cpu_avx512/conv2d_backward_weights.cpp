@@ -244,7 +244,7 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
         args, plan,
         scratch.get(plan.bytes, "dlk_conv2d_backward_weights",
                     "the channel-block kernel's sums, pixel-major diff_dst and padded image"));
-    return {kernels::conv2d_channel_blocks_backward_weights_name(args.desc.src_type), 0};
+    return {kernels::conv2d_channel_blocks_backward_weights_name(args.desc.src_type, plan.pairs), 0};
   }
   const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
     return backward_weights<decltype(storage)>(args, isa, threads, scratch);

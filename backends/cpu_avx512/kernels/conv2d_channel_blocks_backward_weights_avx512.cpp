@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -27,8 +28,7 @@ namespace dlk::cpu::kernels {
 namespace {
 
 constexpr int64_t kBlock = 32;  // output channels of a unit
-// Sums in registers: 28 of the 32, with diff_dst's V vectors and a broadcast.
-constexpr int kMaxSums = 28;
+constexpr int kMaxSums = kChannelBlockMaxSums;
 constexpr int max_rows(int kw, int v) { return kMaxSums / (kw * v); }
 // Output pixels of a band: its pixel-major diff_dst (32 floats a pixel) in
 // 32 KiB, within L1 beside the input rows it meets.
@@ -114,15 +114,17 @@ ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::C
   parts = blocks % t == 0 || blocks >= 4 * t ? 1 : std::min(t, kernel_rows);
   units = blocks * parts;
   team = team_size(units, threads);
-  const bool widened = d.src_type != DLK_DTYPE_F32;
-  if (d.pad_h != 0 || d.pad_w != 0 || widened) {
-    hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w;
-    padded_floats = floats_aligned(d.c * hp * wp);
+  pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
+  const bool widened = d.src_type != DLK_DTYPE_F32 && !pairs;
+  if (d.pad_h != 0 || d.pad_w != 0 || widened || pairs) {
+    hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w + (pairs ? 2 : 0);
+    padded_floats = floats_aligned(pairs ? (d.c * hp * wp + 1) / 2 : d.c * hp * wp);
   }
   block_rows = std::clamp<int64_t>(kBandPixels / std::max<int64_t>(a.ow, 1), 1,
                                    std::max<int64_t>(a.oh, 1));
-  pixel_major_floats = block_rows * a.ow * kBlock;
-  if (widened) staged_floats = pixel_major_floats;
+  // A band row's pixel-major vectors: one a pixel, or a pair.
+  pixel_major_floats = block_rows * (pairs ? (a.ow + 1) / 2 : a.ow) * kBlock;
+  if (widened || pairs) staged_floats = pixel_major_floats;
   unit_sums_floats = ((kernel_rows + parts - 1) / parts * d.kw + 1) * kBlock;  // and the bias's
   // Units a thread sums at a time: their sums within kGroupSumsBytes.
   group = std::max<int64_t>(1, kGroupSumsBytes / (unit_sums_floats * 4));
@@ -144,8 +146,10 @@ ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::C
 bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
-                     (d.src_type == DLK_DTYPE_BF16 && !bf16_dot_outpaces_fma(core::cpu_features()));
+                     d.src_type == DLK_DTYPE_BF16;
+  const bool pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.k <= 16 ||
+      (pairs && d.stride_w > 2) ||
       (d.kw != 3 && d.kw != 5 && d.kw != 7) || d.dilation_w != 1 ||
       (d.src_type != DLK_DTYPE_BF16 && d.n * a.oh * a.ow < kMinChannelBlockPixels))
     return false;
@@ -191,6 +195,45 @@ void store_rows(const float *sums, int64_t lanes, int64_t kn, int64_t t0, int64_
   }
 }
 
+// pairs: a band of output rows of one unit, as the loop below does in f32:
+// the band's bf16 diff_dst staged with its rows made even (a zero gradient for
+// the dummy pixel of an odd row), turned pair-major (32-bit pairs through the
+// f32 transposes, bits as they are), then its sums and diff_bias's share.
+void pair_band(const core::Conv2dArgs &a, int64_t kn, int v, int64_t q0, int64_t q1, const void *unit_dy,
+               int64_t oy0, int64_t rows, uint16_t *staged, const uint16_t *image,
+               int64_t in_plane, int64_t in_w, float *pixel_major, float *unit_sums,
+               float *bias) {
+  const dlk_conv2d_desc &d = a.desc;
+  const auto *dy = static_cast<const uint16_t *>(unit_dy);
+  const int64_t pixels = a.oh * a.ow, pairs = (a.ow + 1) / 2, lanes = 16 * v;
+  const int64_t band_stride = rows * pairs;  // 32-bit elements of a channel's band
+  for (int64_t o = 0; o < kn; ++o)
+    for (int64_t y = 0; y < rows; ++y) {
+      uint16_t *out = staged + (o * band_stride + y * pairs) * 2;
+      std::memcpy(out, dy + o * pixels + (oy0 + y) * a.ow, static_cast<size_t>(a.ow) * 2);
+      if (a.ow % 2 != 0) out[a.ow] = 0;
+    }
+  const float *band_dy = reinterpret_cast<const float *>(staged);
+  for (int h = 0; h < v; ++h)
+    to_pixel_major<false>(band_dy + h * 16 * band_stride, band_stride,
+                          std::min<int64_t>(16, kn - h * 16), band_stride, pixel_major + h * 16,
+                          lanes);
+  const auto *pair_major = reinterpret_cast<const uint32_t *>(pixel_major);
+  channel_blocks_bf16_pair_bias(pair_major, band_stride, v, bias);
+  const int64_t r_max = max_rows(static_cast<int>(d.kw), v);
+  const int64_t chunks = (q1 - q0 + r_max - 1) / r_max;
+  const uint16_t *band = image + oy0 * d.stride_h * in_w;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t r0 = q0 + (q1 - q0) * c / chunks, r1 = q0 + (q1 - q0) * (c + 1) / chunks;
+    int64_t offsets[kMaxSums];
+    for (int64_t q = r0; q < r1; ++q)
+      offsets[q - r0] = q / d.kh * in_plane + q % d.kh * d.dilation_h * in_w;
+    channel_blocks_bf16_pair_rows(d.kw, v, r1 - r0, d.stride_w == 2)(
+        band, offsets, pair_major, rows, a.ow, d.stride_h * in_w, (d.w + 2 * d.pad_w + 1) / 2,
+        unit_sums + (r0 - q0) * d.kw * lanes);
+  }
+}
+
 template <class Storage>
 void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeightsPlan &plan,
                     void *scratch) {
@@ -199,9 +242,11 @@ void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeight
   const dlk_conv2d_desc &d = a.desc;
   const int64_t kernel_rows = d.c * d.kh, taps = kernel_rows * d.kw;
   const int64_t pixels = a.oh * a.ow, plane = d.h * d.w;
-  // (f16/bf16: always copied, widened to f32.)
+  // (f16/bf16: always copied, widened to f32 or, in pairs, as they are.)
   const bool padded = plan.padded_floats != 0;
   const int64_t in_w = padded ? plan.wp : d.w, in_plane = padded ? plan.hp * plan.wp : plane;
+  // pairs at stride 2: where the odd columns of a padded row start.
+  const int64_t phase = (d.w + 2 * d.pad_w + 1) / 2;
   const auto *src = static_cast<const T *>(a.src);
   const auto *diff_dst = static_cast<const T *>(a.diff_dst);
   auto *diff_weights = static_cast<T *>(a.diff_weights);
@@ -240,7 +285,20 @@ void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeight
       for (int64_t image = 0; image < d.n; ++image) {
         const T *image_src = src + image * d.c * plane;
         const float *x = reinterpret_cast<const float *>(image_src);
-        if (padded) {
+        auto *x_pairs = reinterpret_cast<uint16_t *>(image_copy);
+        if (padded && plan.pairs && d.stride_w == 2) {
+          // (Padded column x at x / 2 of its phase, the odd ones from `phase`.)
+          for (int64_t ci = ci0; ci < ci1; ++ci)
+            for (int64_t y = 0; y < d.h; ++y)
+              channel_blocks_bf16_split_row(
+                  reinterpret_cast<const uint16_t *>(image_src + ci * plane + y * d.w), d.w,
+                  d.pad_w, phase, x_pairs + ci * in_plane + (y + d.pad_h) * in_w);
+        } else if (padded && plan.pairs) {
+          for (int64_t ci = ci0; ci < ci1; ++ci)
+            for (int64_t y = 0; y < d.h; ++y)
+              std::memcpy(x_pairs + ci * in_plane + (y + d.pad_h) * in_w + d.pad_w,
+                          image_src + ci * plane + y * d.w, static_cast<size_t>(d.w) * 2);
+        } else if (padded) {
           for (int64_t ci = ci0; ci < ci1; ++ci)
             for (int64_t y = 0; y < d.h; ++y) {
               const T *in = image_src + ci * plane + y * d.w;
@@ -259,6 +317,12 @@ void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeight
           const T *dy = diff_dst + (image * d.k + un.k0) * pixels;
           for (int64_t oy0 = 0; oy0 < a.oh; oy0 += plan.block_rows) {
             const int64_t rows = std::min(plan.block_rows, a.oh - oy0);
+            if (plan.pairs) {
+              pair_band(a, un.kn, un.v, un.q0, un.q1, dy, oy0, rows,
+                        reinterpret_cast<uint16_t *>(staged), x_pairs, in_plane, in_w,
+                        pixel_major, unit_sums, bias);
+              continue;
+            }
             // The band's planes of the unit's channels, in f32.
             const float *band_dy = reinterpret_cast<const float *>(dy + oy0 * a.ow);
             int64_t band_stride = pixels;

@@ -70,22 +70,32 @@ struct ChannelBlocksBackwardWeightsPlan {
   ChannelBlocksBackwardWeightsPlan(const core::Conv2dArgs &args, int threads);
   int64_t blocks = 0, parts = 0, units = 0;  // units: blocks x parts of the kernel rows
   int team = 1;
-  int64_t hp = 0, wp = 0, padded_floats = 0;  // a padded image per thread (none unpadded)
+  // bf16 in pixel pairs (channel_blocks_bf16_pair_rows), not widened: the
+  // padded image, the staged band and the pair-major diff_dst hold bf16 bits.
+  bool pairs = false;
+  // A padded image per thread (none unpadded, f32). pairs: always, rows of wp
+  // bf16 with two zero columns past the padding, within which the dummy pixel
+  // of an odd-width output row reads (at stride 2 each row its even columns,
+  // then its odd ones).
+  int64_t hp = 0, wp = 0, padded_floats = 0;
   int64_t block_rows = 0;  // output rows whose pixel-major diff_dst a thread holds at a time
-  int64_t pixel_major_floats = 0, staged_floats = 0;  // staged: a band of f16/bf16 diff_dst in f32
+  // staged: a band of f16/bf16 diff_dst in f32 (pairs: its bf16, rows made even with a zero).
+  int64_t pixel_major_floats = 0, staged_floats = 0;
   int64_t unit_sums_floats = 0;  // a unit's sums (its taps x 32 and 32 for the bias)
   int64_t group = 1;  // units a thread sums at a time, each image padded once for them
   size_t thread_bytes = 0, bytes = 0;
 };
 
 // The rule that picks it over the GEMM lowering: NCHW on the AVX-512 tier, f32,
-// f16 (no f16 arithmetic on this tier: the GEMM widens it too) or bf16 where
-// the CPU's vdpbf16ps does not outpace its FMAs (bf16_dot_outpaces_fma, as the
-// wide-row forward: bf16 x bf16 products are exact in f32), one group, more
-// than 16 output channels (the kernel above takes 4 to 16), kw of 3, 5 or 7
-// with dilation_w 1 (the taps of a kernel row are one pointer's neighbours),
-// any stride, padding and dilation_h, at least kMinChannelBlockPixels output
-// pixels in the batch (f32 and f16), its scratch within the bound.
+// f16 (no f16 arithmetic on this tier: the GEMM widens it too) or bf16 (where
+// the CPU's vdpbf16ps does not outpace its FMAs, bf16_dot_outpaces_fma, as the
+// wide-row forward, widened: bf16 x bf16 products are exact in f32; where it
+// does, in pixel pairs at stride 1 or 2 along the rows only, where the two
+// pixels of a pair read adjacent input values), one group, more than 16 output
+// channels (the kernel above takes 4 to 16), kw of 3, 5 or 7 with dilation_w 1
+// (the taps of a kernel row are one pointer's neighbours), any stride_h,
+// padding and dilation_h, at least kMinChannelBlockPixels output pixels in the
+// batch (f32 and f16), its scratch within the bound.
 //
 // The pixels: against the GEMM lowering (dlk-perf conv --sets resnet50_3x3
 // --passes bwd_weights, ratios to oneDNN-any in the same run, Intel Xeon model
@@ -114,7 +124,8 @@ bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args
 
 // diff_weights and diff_bias (if not null) as above; `scratch` holds plan.bytes.
 // Its name in dlk_context_last_op: f16 and bf16 say that they ran widened.
-inline const char *conv2d_channel_blocks_backward_weights_name(dlk_dtype type) {
+inline const char *conv2d_channel_blocks_backward_weights_name(dlk_dtype type, bool pairs) {
+  if (pairs) return "avx512:channel_blocks_bwd_weights_bf16";
   return type == DLK_DTYPE_BF16  ? "avx512:channel_blocks_bwd_weights_bf16_as_f32"
          : type == DLK_DTYPE_F16 ? "avx512:channel_blocks_bwd_weights_f16_as_f32"
                                  : "avx512:channel_blocks_bwd_weights_f32";
@@ -122,5 +133,28 @@ inline const char *conv2d_channel_blocks_backward_weights_name(dlk_dtype type) {
 void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &args,
                                                    const ChannelBlocksBackwardWeightsPlan &plan,
                                                    void *scratch);
+
+// Sums in registers: 28 of the 32, with diff_dst's V vectors and a broadcast.
+constexpr int kChannelBlockMaxSums = 28;
+
+// bf16 in pixel pairs (kernels/conv2d_channel_blocks_backward_weights_bf16_avx512bf16.cpp,
+// only where the CPU has AVX512_BF16): sums[t][v x 16] (f32) += over `rows`
+// output rows (row_step bf16 apart in image) of ow pixels in pairs, the two
+// input values at image[offsets[t / kw] + 2q + the tap's column] . pair q's
+// 32-bit lanes of pair_major (v vectors of 16 output channels, each lane that
+// channel's gradient at the pair's two pixels, zero for an odd row's dummy),
+// t < r x kw; r at most kChannelBlockMaxSums / (kw x v). The tap's column is
+// s = t % kw at stride 1; phased (stride 2, each image row stored as its even
+// columns, then its odd ones from element `phase`): (s % 2) x phase + s / 2.
+using ChannelBlocksPairRows = void (*)(const uint16_t *image, const int64_t *offsets,
+                                       const uint32_t *pair_major, int64_t rows, int64_t ow,
+                                       int64_t row_step, int64_t phase, float *sums);
+ChannelBlocksPairRows channel_blocks_bf16_pair_rows(int64_t kw, int v, int64_t r, bool phased);
+// A padded row's stride-2 phases: out[x / 2 + (x % 2) x phase] = in[x - pad]
+// for the padded columns x of the w values of in.
+void channel_blocks_bf16_split_row(const uint16_t *in, int64_t w, int64_t pad, int64_t phase,
+                                   uint16_t *out);
+// bias[v x 16] += the sum of pair_major's pairs (diff_bias's share).
+void channel_blocks_bf16_pair_bias(const uint32_t *pair_major, int64_t pairs, int v, float *bias);
 
 }  // namespace dlk::cpu::kernels

@@ -15,8 +15,10 @@ namespace dlk::cpu::kernels {
 // floats apart) as one vector a pixel, `stride` floats apart at pixel_major
 // (aligned; zeros past k), 16 pixels at a time through a register transpose
 // (one scalar store per element took as long as the sums, LeNet-5 conv1);
-// returns their sum over the pixels, diff_bias's share.
-inline __m512 to_pixel_major(const float *dy, int64_t plane_stride, int64_t k, int64_t pixels,
+// returns their sum over the pixels, diff_bias's share (Sum false: the
+// elements are not f32, pairs of bf16, moved as bits and not summed).
+template <bool Sum = true>
+__m512 to_pixel_major(const float *dy, int64_t plane_stride, int64_t k, int64_t pixels,
                              float *pixel_major, int64_t stride) {
   __m512 sum = _mm512_setzero_ps();
   for (int64_t p0 = 0; p0 < pixels; p0 += 16) {
@@ -31,7 +33,7 @@ inline __m512 to_pixel_major(const float *dy, int64_t plane_stride, int64_t k, i
     for (int64_t j = 0; j < 16; ++j) {
       if (j >= n) break;
       _mm512_store_ps(pixel_major + (p0 + j) * stride, r[j]);
-      sum = _mm512_add_ps(sum, r[j]);
+      if constexpr (Sum) sum = _mm512_add_ps(sum, r[j]);
     }
   }
   return sum;
