@@ -159,6 +159,12 @@ bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, i
       d.c * d.kh >= limit || a.ow >= limit)
     return false;
   const ChannelBlocksBackwardWeightsPlan plan(a, threads);
+  // pairs at stride 2: each image is split into its phases once per group of
+  // units; where a group is one unit and a thread has several (ResNet-50
+  // res5a: 4608 taps x 32 sums fill 590 KB of Zen 5's 1 MiB L2), the split of
+  // a 512 x 14 x 14 image came every 14 MFLOP and res5a ran 0.60x oneDNN-any at
+  // batch 32 (2 threads), where the GEMM runs 1.00x.
+  if (plan.pairs && d.stride_w == 2 && plan.group == 1 && plan.units > plan.team) return false;
   return plan.bytes <= kScratchBound;
 }
 

@@ -55,7 +55,8 @@ void conv2d_direct_backward_weights_avx512(const core::Conv2dArgs &args,
                                            const DirectBackwardWeightsPlan &plan, void *scratch);
 
 // Backward weights for many output channels (f32, f16 and bf16 NCHW widened
-// to f32 as they are read, sums in f32 rounded once; one group, more than 16
+// to f32 as they are read, or bf16 in pixel pairs on vdpbf16ps where it
+// outpaces the FMAs; sums in f32 rounded once; one group, more than 16
 // output channels, kernels 3, 5 or 7 wide without dilation along the rows;
 // conv2d_channel_blocks_backward_weights_avx512.cpp): the output channels run
 // in blocks of 32, two vectors of lanes, and each block's gradient sums input
