@@ -338,6 +338,7 @@ def suite_accuracy(args):
                 tail_deltas = [tail_accuracy(r) - tail_accuracy(native[r.seed]) for r in paired]
                 name = algorithm + ("" if ef else ", no error feedback")
                 name += f", {variant}" if variant else ""
+                # A diverged run's loss is NaN, which its JSON holds as null.
                 losses = [last(r, "train_loss") for r in done]
                 rows.append([model, "dlk-train" if program == "dlk" else "PyTorch", name,
                              str(group[0].ranks), str(len(done)),
@@ -346,8 +347,9 @@ def suite_accuracy(args):
                              " / ".join(f"{d:+.2f}" for d in deltas) or "-",
                              fmt(statistics.mean(deltas) if deltas else None, "+.2f"),
                              fmt(statistics.mean(tail_deltas) if tail_deltas else None, "+.2f"),
-                             " / ".join(f"{l:.4f}" for l in losses) or "-",
-                             fmt(statistics.mean(losses) if losses else None, ".4f"),
+                             " / ".join(fmt(l, ".4f", "NaN") for l in losses) or "-",
+                             fmt(statistics.mean(losses) if losses and None not in losses
+                                 else None, ".4f", "NaN" if losses else "-"),
                              fmt(last(done[0], "wire_bytes_per_step") if done else None, ".0f"),
                              fmt(median([ms_per_step(r) for r in done]), ".1f"),
                              fmt(min((r.load for r in group if r.load is not None),
