@@ -60,16 +60,12 @@ void Synchronizer::commit(const char *call) {
 }
 
 uint32_t Synchronizer::bucket_count(const char *call) const {
-  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+  check_committed(call);
   return static_cast<uint32_t>(buckets_.size());
 }
 
 void Synchronizer::ready(const char *call, uint32_t index) {
-  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
-  if (index >= gradients_.size())
-    throw_invalid(call, "index",
-                  "is " + std::to_string(index) + "; " + std::to_string(gradients_.size()) +
-                      " gradients are registered");
+  check_gradient(call, index);
   Gradient &g = gradients_[index];
   if (g.ready)
     throw_invalid(call, "index", "is " + std::to_string(index) + ": already ready this step");
@@ -79,20 +75,12 @@ void Synchronizer::ready(const char *call, uint32_t index) {
 }
 
 uint32_t Synchronizer::gradient_bucket(const char *call, uint32_t index) const {
-  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
-  if (index >= gradients_.size())
-    throw_invalid(call, "index",
-                  "is " + std::to_string(index) + "; " + std::to_string(gradients_.size()) +
-                      " gradients are registered");
+  check_gradient(call, index);
   return gradients_[index].bucket;
 }
 
 void Synchronizer::wait_bucket(const char *call, uint32_t bucket) {
-  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
-  if (bucket >= buckets_.size())
-    throw_invalid(call, "bucket",
-                  "is " + std::to_string(bucket) + "; the synchronizer has " +
-                      std::to_string(buckets_.size()) + " buckets");
+  check_bucket(call, bucket);
   // Waiting for a bucket that cannot start would never return.
   if (!buckets_[bucket].operation)
     throw_invalid(call, "bucket",
@@ -130,7 +118,7 @@ void Synchronizer::launch_ready_buckets(const char *call) {
 
 void Synchronizer::wait(const char *call, dlk_comm_sync_report *report,
                         dlk_comm_report *bucket_reports) {
-  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+  check_committed(call);
   const Clock::time_point called = Clock::now();
   dlk_comm_sync_report total{};
   total.buckets = static_cast<uint32_t>(buckets_.size());
@@ -174,7 +162,7 @@ void Synchronizer::wait(const char *call, dlk_comm_sync_report *report,
 }
 
 void Synchronizer::bucket_times(const char *call, double *starts, double *ends) const {
-  if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+  check_committed(call);
   const auto seconds = [](Clock::time_point t) {
     return t == Clock::time_point{} ? 0.0 : std::chrono::duration<double>(t.time_since_epoch()).count();
   };
@@ -184,8 +172,28 @@ void Synchronizer::bucket_times(const char *call, double *starts, double *ends) 
   }
 }
 
-void Synchronizer::check_between_steps(const char *call) const {
+void Synchronizer::check_committed(const char *call) const {
   if (!committed_) throw_invalid(call, "sync", "is not committed (dlk_comm_sync_commit)");
+}
+
+void Synchronizer::check_gradient(const char *call, uint32_t index) const {
+  check_committed(call);
+  if (index >= gradients_.size())
+    throw_invalid(call, "index",
+                  "is " + std::to_string(index) + "; " + std::to_string(gradients_.size()) +
+                      " gradients are registered");
+}
+
+void Synchronizer::check_bucket(const char *call, uint32_t bucket) const {
+  check_committed(call);
+  if (bucket >= buckets_.size())
+    throw_invalid(call, "bucket",
+                  "is " + std::to_string(bucket) + "; the synchronizer has " +
+                      std::to_string(buckets_.size()) + " buckets");
+}
+
+void Synchronizer::check_between_steps(const char *call) const {
+  check_committed(call);
   for (const Gradient &g : gradients_)
     if (g.ready)
       throw_invalid(call, "sync",
@@ -194,10 +202,7 @@ void Synchronizer::check_between_steps(const char *call) const {
 
 Buffer &Synchronizer::bucket_buffer(const char *call, uint32_t bucket) {
   check_between_steps(call);
-  if (bucket >= buckets_.size())
-    throw_invalid(call, "bucket",
-                  "is " + std::to_string(bucket) + "; the synchronizer has " +
-                      std::to_string(buckets_.size()) + " buckets");
+  check_bucket(call, bucket);
   return *buckets_[bucket].buffer;
 }
 

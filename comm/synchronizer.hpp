@@ -59,6 +59,11 @@ class Synchronizer {
   };
 
   void launch_ready_buckets(const char *call);
+  // Each throws DLK_COMM_INVALID_ARGUMENT naming the argument: the synchronizer
+  // is not committed, or the gradient index or bucket is out of range.
+  void check_committed(const char *call) const;
+  void check_gradient(const char *call, uint32_t index) const;
+  void check_bucket(const char *call, uint32_t bucket) const;
   void check_between_steps(const char *call) const;
   void drain();
 
