@@ -8,7 +8,9 @@
 // itself (u8 and s8 src with a zero point, which padding taps must not add).
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -130,6 +132,32 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
   return tier == "avx512" && d.k >= 16 && d.c >= 4 && wp * 5 <= ow * 6 &&
          (d.stride_h == 1 || oh * wp > 3 * 48);
 }
+
+// The same for int8 (k-quads on vpdpbusd): also one group, NCHW, a kernel
+// larger than 1x1, dense, and a CPU with AVX512_VNNI.
+bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
+                         int64_t ow) {
+  return __builtin_cpu_supports("avx512vnni") && d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
+         d.kh * d.kw > 1 && d.dilation_h == 1 && d.stride_h <= 2 &&
+         wide_rows_rule(tier, d, oh, ow);
+}
+
+// The int8 wide-row kernel's k-quads (conv2d_wide_rows_int8_avx512vnni.cpp):
+// input channels one below, at and one above a quad (3 fails the rule's 4;
+// 4, 5, 7, 8, 9), and in one and two blocks of quads (168 = 42 quads, the 3x3
+// block; 169: 2 blocks of 22 and 21), at stride 1 and 2, with padding wider
+// than the kernel; kWideRowShapes' edges run too.
+const Shape kInt8QuadShapes[] = {
+    {DLK_FORMAT_NCHW, 2, 3, 9, 20, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 4, 9, 20, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 5, 7, 47, 17, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 7, 30, 31, 23, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 6, 21, 16, 3, 3, 1, 3, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 9, 5, 14, 33, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 168, 6, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 169, 6, 10, 24, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 169, 17, 17, 17, 3, 3, 2, 1, 1, 1},
+};
 
 struct Problem {
   dlk_conv2d_desc desc;
@@ -388,12 +416,100 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
                                      : shape.kh * shape.kw == 1 && shape.stride == 1 &&
                                              shape.pad == 0
                                          ? "gemm:"
+                                     : int8_wide_rows_rule(tier, d, p.oh, p.ow)
+                                         ? "avx512:conv2d_wide_rows_int8"
                                          : "im2col_packed_a+";
         CHECK(implementation(ctx).find(lowering) == 0);
         CHECK(dst.values() == cast<int32_t>(exact(p, src, weights, d.src_zero_point)));
       }
     }
   }
+}
+
+TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads give the exact sums, requantized "
+          "as dlk.h says, on 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(11);
+  std::vector<Shape> shapes(std::begin(kWideRowShapes), std::end(kWideRowShapes));
+  shapes.insert(shapes.end(), std::begin(kInt8QuadShapes), std::end(kInt8QuadShapes));
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const Shape &shape : shapes) {
+        const size_t index = static_cast<size_t>(&shape - shapes.data());
+        // u8 and s8 src by turns; dst s32 (the sums themselves, ReLU on every
+        // other shape), then u8 (per-channel scales), s8 (one scale) and f32
+        // (per-channel), each with bias and ReLU, through the integer store.
+        const dlk_dtype type = index % 2 ? DLK_DTYPE_S8 : DLK_DTYPE_U8;
+        const bool u8 = type == DLK_DTYPE_U8;
+        for (const dlk_dtype out : {DLK_DTYPE_S32, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_F32}) {
+          Problem p = problem(shape, type, out);
+          dlk_conv2d_desc &d = p.desc;
+          // Zero points far from 0, whose padding taps must add nothing.
+          d.src_zero_point = u8 ? 201 : -77;
+          d.dst_zero_point = out == DLK_DTYPE_U8 ? 100 : out == DLK_DTYPE_S8 ? -5 : 0;
+          d.relu = out != DLK_DTYPE_S32 || index % 2 == 0;
+          std::vector<float> scales;
+          for (int64_t o = 0; o < d.k; ++o) scales.push_back(0.001f * static_cast<float>(3 + o % 7));
+          d.scale_mode = out == DLK_DTYPE_S32   ? DLK_SCALE_NONE
+                         : out == DLK_DTYPE_S8 ? DLK_SCALE_PER_TENSOR
+                                               : DLK_SCALE_PER_CHANNEL;
+          d.scales = scales.data();
+          INFO(tier << " threads " << threads << " " << dlk_dtype_name(type) << " > "
+                    << dlk_dtype_name(out) << " n " << d.n << " c " << d.c << " h " << d.h
+                    << " w " << d.w << " k " << d.k << " kh " << d.kh << " kw " << d.kw
+                    << " stride " << d.stride_h << " pad " << d.pad_h);
+          const std::vector<int> src =
+              random_ints(d.n * d.c * d.h * d.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
+          const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -128, 127, rng);
+          const std::vector<float> bias = cast<float>(random_ints(d.k, -200, 200, rng));
+          const bool with_bias = out != DLK_DTYPE_S32;
+          Buffer<int8_t> weights_buf(ctx, cast<int8_t>(weights));
+          Buffer<float> bias_buf(ctx, bias);
+          const size_t count = static_cast<size_t>(d.n * d.k * p.oh * p.ow);
+          Buffer<unsigned char> dst(ctx, std::vector<unsigned char>(count * dlk_dtype_size(out), 0xa5));
+          Buffer<uint8_t> src_u8(ctx, cast<uint8_t>(src));
+          Buffer<int8_t> src_s8(ctx, cast<int8_t>(src));
+          REQUIRE(dlk_conv2d_forward(ctx.get(), &d,
+                                     u8 ? static_cast<void *>(src_u8.data()) : src_s8.data(),
+                                     weights_buf.data(), with_bias ? bias_buf.data() : nullptr,
+                                     dst.data()) == DLK_STATUS_SUCCESS);
+          const std::vector<int64_t> sums = exact(p, src, weights, d.src_zero_point);
+          const std::vector<unsigned char> got = dst.values();
+          const int64_t plane = p.oh * p.ow;
+          size_t wrong = 0;
+          for (size_t e = 0; e < count; ++e) {
+            const int64_t o = static_cast<int64_t>(e) / plane % d.k;
+            // dlk.h: v = (float)acc * scale_k + bias_k, ReLU, then requantized.
+            const auto acc = static_cast<int32_t>(sums[e]);
+            if (out == DLK_DTYPE_S32) {
+              int32_t v = 0;
+              std::memcpy(&v, &got[e * 4], 4);
+              wrong += v != (d.relu && acc < 0 ? 0 : acc);
+              continue;
+            }
+            const float scale = out == DLK_DTYPE_S8 ? scales[0] : scales[static_cast<size_t>(o)];
+            float v = static_cast<float>(acc) * scale;
+            v = v + bias[static_cast<size_t>(o)];
+            if (v < 0.0f) v = 0.0f;
+            if (out == DLK_DTYPE_F32) {
+              float f = 0;
+              std::memcpy(&f, &got[e * 4], 4);
+              wrong += std::memcmp(&f, &v, 4) != 0;
+              continue;
+            }
+            const float lo = out == DLK_DTYPE_U8 ? 0.0f : -128.0f, hi = out == DLK_DTYPE_U8 ? 255.0f : 127.0f;
+            const float r = std::min(hi, std::max(lo, std::nearbyint(v) + static_cast<float>(d.dst_zero_point)));
+            const int expected = static_cast<int>(r);
+            const int value = out == DLK_DTYPE_U8 ? int{got[e]} : int{static_cast<int8_t>(got[e])};
+            wrong += value != expected;
+          }
+          CHECK(wrong == 0);
+          const bool wide = int8_wide_rows_rule(tier, d, p.oh, p.ow);
+          CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_int8") == wide);
+        }
+      }
+    }
 }
 
 }  // namespace dlk::cpu_test

@@ -61,17 +61,27 @@ void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads
 // padded planes holds channels 2u and 2u + 1 of a pixel, each of the
 // weights' the same two channels of a tap, and vdpbf16ps multiplies a pair
 // at a time, half the instructions of the widened kernel. Either way the sums
-// are f32, rounded once into dst. The layout of its scratch: the taps'
-// offsets, the weights widened or paired (f16/bf16) or turned around
-// (backward data), and per thread that holds one the padded image and
-// (f16/bf16) an image of f32 sums.
+// are f32, rounded once into dst. int8 (u8 or s8 src, forward) keeps k-quads
+// (`quads`): each 32-bit element holds channels 4u .. 4u + 3 of a pixel as u8
+// (s8 shifted by 128, as the integer GEMM packs A), padding the zero point
+// (shifted likewise), each of the weights' the same four channels of a tap
+// as s8, and vpdpbusd adds four products a lane into s32 sums that start at
+// -(zero point x the channel's weight sum), so that every tap adds (src -
+// src_zero_point) x weight, padding nothing, modulo 2^32 as dlk.h's integer
+// rule: bit-exact. s32 dst takes the sums (and ReLU) straight; f32, s8 and u8
+// dst take them through an image of s32 sums and the integer GEMM's store
+// (scale, bias, ReLU, requantization). The layout of its scratch: the taps'
+// offsets, the weights widened, paired or quadded (f16/bf16/int8) or turned
+// around (backward data), int8's starting sums, and per thread that holds
+// one the padded image and (f16/bf16, int8 but to s32) an image of sums.
 struct WideRowsPlan {
   // turned: the weights are turned around first (backward data, see
   // conv2d_wide_rows_applies), else read as they lie.
   WideRowsPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
   bool turned = false;
-  bool pairs = false;  // bf16 k-pairs for vdpbf16ps, else f32
-  int64_t units = 0;   // input channels, or their pairs: the planes of an image
+  bool pairs = false;  // bf16 k-pairs for vdpbf16ps
+  bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
+  int64_t units = 0;   // input channels, or their pairs or quads: the planes of an image
   int64_t sh = 1, sw = 1;  // the strides: phases per channel sh x sw
   // A phase plane: hp rows of wp (the wide rows' pitch), phase_plane floats;
   // a channel's sh x sw phases, plane floats (stride 1: the padded plane).
@@ -79,7 +89,7 @@ struct WideRowsPlan {
   int64_t wide_columns = 0, tiles = 0;  // oh x wp, in tiles of 48
   int64_t channel_block = 0, chunk_tiles = 0;
   bool images_per_thread = false;  // each thread an image at a time, else all threads on one
-  int64_t buffers = 0, image_floats = 0, staged_floats = 0, weight_floats = 0;
+  int64_t buffers = 0, image_floats = 0, staged_floats = 0, weight_floats = 0, start_floats = 0;
   int64_t offsets_bytes = 0;
   size_t bytes = 0;
 };
@@ -112,11 +122,28 @@ WideRowsTile wide_rows_bf16_tile(int rows, int vectors);
 // (W with c output and k input channels), backward data's.
 void wide_rows_bf16_pair_weights(const uint16_t *w, int64_t k, int64_t c, int64_t khw, bool turned,
                                  int64_t o, uint32_t *row);
+// The tiles with vpdpbusd, a holding s8 k-quads and b u8 k-quads in each
+// 32-bit element, the sums s32 bits (conv2d_wide_rows_int8_avx512vnni.cpp; a
+// CPU with AVX512_VNNI).
+WideRowsTile wide_rows_int8_tile(int rows, int vectors);
+// One output channel's c x khw s8 weights `w` (OIHW) as k-quads, row[u khw +
+// t] holding W[4u + i][t] in byte i (0 past c); returns the weights' sum.
+int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row);
+// One row of the quad planes: out[jq], jq < width, holds in byte i the
+// element at column x0 + stride jq (stride 1 or 2) of the row of u8 or s8 at
+// channels[i] (w wide; null: past c), the zero point's byte where that lies
+// outside [0, w); shift: s8, each byte shifted by 128 into u8.
+void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_t x0,
+                             int64_t stride, int64_t width, uint8_t zero_point, bool shift,
+                             uint32_t *out);
 
 // The rule that picks the wide-row kernel over the GEMM lowering (which packs
 // every im2col element into a panel, a quarter of res2a's time), for the
 // NCHW forward on the AVX-512 tier:
-// - f32; f16 (no f16 arithmetic on this tier: the GEMM widens it too); bf16,
+// - f32; int8 (u8 or s8 src, forward) in k-quads on vpdpbusd where the CPU
+//   has AVX512_VNNI (against the integer GEMM on im2col^T panels: see
+//   docs/conv_pool_speed.md); f16 (no f16 arithmetic on this tier: the GEMM
+//   widens it too); bf16,
 //   widened where the CPU's vdpbf16ps does not outpace its FMAs
 //   (bf16_dot_outpaces_fma: Intel's runs at half their rate, so widened to
 //   f32 the multiply-adds run at the FMAs' rate, with bf16 x bf16 products
@@ -148,8 +175,10 @@ void wide_rows_bf16_pair_weights(const uint16_t *w, int64_t k, int64_t c, int64_
 // 0.45 / 0.64 -> 0.56, conv5_x 0.68 -> 0.47 / 0.68 -> 0.47.
 inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, bool turned = false) {
   const dlk_conv2d_desc &d = a.desc;
+  const bool int8 = d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
   const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
-                     d.src_type == DLK_DTYPE_BF16;
+                     d.src_type == DLK_DTYPE_BF16 ||
+                     (int8 && !turned && core::cpu_features().avx512_vnni);
   if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.stride_h != d.stride_w ||
       d.stride_h < 1 || d.stride_h > (turned ? 1 : 2) || d.dilation_h != 1 ||
       d.dilation_w != 1 || d.kh * d.kw < 2 || d.k < 16 || d.c < 4 ||
@@ -169,6 +198,7 @@ inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, boo
 // Its name in dlk_context_last_op (at most 47 characters there): f16 and bf16
 // say whether they ran widened; `turned`: backward data.
 inline const char *conv2d_wide_rows_name(dlk_dtype type, bool turned) {
+  if (type == DLK_DTYPE_U8 || type == DLK_DTYPE_S8) return "avx512:conv2d_wide_rows_int8";
   const bool pairs = type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   if (turned)
     return pairs                    ? "transposed_conv:avx512:wide_rows_bf16"

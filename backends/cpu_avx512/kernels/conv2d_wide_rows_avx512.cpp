@@ -19,7 +19,9 @@
 // sums in registers); its store (and, past the first block of input channels,
 // its load) goes straight to dst through lane masks that drop the junk
 // columns, a masked vector per output row the 16 columns touch. Bias is the
-// first block's starting value, ReLU applied in the last block's store.
+// first block's starting value, ReLU applied in the last block's store. int8
+// runs the same loops on k-quads (conv2d_wide_rows_int8_avx512vnni.cpp), its
+// starting value -(zero point x the weights' sum) of the channel.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -27,6 +29,8 @@
 #include <type_traits>
 
 #include "backends/cpu_avx512/float_storage.hpp"
+#include "backends/cpu_avx512/gemm_driver.hpp"
+#include "backends/cpu_avx512/gemm_epilogue.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
@@ -41,7 +45,12 @@ constexpr int kCols = 16 * kVectors;
 
 #include "backends/cpu_avx512/kernels/conv2d_wide_rows_tile_avx512.inc"
 
-struct FmaF32 {
+// The wide-row template's storage of int8 src (u8 or s8, taken as bytes).
+struct Int8Quads {
+  using type = uint8_t;
+};
+
+struct FmaF32 : SumsF32 {
   static __m512 madd(__m512 acc, __m512 a, __m512 b) { return _mm512_fmadd_ps(a, b, acc); }
 };
 
@@ -152,7 +161,8 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
     : turned(turned_weights) {
   const dlk_conv2d_desc &d = a.desc;
   pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
-  units = pairs ? (d.c + 1) / 2 : d.c;
+  quads = d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
+  units = pairs ? (d.c + 1) / 2 : quads ? (d.c + 3) / 4 : d.c;
   sh = d.stride_h;
   sw = d.stride_w;
   // The padded rows the outputs read, (oh - 1) sh + kh (h + 2 pad_h at
@@ -181,7 +191,7 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
   const int64_t lines = (kCols + (d.kw - 1) / sw + 15) / 16 + 1;
   const int64_t per_channel = d.kh * lines * 64;
   const int64_t fit = std::max<int64_t>(1, (int64_t{40} << 10) / per_channel);
-  const int64_t blocks = (units + fit - 1) / fit;  // (a pair's element is a float's size)
+  const int64_t blocks = (units + fit - 1) / fit;  // (a pair's or quad's element is a float's size)
   channel_block = (units + blocks - 1) / blocks;
   // A chunk's dst within 256 KiB of L2 (2 MiB), beside a block's weights.
   chunk_tiles = std::max<int64_t>(1, (int64_t{256} << 10) / (d.k * kCols * 4));
@@ -190,11 +200,13 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
   // Reads run up to a tile's 48 columns and the kernel's width past the last
   // phase plane's wide columns: zeroed slack.
   image_floats = units * plane + kCols + d.kw + 16;
-  if (d.src_type != DLK_DTYPE_F32) staged_floats = d.k * a.oh * a.ow;
+  if (d.src_type != DLK_DTYPE_F32 && !(quads && d.dst_type == DLK_DTYPE_S32))
+    staged_floats = d.k * a.oh * a.ow;
   if (d.src_type != DLK_DTYPE_F32 || turned) weight_floats = d.k * units * d.kh * d.kw;
+  if (quads) start_floats = d.k;
   const auto aligned = [](int64_t floats) { return (floats * 4 + 63) / 64 * 64; };
   offsets_bytes = aligned(channel_block * d.kh * d.kw);
-  bytes = static_cast<size_t>(offsets_bytes + aligned(weight_floats) +
+  bytes = static_cast<size_t>(offsets_bytes + aligned(weight_floats) + aligned(start_floats) +
                               buffers * (aligned(image_floats) + aligned(staged_floats)));
 }
 
@@ -204,6 +216,7 @@ template <class Storage>
 void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, void *scratch) {
   using T = typename Storage::type;
   constexpr bool f32 = std::is_same_v<T, float>;
+  constexpr bool int8 = std::is_same_v<Storage, Int8Quads>;
   const dlk_conv2d_desc &d = a.desc;
   const int64_t khw = d.kh * d.kw, taps = p.units * khw, pixels = a.oh * a.ow;
   const int64_t blocks = (p.units + p.channel_block - 1) / p.channel_block;
@@ -211,17 +224,34 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   auto *bytes = static_cast<unsigned char *>(scratch);
   auto *offsets = reinterpret_cast<int32_t *>(bytes);
   auto *widened = reinterpret_cast<float *>(bytes + p.offsets_bytes);
-  float *images = widened + aligned(p.weight_floats);
+  // int8's starting sums, s32 bits as the tiles' biases.
+  float *starts = widened + aligned(p.weight_floats);
+  float *images = starts + aligned(p.start_floats);
   const int64_t buffer_stride = aligned(p.image_floats) + aligned(p.staged_floats);
   const auto *src = static_cast<const T *>(a.src);
   auto *dst = static_cast<T *>(a.dst);
+  // int8: the zero point's byte, and u8's as the tiles read it (s8 shifted).
+  const bool shift = d.src_type == DLK_DTYPE_S8;
+  const auto zero_byte = static_cast<uint8_t>(d.src_zero_point);
+  const auto zero_u8 = static_cast<uint8_t>(shift ? zero_byte ^ 0x80u : zero_byte);
 
   // The weights in f32 OIHW: as stored (f32), widened (f16/bf16), or turned
   // around, W'[o][ci][t] = W[ci][o][khw - 1 - t] (W with d.c output and d.k
   // input channels), and widened; or (pairs) W'[o][u][t] holds the bits of
   // channels 2u and 2u + 1 (0 past d.c).
   const float *weights = static_cast<const float *>(a.weights);
-  if (p.weight_floats > 0) {
+  if constexpr (int8) {
+    // Each tap adds (u8 src) x weight; the start takes the zero point's
+    // share off, modulo 2^32 as the sums wrap.
+    parallel_for(d.k, threads, [&](int64_t o, int) {
+      const int32_t sum = wide_rows_int8_quad_weights(
+          static_cast<const int8_t *>(a.weights) + o * d.c * khw, d.c, khw,
+          reinterpret_cast<uint32_t *>(widened + o * taps));
+      const uint32_t start = 0u - uint32_t{zero_u8} * static_cast<uint32_t>(sum);
+      std::memcpy(starts + o, &start, sizeof start);
+    });
+    weights = widened;
+  } else if (p.weight_floats > 0) {
     const auto *stored = static_cast<const T *>(a.weights);
     const auto weight = [&](int64_t o, int64_t ci, int64_t t) {
       return p.turned ? stored[(ci * d.k + o) * khw + khw - 1 - t]
@@ -244,7 +274,9 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
 
   const int64_t panels = (d.k + kRows - 1) / kRows;
   const auto tile_of = [&](int rows, int vectors) {
-    return p.pairs ? wide_rows_bf16_tile(rows, vectors) : wide_rows_tile_of<FmaF32>(rows, vectors);
+    return p.quads   ? wide_rows_int8_tile(rows, vectors)
+           : p.pairs ? wide_rows_bf16_tile(rows, vectors)
+                     : wide_rows_tile_of<FmaF32>(rows, vectors);
   };
   for (int64_t ci = 0; ci < p.channel_block; ++ci)
     for (int64_t r = 0; r < d.kh; ++r)
@@ -258,7 +290,33 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   // padded planes at `padded` (f16/bf16 widened to f32, or paired), or their
   // phase planes at stride 2.
   const auto pad_channels = [&](int64_t image, int64_t c0, int64_t c1, float *padded) {
-    if (p.pairs || p.sh != 1 || p.sw != 1) {
+    if constexpr (int8) {
+      const T *channels = src + image * d.c * d.h * d.w;
+      const uint32_t padding = zero_u8 * 0x01010101u;
+      for (int64_t u = c0; u < c1; ++u) {
+        const uint8_t *rows[4];
+        for (int64_t ph = 0; ph < p.sh; ++ph)
+          for (int64_t i = 0; i < p.hp; ++i) {
+            const int64_t y = ph + p.sh * i - d.pad_h;
+            for (int64_t pw = 0; pw < p.sw; ++pw) {
+              auto *row = reinterpret_cast<uint32_t *>(padded + u * p.plane +
+                                                       (ph * p.sw + pw) * p.phase_plane) +
+                          i * p.wp;
+              if (y < 0 || y >= d.h) {
+                std::fill(row, row + p.wp, padding);
+                continue;
+              }
+              for (int64_t q = 0; q < 4; ++q)
+                rows[q] = 4 * u + q < d.c ? channels + ((4 * u + q) * d.h + y) * d.w : nullptr;
+              wide_rows_int8_quad_row(rows, d.w, pw - d.pad_w, p.sw, p.wp, zero_byte, shift, row);
+            }
+          }
+      }
+      if (c1 == p.units)
+        std::memset(padded + p.units * p.plane, 0,
+                    static_cast<size_t>(p.image_floats - p.units * p.plane) * sizeof(float));
+      return;
+    } else if (p.pairs || p.sh != 1 || p.sw != 1) {
       const T *channels = src + image * d.c * d.h * d.w;
       for (int64_t u = c0; u < c1; ++u) {
         float *out = padded + u * p.plane;
@@ -276,27 +334,45 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
         std::memset(padded + p.units * p.plane, 0,
                     static_cast<size_t>(p.image_floats - p.units * p.plane) * sizeof(float));
       return;
-    }
-    for (int64_t ci = c0; ci < c1; ++ci) {
-      float *out = padded + ci * p.plane;
-      const T *in = src + (image * d.c + ci) * d.h * d.w;
-      std::memset(out, 0, static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
-      for (int64_t y = 0; y < d.h; ++y) {
-        float *row = out + (d.pad_h + y) * p.wp;
-        std::memset(row, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
-        if constexpr (f32)
-          std::memcpy(row + d.pad_w, in + y * d.w, static_cast<size_t>(d.w) * sizeof(float));
-        else
-          for (int64_t x = 0; x < d.w; ++x) row[d.pad_w + x] = Storage::load(in[y * d.w + x]);
-        std::memset(row + d.pad_w + d.w, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
+    } else {
+      for (int64_t ci = c0; ci < c1; ++ci) {
+        float *out = padded + ci * p.plane;
+        const T *in = src + (image * d.c + ci) * d.h * d.w;
+        std::memset(out, 0, static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
+        for (int64_t y = 0; y < d.h; ++y) {
+          float *row = out + (d.pad_h + y) * p.wp;
+          std::memset(row, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
+          if constexpr (f32)
+            std::memcpy(row + d.pad_w, in + y * d.w, static_cast<size_t>(d.w) * sizeof(float));
+          else
+            for (int64_t x = 0; x < d.w; ++x) row[d.pad_w + x] = Storage::load(in[y * d.w + x]);
+          std::memset(row + d.pad_w + d.w, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
+        }
+        std::memset(out + (d.pad_h + d.h) * p.wp, 0,
+                    static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
       }
-      std::memset(out + (d.pad_h + d.h) * p.wp, 0,
-                  static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
+      if (c1 == d.c)
+        std::memset(padded + d.c * p.plane, 0,
+                    static_cast<size_t>(p.image_floats - d.c * p.plane) * sizeof(float));
     }
-    if (c1 == d.c)
-      std::memset(padded + d.c * p.plane, 0,
-                  static_cast<size_t>(p.image_floats - d.c * p.plane) * sizeof(float));
   };
+  // What the first block starts from: the bias (float types), int8's starts;
+  // int8's ReLU only where the sums are dst (s32), else in the store.
+  const auto start_of = [&](int64_t o) -> const float * {
+    if (int8) return starts + o * kRows;
+    return a.bias ? a.bias + o * kRows : nullptr;
+  };
+  const bool relu = d.relu != 0 && !(int8 && p.staged_floats > 0);
+  // int8 to f32, s8 or u8: dst of one image as the integer GEMM's C (pixels
+  // x k), as the integer forward lowers it, with its requantizing epilogue.
+  core::GemmArgs store = single_gemm(pixels, d.k, taps, {}, {}, nullptr, d.dst_type, 1, pixels);
+  store.a.dtype = d.src_type, store.b.dtype = DLK_DTYPE_S8;
+  store.c_zero_point = d.dst_zero_point;
+  store.column_multipliers = a.channel_multipliers;
+  store.multiplier = a.multiplier;
+  store.bias = a.bias;
+  store.bias_per_row = false;
+  store.relu = d.relu != 0;
   // The output pixel of wide column j, or the first after it where j is junk.
   const auto pixel_of = [&](int64_t j) {
     return j >= p.wide_columns ? pixels : j / p.wp * a.ow + std::min(j % p.wp, a.ow);
@@ -310,7 +386,11 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   // round a chunk's pixels once into dst as the chunk is done, from L2.
   const auto compute = [&](int64_t image, const float *padded, float *staged, int64_t t0,
                            int64_t t1, int64_t o0, int64_t o1) {
-    float *image_dst = f32 ? reinterpret_cast<float *>(dst + image * d.k * pixels) : staged;
+    float *image_dst = staged;
+    if constexpr (f32) image_dst = dst + image * d.k * pixels;
+    if constexpr (int8)
+      if (p.staged_floats == 0)  // s32 dst: the sums themselves
+        image_dst = reinterpret_cast<float *>(static_cast<int32_t *>(a.dst) + image * d.k * pixels);
     for (int64_t c0 = t0; c0 < t1; c0 += p.chunk_tiles) {
       const int64_t c1 = std::min(t1, c0 + p.chunk_tiles);
       for (int64_t b = 0; b < blocks; ++b) {
@@ -325,15 +405,24 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
           for (int v = 0; v < vectors; ++v) segments_of(j0 + 16 * v, p.wp, a.oh, a.ow, segs[v]);
           for (int64_t o = o0; o < o1; ++o) {
             const int rows = static_cast<int>(std::min<int64_t>(kRows, d.k - o * kRows));
-            tile_of(rows, vectors)(weights + o * kRows * taps + tap0, taps,
-                                           block_src + j0, offsets, kc,
-                                           image_dst + o * kRows * pixels, pixels, segs,
-                                           a.bias ? a.bias + o * kRows : nullptr, b == 0,
-                                           b == blocks - 1, d.relu != 0);
+            tile_of(rows, vectors)(weights + o * kRows * taps + tap0, taps, block_src + j0,
+                                   offsets, kc, image_dst + o * kRows * pixels, pixels, segs,
+                                   start_of(o), b == 0, b == blocks - 1, relu);
           }
         }
       }
-      if constexpr (!f32) {
+      if constexpr (int8) {
+        // f32, s8, u8 dst: the integer GEMM's store of each channel's pixels.
+        if (p.staged_floats > 0) {
+          const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);
+          core::GemmArgs image_store = store;
+          image_store.c = static_cast<unsigned char *>(a.dst) +
+                          image * d.k * pixels * dlk_dtype_size(d.dst_type);
+          for (int64_t o = o0 * kRows; o < std::min(d.k, o1 * kRows); ++o)
+            store_s32_tile(image_store, TileSpot{0, q0, o, q1 - q0, 1},
+                           reinterpret_cast<const int32_t *>(staged + o * pixels + q0), 1);
+        }
+      } else if constexpr (!f32) {
         const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);
         for (int64_t o = o0 * kRows; o < std::min(d.k, o1 * kRows); ++o)
           for (int64_t q = q0; q < q1; ++q)
@@ -374,6 +463,7 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
 
 void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p,
                              void *scratch) {
+  if (p.quads) return wide_rows<Int8Quads>(a, threads, p, scratch);
   with_float_storage(a.desc.src_type, [&](auto storage) {
     wide_rows<decltype(storage)>(a, threads, p, scratch);
   });

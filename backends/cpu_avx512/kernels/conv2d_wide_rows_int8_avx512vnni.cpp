@@ -1,0 +1,120 @@
+// The wide-row kernel's int8 tiles (kernels/conv2d_direct_kernels.hpp): the
+// padded planes hold k-quads of u8 (channels 4u .. 4u + 3 of a pixel, s8
+// shifted by 128 as the integer GEMM packs A) and the weights k-quads of s8
+// (the same four channels of a tap) in each 32-bit element, so one EVEX
+// vpdpbusd per weight quad and vector of 16 wide columns does four
+// multiply-adds a lane into s32 sums, which wrap modulo 2^32 as dlk.h's
+// integer rule does; and the packing of the quads. Compiled with -mavx512f
+// -mavx512bw -mavx512vl -mavx512vnni only (never -mavxvnni: its VEX form is
+// an illegal instruction on Zen 4, which has AVX512_VNNI and no AVX-VNNI);
+// called only where the CPU has AVX512_VNNI (conv2d_wide_rows_applies).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+#include "backends/cpu_avx512/kernels/conv2d_wide_rows_tile_avx512.inc"
+
+// s32 sums: the tile's starting values (bias) are the s32 starts' bits, its B
+// vectors u8 quads, its broadcast weights s8 quads.
+struct DotU8S8 {
+  using Acc = __m512i;
+  static __m512i sums(__m512 bits) { return _mm512_castps_si512(bits); }
+  static __m512 bits(__m512i sums) { return _mm512_castsi512_ps(sums); }
+  // vpdpbusd in place: through _mm512_dpbusd_epi32 (whose accumulator is its
+  // only destination) GCC 12 copied every sum to another register and to the
+  // stack at each tap of the 8 x 3 tile, 29 % of the VNNI peak. (EVEX: zmm.)
+  static __m512i madd(__m512i acc, __m512 a, __m512 b) {
+    asm("vpdpbusd %[a], %[b], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
+    return acc;
+  }
+  static __m512i relu(__m512i v) { return _mm512_maskz_max_epi32(0xffff, v, _mm512_setzero_si512()); }
+};
+
+// (maskz forms throughout: GCC warns of the plain forms' undefined pass-through.)
+
+// Bytes [lo, hi) of 64 as a mask, both clamped to [0, 64].
+uint64_t byte_range(int64_t lo, int64_t hi) {
+  lo = std::clamp<int64_t>(lo, 0, 64);
+  hi = std::clamp<int64_t>(hi, lo, 64);
+  const auto below = [](int64_t n) { return n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; };
+  return below(hi) & ~below(lo);
+}
+
+// `bytes` at p + offset (the address formed as an integer: masked-off lanes
+// may lie outside the row, and no out-of-range pointer is formed).
+const void *byte_at(const uint8_t *p, int64_t offset) {
+  return reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(p) +
+                                        static_cast<uintptr_t>(offset));
+}
+
+}  // namespace
+
+WideRowsTile wide_rows_int8_tile(int rows, int vectors) {
+  return wide_rows_tile_of<DotU8S8>(rows, vectors);
+}
+
+int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum = _mm512_setzero_si512();
+  for (int64_t u = 0; 4 * u < c; ++u)
+    for (int64_t t0 = 0; t0 < khw; t0 += 16) {
+      const auto mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, khw - t0)) - 1u);
+      __m512i quad = _mm512_setzero_si512();
+      for (int64_t i = 0; i < 4 && 4 * u + i < c; ++i) {
+        const __m128i taps = _mm_maskz_loadu_epi8(mask, w + (4 * u + i) * khw + t0);
+        quad = _mm512_or_si512(
+            quad, _mm512_maskz_sllv_epi32(0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, taps), _mm512_set1_epi32(8 * i)));
+      }
+      _mm512_mask_storeu_epi32(row + u * khw + t0, mask, quad);
+      sum = _mm512_dpbusd_epi32(sum, ones, quad);
+    }
+  // (Added up in memory, wrapping: GCC 12's _mm512_reduce_add_epi32 reads an
+  // uninitialised register, an error under -Werror.)
+  alignas(64) uint32_t lanes[16];
+  _mm512_store_si512(lanes, sum);
+  uint32_t total = 0;
+  for (const uint32_t lane : lanes) total += lane;
+  return static_cast<int32_t>(total);
+}
+
+void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_t x0,
+                             int64_t stride, int64_t width, uint8_t zero_point, bool shift,
+                             uint32_t *out) {
+  const __m512i flip = _mm512_set1_epi32(shift ? int32_t(0x80808080u) : 0);
+  for (int64_t jq = 0; jq < width; jq += 16) {
+    // Lane l reads column x = x0 + stride (jq + l) of each channel's row.
+    const int64_t x = x0 + stride * jq;
+    __m512i quad = _mm512_setzero_si512();
+    for (int i = 0; i < 4; ++i) {
+      __m512i lanes;
+      if (channels[i] == nullptr) {
+        // Past c: any value times the weights' zeros; the zero point's.
+        lanes = _mm512_set1_epi32(zero_point);
+      } else if (stride == 1) {
+        const auto in = static_cast<__mmask16>(byte_range(-x, w - x));
+        lanes = _mm512_maskz_cvtepu8_epi32(0xffff, 
+            _mm_mask_loadu_epi8(_mm_set1_epi8(static_cast<char>(zero_point)), in,
+                                byte_at(channels[i], x)));
+      } else {
+        // Stride 2: 32 bytes, the even ones (each 16-bit lane's low byte).
+        const auto in = static_cast<__mmask32>(byte_range(-x, w - x));
+        lanes = _mm512_and_si512(
+            _mm512_maskz_cvtepu16_epi32(0xffff, 
+                _mm256_mask_loadu_epi8(_mm256_set1_epi8(static_cast<char>(zero_point)), in,
+                                       byte_at(channels[i], x))),
+            _mm512_set1_epi32(0xff));
+      }
+      quad = _mm512_or_si512(quad, _mm512_maskz_sllv_epi32(0xffff, lanes, _mm512_set1_epi32(8 * i)));
+    }
+    const auto n = static_cast<__mmask16>((1u << std::min<int64_t>(16, width - jq)) - 1u);
+    _mm512_mask_storeu_epi32(out + jq, n, _mm512_xor_si512(quad, flip));
+  }
+}
+
+}  // namespace dlk::cpu::kernels
