@@ -20,6 +20,14 @@ constexpr double kPieceBytes = 60 << 10;
 
 double pieces(double bytes) { return std::max(1.0, std::ceil(bytes / kPieceBytes)); }
 
+// comm/algorithms.hpp's kMpiPieceElements: native and ps call MPI on at most
+// 16 MiB at a time, one call after another.
+constexpr double kMpiCallBytes = 16 << 20;
+
+double mpi_calls(const std::string &algorithm, double n) {
+  return algorithm == "native" || algorithm == "ps" ? std::max(1.0, std::ceil(n / kMpiCallBytes)) : 1.0;
+}
+
 // Pipeline rounds of a compressed algorithm (comm/chunk_plan.hpp).
 double rounds(const std::string &algorithm, double n, double p, double chunk_bytes, double topk_fraction) {
   if (algorithm == "topk") return std::max(1.0, std::ceil(n / std::max(chunk_bytes, 4 * 16384 / topk_fraction)));
@@ -32,7 +40,7 @@ double allreduce_messages(const std::string &algorithm, double n, double message
                           double chunk_bytes, double topk_fraction) {
   const double p = ranks;
   if (ranks < 2) return 0;
-  if (!is_compressed(algorithm)) return 2 * (p - 1);
+  if (!is_compressed(algorithm)) return 2 * (p - 1) * mpi_calls(algorithm, n);
   const double k = rounds(algorithm, n, p, chunk_bytes, topk_fraction);
   if (algorithm == "topk") return (p - 1) * k * pieces(message_bytes / k);
   return 2 * (p - 1) * k * pieces(message_bytes / p / k);
@@ -82,10 +90,10 @@ BucketCost bucket_cost(const std::string &algorithm, double n, int ranks, const 
   const double p = ranks, a = link.latency, b = link.bandwidth;
   if (algorithm == "native" || algorithm == "ring") {
     c.wire_bytes = 2 * (p - 1) / p * n;
-    c.network_seconds = 2 * (p - 1) * a + c.wire_bytes / b;
+    c.network_seconds = 2 * (p - 1) * a * mpi_calls(algorithm, n) + c.wire_bytes / b;
   } else if (algorithm == "ps") {
     c.wire_bytes = (p - 1) * n;
-    c.network_seconds = 2 * (p - 1) * a + 2 * (p - 1) * n / b;
+    c.network_seconds = 2 * (p - 1) * a * mpi_calls(algorithm, n) + 2 * (p - 1) * n / b;
   } else if (algorithm == "topk") {
     const BucketCodec &k = codec_of(algorithm, codecs);
     c.wire_bytes = (p - 1) * k.message_bytes;

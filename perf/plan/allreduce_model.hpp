@@ -15,8 +15,11 @@
 // encoding chunk k+1 while chunk k is on the wire: with k rounds the bucket
 // takes max(codec, network) + min(codec, network) / k, the pipeline's fill and
 // drain. Each message travels as pieces below Open MPI's eager limit
-// (comm/message_pieces.hpp), each an MPI message of its own; a rank sends
-//   native, ring, ps  2(P-1) messages
+// (comm/message_pieces.hpp), each an MPI message of its own; native and ps
+// hand MPI at most 16 MiB a call, one call after another (comm/algorithms.hpp's
+// kMpiPieceElements), each with its own 2(P-1) latencies; a rank sends
+//   native, ps        2(P-1) x ceil(n / 16 MiB) messages
+//   ring              2(P-1) messages
 //   two-phase         2(P-1) x rounds x pieces of a chunk's message
 //   topk              (P-1) x rounds x pieces of a chunk's message
 // and each costs the algorithm's measured per-message latency on top of the

@@ -133,6 +133,14 @@ TEST_CASE("all-reduce cost per algorithm follows the alpha-beta model and grows 
   // is one piece, 250 KB five.
   CHECK(allreduce_messages("int8", 4 * n, 4e5, 2, 1 << 20, 0.01) == Approx(2 * 8));
   CHECK(allreduce_messages("int8", 4 * n, 4e6, 2, 1 << 20, 0.01) == Approx(2 * 8 * 5));
+  // native and ps call MPI on at most 16 MiB at a time: a 64 MiB bucket is four
+  // calls of 2(P-1) messages and latencies each; ring is one.
+  const double mib64 = 64.0 * (1 << 20);
+  CHECK(allreduce_messages("native", mib64, mib64, 2, 1 << 20, 0.01) == Approx(2 * 4));
+  CHECK(allreduce_messages("ps", mib64 + 1, mib64, 4, 1 << 20, 0.01) == Approx(6 * 5));
+  CHECK(allreduce_messages("ring", mib64, mib64, 2, 1 << 20, 0.01) == Approx(2));
+  CHECK(bucket_cost("native", mib64, 2, link, codecs).network_seconds ==
+        Approx(bucket_cost("ring", mib64, 2, link, codecs).network_seconds + 2 * 3 * link.latency));
   CHECK(bucket_cost("ring", n, 4, link, codecs).network_phase_seconds ==
         bucket_cost("ring", n, 4, link, codecs).network_seconds);
   // top-k's all-gather grows with P; the ring's per-rank bytes stay under 2n.
