@@ -13,7 +13,8 @@ Suites:
             peer, interleaved, --repeat times each; medians and the ratio dlk / PyTorch
   accuracy  per model and rank count (mpirun) and each of --seeds: dlk-train with every
             --algorithms (and --no-error-feedback for those in --no-ef; --dtypes,
-            --warmup-steps for the compressed ones, --momentum-correction off/on
+            --warmup-steps and --lr-warmup-steps for the compressed ones,
+            --momentum-correction off/on
             against dlk-train's default: on for onebit and topk), PyTorch in
             one process and DDP over gloo (--peer-algorithms: native, fp16 hook,
             PowerSGD hook); one line
@@ -273,6 +274,10 @@ def accuracy_runs(args, model, ranks):
                     extra += ["--warmup-steps", str(args.warmup_steps)]
                     tag += f"-w{args.warmup_steps}"
                     variant.append(f"{args.warmup_steps} warm-up steps")
+                if args.lr_warmup_steps and a in LOSSY:
+                    extra += ["--lr-warmup-steps", str(args.lr_warmup_steps)]
+                    tag += f"-lrw{args.lr_warmup_steps}"
+                    variant.append(f"lr warm-up {args.lr_warmup_steps} steps")
                 if any(r.name() == Run("dlk", model, ranks, 1, a, tag=tag, seed=seed).name()
                        for r in runs):
                     continue
@@ -510,6 +515,9 @@ def parse_args(argv):
     p.add_argument("--warmup-steps", type=int, default=0,
                    help="accuracy: dlk-train's compressed rows all-reduce the first N steps "
                         "uncompressed")
+    p.add_argument("--lr-warmup-steps", type=int, default=0,
+                   help="accuracy: dlk-train's compressed rows raise the learning rate "
+                        "linearly over the first N steps (dlk-train --lr-warmup-steps)")
     p.add_argument("--peer-algorithms", type=csv, default=["none"] + PEER_ALGORITHMS,
                    help="PyTorch rows: none (one process), native, fp16, powersgd")
     p.add_argument("--skip-peer", action="store_true", help="no PyTorch rows")
