@@ -19,6 +19,7 @@
 #include <string>
 #include <type_traits>
 
+#include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
@@ -113,16 +114,8 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
   if (int8) f.bias = nullptr, f.desc.relu = 0;
   core::GemmArgs store;  // dst of one image as C (pixels x k), as forward_int8 lowers it
   if (int8) {
-    store = single_gemm(pixels, d.k, d.kh * d.kw, {}, {}, nullptr, d.dst_type,
-                        d.format == DLK_FORMAT_NHWC ? d.k : 1,
-                        d.format == DLK_FORMAT_NHWC ? 1 : pixels);
-    store.a.dtype = d.src_type, store.b.dtype = DLK_DTYPE_S8;
-    store.c_zero_point = d.dst_zero_point;
-    store.column_multipliers = a.channel_multipliers;
-    store.multiplier = a.multiplier;
-    store.bias = a.bias;
-    store.bias_per_row = false;
-    store.relu = d.relu != 0;
+    const bool nhwc = d.format == DLK_FORMAT_NHWC;
+    store = int8_forward_store(a, pixels, d.kh * d.kw, nhwc ? d.k : 1, nhwc ? 1 : pixels);
   }
   const size_t out_elem = dlk_dtype_size(d.dst_type);
   const auto stage = [&](int64_t image, float *src_image, float *dst_image, int32_t *sums_image,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "backends/cpu_avx512/gemm_driver.hpp"
+
 namespace dlk::cpu {
 ConvShape::ConvShape(const core::Conv2dArgs &a)
     : n(a.desc.n), c(a.desc.c), h(a.desc.h), w(a.desc.w), k(a.desc.k), kh(a.desc.kh),
@@ -36,6 +38,20 @@ void inside_clipped(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &
   const Wide h = ix0 >= w ? 0 : (Wide{w} - 1 - ix0) / stride + 1;
   lo = static_cast<int64_t>(std::min<Wide>(l, n));
   hi = static_cast<int64_t>(std::clamp<Wide>(h, lo, n));
+}
+
+core::GemmArgs int8_forward_store(const core::Conv2dArgs &a, int64_t pixels, int64_t taps,
+                                  int64_t rs_c, int64_t cs_c) {
+  const dlk_conv2d_desc &d = a.desc;
+  core::GemmArgs store = single_gemm(pixels, d.k, taps, {}, {}, nullptr, d.dst_type, rs_c, cs_c);
+  store.a.dtype = d.src_type, store.b.dtype = DLK_DTYPE_S8;
+  store.c_zero_point = d.dst_zero_point;
+  store.column_multipliers = a.channel_multipliers;
+  store.multiplier = a.multiplier;
+  store.bias = a.bias;
+  store.bias_per_row = false;
+  store.relu = d.relu != 0;
+  return store;
 }
 
 }  // namespace dlk::cpu

@@ -50,6 +50,13 @@ struct ConvShape {
   int64_t group_pixel_stride() const { return nhwc ? cg : 1; }
 };
 
+// The integer GEMM's requantizing store, for a direct int8 forward kernel that
+// gives an image's bare s32 sums: dst of that image as C (pixels x k, strides
+// rs_c and cs_c), with the zero point, multipliers, bias and ReLU the GEMM
+// lowering's epilogue applies, so that both paths write the same bits.
+core::GemmArgs int8_forward_store(const core::Conv2dArgs &a, int64_t pixels, int64_t taps,
+                                  int64_t rs_c, int64_t cs_c);
+
 // Whether src (or diff_src) is a GEMM operand itself, a strided view: a 1x1
 // kernel, stride 1, no padding, so every tap is pixel-aligned with its output.
 inline bool is_pointwise(const ConvShape &s) {

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
@@ -365,14 +366,7 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   const bool relu = d.relu != 0 && !(int8 && p.staged_floats > 0);
   // int8 to f32, s8 or u8: dst of one image as the integer GEMM's C (pixels
   // x k), as the integer forward lowers it, with its requantizing epilogue.
-  core::GemmArgs store = single_gemm(pixels, d.k, taps, {}, {}, nullptr, d.dst_type, 1, pixels);
-  store.a.dtype = d.src_type, store.b.dtype = DLK_DTYPE_S8;
-  store.c_zero_point = d.dst_zero_point;
-  store.column_multipliers = a.channel_multipliers;
-  store.multiplier = a.multiplier;
-  store.bias = a.bias;
-  store.bias_per_row = false;
-  store.relu = d.relu != 0;
+  const core::GemmArgs store = int8_forward_store(a, pixels, taps, 1, pixels);
   // The output pixel of wide column j, or the first after it where j is junk.
   const auto pixel_of = [&](int64_t j) {
     return j >= p.wide_columns ? pixels : j / p.wp * a.ow + std::min(j % p.wp, a.ow);
