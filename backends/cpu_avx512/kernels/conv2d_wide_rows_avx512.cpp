@@ -313,10 +313,6 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
             }
           }
       }
-      if (c1 == p.units)
-        std::memset(padded + p.units * p.plane, 0,
-                    static_cast<size_t>(p.image_floats - p.units * p.plane) * sizeof(float));
-      return;
     } else if (p.pairs || p.sh != 1 || p.sw != 1) {
       const T *channels = src + image * d.c * d.h * d.w;
       for (int64_t u = c0; u < c1; ++u) {
@@ -331,10 +327,6 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
         }
         split_phases<Storage>(channels + u * d.h * d.w, d, p, out);
       }
-      if (c1 == p.units)
-        std::memset(padded + p.units * p.plane, 0,
-                    static_cast<size_t>(p.image_floats - p.units * p.plane) * sizeof(float));
-      return;
     } else {
       for (int64_t ci = c0; ci < c1; ++ci) {
         float *out = padded + ci * p.plane;
@@ -352,10 +344,11 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
         std::memset(out + (d.pad_h + d.h) * p.wp, 0,
                     static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
       }
-      if (c1 == d.c)
-        std::memset(padded + d.c * p.plane, 0,
-                    static_cast<size_t>(p.image_floats - d.c * p.plane) * sizeof(float));
     }
+    // The slack past the last plane, which a tile's reads run into.
+    if (c1 == p.units)
+      std::memset(padded + p.units * p.plane, 0,
+                  static_cast<size_t>(p.image_floats - p.units * p.plane) * sizeof(float));
   };
   // What the first block starts from: the bias (float types), int8's starts;
   // int8's ReLU only where the sums are dst (s32), else in the store.
