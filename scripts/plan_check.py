@@ -9,12 +9,15 @@ for the whole group, each term is measured on its own first:
   all-reduce  dlk-perf comm --json at the model's bucket sizes, every algorithm,
             under netbed (dlk-perf plan --allreduce: codec, per-message latency, CPU);
   compute   dlk-train on one rank at the local batch, its timeline (--layer-times);
-  sharing   P such one-rank runs started together, over the one run alone (--sharing);
+  sharing   P such one-rank runs started together, over the one run alone (--sharing), each
+            SHARING_SECONDS of training long so that the P runs overlap;
             --repeats pairs (alone, together) interleaved, the median ratio;
   overhead  calibration runs of dlk-train under netbed, per family: native's (--bucket-overhead)
             from runs with native, dlk's own algorithms' (--own-bucket-overhead) from runs with
             OWN_PROBE (ring): each bucket's span on the background thread less the same
-            all-reduce measured alone, the median of --repeats runs;
+            all-reduce measured alone, the median of --repeats runs; with more ranks than cores
+            (--overhead-per-algorithm) each algorithm's own, from runs with it, negative allowed
+            (dlk-perf plan --algorithm-overhead);
 a group whose calibrations spread over --max-spread is flagged (--refuse-noisy: skipped);
 then for every algorithm dlk-train runs --steps steps under scripts/netbed.sh
 (all P ranks on this machine) and its median step (dlk-train/run/1
@@ -123,12 +126,20 @@ def measure_allreduce(build, ranks, rate, sizes, algorithms, threads, path):
         json.dump(json_of(text), f)
 
 
-def singleton_step(build, model, batch, threads, steps):
+def singleton_step(build, model, batch, threads, steps, timeline_steps=None):
     """dlk-train on one rank, no MPI launcher: the step's compute alone."""
     train = os.path.join(build, "examples", "train", "dlk-train")
     return [train, "--model", model, "--steps", str(steps), "--batch", str(batch), "--threads", str(threads),
-            "--train-subset", str(batch * (steps + 1)), "--test-subset", "64", "--timeline-steps", str(steps),
-            "--quiet", "--json", "-"]
+            "--train-subset", str(batch * (steps + 1)), "--test-subset", "64",
+            "--timeline-steps", str(steps if timeline_steps is None else timeline_steps), "--quiet", "--json", "-"]
+
+
+# The sharing calibration's runs train this long at least: P processes started together reach
+# their first step up to a few tenths of a second apart (each reads the data set), and runs of
+# --steps steps (13 ms at lenet5) then barely overlapped: P = 4 on 2 cores measured 1.15-1.79
+# where the cores give 2 (the 2026-12-02 check).
+SHARING_SECONDS = 2.0
+TRAIN_IMAGES = 60000
 
 
 def spread(values):
@@ -141,20 +152,27 @@ def measure_compute(build, model, ranks, batch, threads, steps, path, repeats):
     """The compute terms: dlk-train on one rank at the local batch, its timeline written to path
     (dlk-perf plan --layer-times); and how much slower a rank computes when `ranks` of them share
     this machine's cores: the median step of `ranks` such runs started together over that of the
-    run alone (no communication in either). `repeats` pairs (alone, together) run interleaved, so
-    that a burst of load falls on both sides of a ratio; the sharing is the median of the pairs'
-    ratios and the timeline the alone run of median step. Returns (sharing, its spread, the alone
-    steps' spread)."""
-    command = singleton_step(build, model, batch // ranks, threads, steps)
+    run alone (no communication in either), both SHARING_SECONDS' training long. `repeats` such pairs
+    (alone, together) run interleaved, so that a burst of load falls on both sides of a ratio; the
+    sharing is the median of the pairs' ratios and the timeline the --steps run alone of median
+    step. Returns (sharing, its spread, the alone steps' spread)."""
+    local = batch // ranks
+    command = singleton_step(build, model, local, threads, steps)
     alone_docs, ratios = [], []
     for _ in range(repeats):
         doc = json_of(run(command))
         alone = doc["epochs"][0]["step_seconds_median"]
-        procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        alone_docs.append(doc)
+        if ranks == 1:
+            ratios.append(1.0)
+            continue
+        long_steps = min(max(steps, int(SHARING_SECONDS / alone) + 1), TRAIN_IMAGES // local - 1)
+        long_run = singleton_step(build, model, local, threads, long_steps, timeline_steps=1)
+        alone_long = json_of(run(long_run))["epochs"][0]["step_seconds_median"]
+        procs = [subprocess.Popen(long_run, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
                  for _ in range(ranks)]
         together = [json_of(p.communicate()[0])["epochs"][0]["step_seconds_median"] for p in procs]
-        alone_docs.append(doc)
-        ratios.append(statistics.median(together) / alone)
+        ratios.append(statistics.median(together) / alone_long)
     alone_docs.sort(key=lambda d: d["epochs"][0]["step_seconds_median"])
     with open(path, "w") as f:
         json.dump(alone_docs[len(alone_docs) // 2], f)
@@ -171,7 +189,7 @@ OWN_PROBE = "ring"
 
 
 def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, allreduce, repeats,
-                            algorithm="native"):
+                            algorithm="native", clamp=True):
     """Seconds a bucket's all-reduce takes in training beyond the same call alone (dlk-perf plan
     --bucket-overhead, --own-bucket-overhead): calibration runs of dlk-train with `algorithm`
     under netbed, their timelines' bucket spans (the background thread, start to end) less
@@ -180,8 +198,10 @@ def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, al
     run, then the median of `repeats` runs (one slow run at load over-corrected a whole group by
     3-5x in the 2026-11-26 check). What it holds: the background thread waiting for a core that
     compute threads hold, and for the other ranks, which reach the bucket at different times.
-    Returns (overhead, the spread of the runs' overheads times the buckets of a step over the
-    calibration's step: how far one run's figure would move a predicted step)."""
+    clamp: no overhead below 0 (a family's, applied to algorithms of other message counts); an
+    algorithm's own (--algorithm-overhead) may be negative. Returns (overhead, the spread of the
+    runs' overheads times the buckets of a step over the calibration's step: how far one run's
+    figure would move a predicted step)."""
     train = os.path.join(build, "examples", "train", "dlk-train")
     with open(allreduce) as f:
         alone = {p["bytes"]: p["seconds"] for p in json.load(f)["points"] if p["algorithm"] == algorithm}
@@ -196,9 +216,13 @@ def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, al
                  for b in step.get("buckets", []) if b["logical_bytes"] in alone]
         if not extra:
             raise ValueError("the calibration run's timeline has no bucket of a measured size")
-        per_run.append(max(0.0, statistics.median(extra)))
+        per_run.append(max(0.0, statistics.median(extra)) if clamp else statistics.median(extra))
         steps_of_runs.append(doc["epochs"][0]["step_seconds_median"])
         buckets = max(len(step.get("buckets", [])) for step in doc["timeline"])
+    print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} calibration: alone "
+          + ", ".join(f"{n} B {s * 1e3:.2f} ms" for n, s in sorted(alone.items()))
+          + "; overhead per run " + ", ".join(f"{o * 1e3:.2f}" for o in per_run)
+          + " ms; step per run " + ", ".join(f"{s * 1e3:.1f}" for s in steps_of_runs) + " ms", file=sys.stderr)
     # The spread as a share of the step: how far the prediction of a step moves between the runs.
     return statistics.median(per_run), (max(per_run) - min(per_run)) * buckets / statistics.median(steps_of_runs)
 
@@ -253,15 +277,16 @@ def measured_runs(build, model, ranks, rate, algorithms, steps, batch, threads, 
 
 
 def predicted(build, model, ranks, link, algorithms, batch, threads, allreduce, layer_times, sharing, overhead,
-              own_overhead):
+              own_overhead, algorithm_overheads):
     """dlk-perf plan on the measured terms."""
+    each = ",".join(f"{a}={s:.6g}" for a, s in algorithm_overheads.items())
     perf = os.path.join(build, "perf", "dlk-perf")
     doc = json_of(run([perf, "plan", "--model", model, "--ranks", str(ranks), "--ranks-here", str(ranks),
                        "--batch", str(batch), "--threads", str(threads), "--link", link,
                        "--algorithms", ",".join(algorithms), "--scaling", str(ranks), "--layer-times", layer_times,
                        "--allreduce", allreduce, "--sharing", f"{sharing:.6g}",
                        "--bucket-overhead", f"{overhead:.6g}", "--own-bucket-overhead", f"{own_overhead:.6g}",
-                       "--quiet", "--json"]))
+                       *(["--algorithm-overhead", each] if each else []), "--quiet", "--json"]))
     steps = {s["algorithm"]: s for s in doc["steps"]}
     crossovers = {c["algorithm"]: (c["crossover_bandwidth"], c["wins_below"] == "yes") for c in doc["crossovers"]}
     return steps, crossovers, doc["bucket_bytes"]
@@ -373,6 +398,11 @@ def main():
     parser.add_argument("--one-overhead", action="store_true",
                         help="calibrate the bucket overhead on native only and apply it to every algorithm (as "
                              "until 2026-12-01) instead of per family")
+    parser.add_argument("--overhead-per-algorithm", choices=["auto", "on", "off"], default="auto",
+                        help="calibrate each algorithm's bucket overhead on a run of its own, negative allowed "
+                             "(dlk-perf plan --algorithm-overhead): the all-reduce as training waits for it, "
+                             "where the one measured alone is wrong; auto: where P exceeds this machine's cores "
+                             "(every rank polling at once pays a time slice per message that training does not)")
     parser.add_argument("--markdown", action="store_true",
                         help="at the end, every case again as a docs/plan.md table")
     parser.add_argument("--terms", action="store_true",
@@ -414,7 +444,16 @@ def main():
                             sharing, sharing_spread, compute_spread = measure_compute(
                                 a.build, model, ranks, a.batch, a.threads, a.steps, layer_times, a.repeats)
                             overhead = overhead_spread = own_overhead = own_spread = 0.0
-                            if ranks > 1 and not a.no_overhead:
+                            algorithm_overheads = {}
+                            if ranks > 1 and not a.no_overhead and (
+                                    a.overhead_per_algorithm == "on" or
+                                    (a.overhead_per_algorithm == "auto" and ranks > os.cpu_count())):
+                                for x in (x for x in algorithms if x != "auto"):
+                                    algorithm_overheads[x], x_spread = measure_bucket_overhead(
+                                        a.build, model, ranks, rate, a.steps, a.batch, a.threads, allreduce,
+                                        a.repeats, x, clamp=False)
+                                    overhead_spread = max(overhead_spread, x_spread)
+                            elif ranks > 1 and not a.no_overhead:
                                 overhead, overhead_spread = measure_bucket_overhead(
                                     a.build, model, ranks, rate, a.steps, a.batch, a.threads, allreduce, a.repeats)
                                 own_overhead, own_spread = overhead, overhead_spread
@@ -433,7 +472,7 @@ def main():
                                       f"{a.max_spread * 100:.0f} %: {text}", file=sys.stderr)
                             plan, crossovers, bucket_bytes = predicted(a.build, model, ranks, link, algorithms, a.batch,
                                                                        a.threads, allreduce, layer_times, sharing,
-                                                                       overhead, own_overhead)
+                                                                       overhead, own_overhead, algorithm_overheads)
                         except (RuntimeError, ValueError, StopIteration, KeyError) as e:
                             print(f"{model:10} {ranks:>2} {rate:7} skipped: {e}", file=sys.stderr)
                             continue
@@ -452,6 +491,7 @@ def main():
                             cases.append({"model": model, "ranks": ranks, "rate": rate, "link": link,
                                           "link_bandwidth": bandwidth, "sharing": sharing,
                                           "bucket_overhead": overhead, "own_bucket_overhead": own_overhead,
+                                          "algorithm_overhead": algorithm_overheads.get(algorithm),
                                           "algorithm": algorithm,
                                           "calibration_spread": spreads, "calibration_flagged": bool(noisy),
                                           "predicted_seconds": step["step_seconds"], "predicted": step,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -25,6 +26,7 @@
 #include "perf/common/report_table.hpp"
 #include "perf/common/timing.hpp"
 #include "perf/machine/machine_header.hpp"
+#include "perf/plan/algorithm_overheads.hpp"
 #include "perf/plan/codec_costs.hpp"
 #include "perf/plan/link_measurements.hpp"
 #include "perf/plan/plan_charts.hpp"
@@ -51,6 +53,7 @@ struct PlanOptions {
   std::string allreduce;  // dlk-perf comm --json measured on the link: its per-algorithm terms
   double bucket_overhead = 0;  // seconds a bucket's all-reduce takes in training beyond alone
   double own_bucket_overhead = -1;  // the same for dlk's own algorithms; < 0: bucket_overhead
+  std::string algorithm_overhead;    // "onebit=0.0012,...": single algorithms' own calibrations
   std::vector<int> scaling{1, 2, 4, 8, 16, 32};
   bool refresh = false;
   double min_seconds = 0.05;
@@ -86,6 +89,7 @@ int run_plan(const PlanOptions &o) {
   if (o.batch % o.ranks != 0)
     throw std::invalid_argument(fmt::format("--batch {} does not split evenly over --ranks {}", o.batch, o.ranks));
   const PlanModel model = load_model(o.model);
+  const std::map<std::string, double> algorithm_overhead = parse_algorithm_overheads(o.algorithm_overhead);
   const LinkSpec link = parse_link(o.link);
   if (!(o.bucket_mb >= 0)) throw std::invalid_argument(fmt::format("--bucket-mb is {}: it must be >= 0", o.bucket_mb));
   const std::uint64_t bucket_bytes = o.bucket_mb > 0 ? static_cast<std::uint64_t>(o.bucket_mb * (1 << 20))
@@ -164,6 +168,7 @@ int run_plan(const PlanOptions &o) {
     s.ranks_here = o.ranks_here;
     s.bucket_overhead = o.bucket_overhead;
     if (o.own_bucket_overhead >= 0) s.own_bucket_overhead = o.own_bucket_overhead;
+    s.algorithm_overhead = algorithm_overhead;
     s.threads = threads;
     s.cores = cores;
     return s;
@@ -327,6 +332,7 @@ int run_plan(const PlanOptions &o) {
     doc["bucket_bytes"] = bucket_bytes;
     doc["bucket_overhead_seconds"] = o.bucket_overhead;
     doc["own_bucket_overhead_seconds"] = o.own_bucket_overhead >= 0 ? o.own_bucket_overhead : o.bucket_overhead;
+    doc["algorithm_overhead_seconds"] = algorithm_overhead;
     doc["steps"] = steps.json();
     doc["winner"] = winner->algorithm;
     doc["crossovers"] = crossovers.json();
@@ -414,6 +420,10 @@ RunFn setup_plan(CLI::App &command) {
                      "the bucket overhead of dlk's own algorithms (ring, ps, the codecs, topk; auto's buckets by "
                      "what it picks), calibrated on a run of one of them; default: --bucket-overhead")
       ->check(CLI::Range(0.0, 1000.0));
+  command.add_option("--algorithm-overhead", o->algorithm_overhead,
+                     "ALGORITHM=SECONDS[,...]: the bucket overhead of single algorithms, each calibrated on a "
+                     "run of its own, instead of their family's; may be negative (more ranks than cores: the "
+                     "all-reduce measured alone overstates training's; docs/plan.md)");
   command.add_option("--scaling", o->scaling, "rank counts of the scaling table")
       ->delimiter(',')
       ->check(CLI::Range(1, 1 << 20))

@@ -52,7 +52,7 @@ struct BucketCodec {
 // comm under mpirun (dlk-perf plan --allreduce, docs/plan.md).
 struct MeasuredTerms {
   double codec_seconds = -1;    // encode + decode inside the all-reduce (slowest rank); < 0: not measured
-  double message_latency = 0;   // seconds per MPI message a rank sends, beyond alpha-beta
+  double message_latency = 0;   // seconds per MPI message a rank sends, beyond alpha-beta (< 0: less than its alpha)
   double cpu_seconds = -1;      // CPU time of a rank's process during the call; < 0: not measured
 };
 

@@ -63,15 +63,21 @@ LinkMeasurements parse_link_measurements(std::string_view text, const LinkSpec &
     if (encode >= 0 && decode >= 0) terms.codec_seconds = encode + decode;
     terms.cpu_seconds = number(p, where, "cpu_seconds", false);
     // The model's seconds with the measured codec and no per-message term; what
-    // the call took beyond them is spread over its messages.
+    // the call took beyond them is spread over its messages. It may be less:
+    // the link's latency comes from ring's probe, and with more ranks than
+    // cores that probe pays a time slice a message (every rank polling at
+    // once) which an algorithm that waits politely partly does not; then the
+    // term is negative, down to no latency left in the call, so that the plan
+    // gives the measured time at the measured sizes.
     std::vector<std::pair<std::string, BucketCodec>> codec;
     const auto count = static_cast<std::uint64_t>(bytes / 4);
     if (is_compressed(algorithm)) codec.emplace_back(algorithm, codecs(algorithm, count));
     const BucketCost model =
         bucket_cost(algorithm, bytes, m.ranks, link, codec, chunk_bytes, topk_fraction, {{algorithm, terms}});
+    const double link_latency = model.network_seconds - model.wire_bytes / link.bandwidth;
     if (model.messages > 0)
       terms.message_latency =
-          std::max(0.0, seconds - model.codec_phase_seconds - model.network_phase_seconds) / model.messages;
+          std::max(-link_latency, seconds - model.codec_phase_seconds - model.network_phase_seconds) / model.messages;
     latencies[algorithm].push_back(terms.message_latency);
     m.at_bytes[static_cast<std::uint64_t>(bytes)].emplace_back(algorithm, terms);
   }

@@ -53,7 +53,11 @@ AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, c
         cost.algorithm == "native" ? s.bucket_overhead : s.own_bucket_overhead.value_or(s.bucket_overhead);
     if (!(family_overhead >= 0) || !std::isfinite(family_overhead))
       throw std::invalid_argument("plan: the bucket overhead must be finite and >= 0");
-    const double overhead = s.ranks > 1 ? family_overhead : 0;
+    const auto own = s.algorithm_overhead.find(cost.algorithm);
+    if (own != s.algorithm_overhead.end() && !std::isfinite(own->second))
+      throw std::invalid_argument("plan: the bucket overhead of " + own->first + " must be finite");
+    const double calibrated = own != s.algorithm_overhead.end() ? own->second : family_overhead;
+    const double overhead = s.ranks > 1 ? std::max(calibrated, -cost.network_phase_seconds) : 0;
     b.codec_seconds = cost.codec_phase_seconds;
     b.network_seconds = cost.network_phase_seconds + overhead;
     const double seconds = cost.codec_phase_seconds + cost.network_phase_seconds;

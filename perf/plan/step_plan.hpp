@@ -65,6 +65,13 @@ struct StepSetup {
   // comm/polite_wait.cpp; none: bucket_overhead for every algorithm.
   double bucket_overhead = 0;
   std::optional<double> own_bucket_overhead;
+  // The overhead of one algorithm calibrated on a run of that algorithm,
+  // replacing its family's (a bucket of auto's by what it picks). It may be
+  // negative: with more ranks than cores the all-reduce measured alone, every
+  // rank polling at once, pays a scheduler time slice per message that the
+  // ranks of a training step, arriving between compute slices, do not. It
+  // never takes a bucket's network phase below zero.
+  std::map<std::string, double> algorithm_overhead;
 };
 
 struct AlgorithmPlan {

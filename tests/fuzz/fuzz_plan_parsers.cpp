@@ -1,18 +1,23 @@
 // libFuzzer target: the parsers of what `dlk-perf plan` reads from outside: a
 // model as dlk-train/describe/1 JSON (a file a user names), a --link string and
-// a --compute string, a dlk-perf comm JSON (--allreduce) and a dlk-train run
-// JSON (--layer-times). The first byte picks the parser, the rest is its text.
+// a --compute string, a dlk-perf comm JSON (--allreduce), a dlk-train run
+// JSON (--layer-times) and an --algorithm-overhead list. The first byte picks the parser, the rest is its text.
 // Bad input must be refused with std::invalid_argument (anything else escapes
 // and fails the run); an accepted model must hold together (its parameters,
 // gradients in backward order adding up to the layers') and write back as JSON
 // that parses to the same model; an accepted link or roof is positive and
-// finite; accepted measured terms and layer times are finite and >= 0.
+// finite; accepted measured latencies are finite, layer times finite and >= 0; accepted
+// overheads are finite and name algorithms the plan knows.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "perf/plan/algorithm_overheads.hpp"
+#include "perf/plan/allreduce_model.hpp"
 #include "perf/plan/compute_roof.hpp"
 #include "perf/plan/link_measurements.hpp"
 #include "perf/plan/link_spec.hpp"
@@ -77,7 +82,7 @@ void measurements(const std::string &text) {
     expect(m.ranks >= 2, "accepted measurements of fewer than 2 ranks");
     for (const auto &[bytes, terms] : m.at_bytes)
       for (const auto &[name, t] : terms)
-        expect(std::isfinite(t.message_latency) && t.message_latency >= 0, "a measured latency is not finite and >= 0");
+        expect(std::isfinite(t.message_latency), "a measured latency is not finite");
   } catch (const std::invalid_argument &) {
   }
 }
@@ -92,17 +97,29 @@ void timeline(const std::string &text) {
   }
 }
 
+void overheads(const std::string &text) {
+  try {
+    const std::vector<std::string> &known = plan_algorithms();
+    for (const auto &[name, seconds] : parse_algorithm_overheads(text))
+      expect(name != "auto" && std::find(known.begin(), known.end(), name) != known.end() &&
+                 std::isfinite(seconds) && std::fabs(seconds) < 1000,
+             "an accepted overhead names no algorithm or is not finite");
+  } catch (const std::invalid_argument &) {
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   const std::string text(reinterpret_cast<const char *>(data + 1), size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: model(text); break;
     case 1: link(text); break;
     case 2: roof(text); break;
     case 3: measurements(text); break;
-    default: timeline(text); break;
+    case 4: timeline(text); break;
+    default: overheads(text); break;
   }
   return 0;
 }

@@ -582,6 +582,16 @@ TEST_CASE("plan takes the bucket overhead per family and reports both", "[perf][
         Approx(one.at("steps")[0].at("network_seconds").get<double>()));
   CHECK(two.at("steps")[1].at("network_seconds").get<double>() ==
         Approx(one.at("steps")[1].at("network_seconds").get<double>() - 3 * 8e-4));
+  // ring's own calibration replaces the family's; native keeps its own.
+  const nlohmann::json own = plan(" --bucket-overhead 0.001 --algorithm-overhead ring=-0.00001");
+  CHECK(own.at("algorithm_overhead_seconds").at("ring").get<double>() == Approx(-1e-5));
+  CHECK(own.at("steps")[0].at("network_seconds").get<double>() ==
+        Approx(one.at("steps")[0].at("network_seconds").get<double>()));
+  CHECK(own.at("steps")[1].at("network_seconds").get<double>() ==
+        Approx(one.at("steps")[1].at("network_seconds").get<double>() - 3 * 1.01e-3));
+  const Run bad = box.run("plan" + quick + " --algorithm-overhead ring=fast");
+  CHECK(bad.status != 0);
+  CHECK(bad.err.find("--algorithm-overhead ring=fast") != std::string::npos);
 }
 
 TEST_CASE("progress goes to stderr on a terminal only, and never with --quiet", "[perf][cli]") {

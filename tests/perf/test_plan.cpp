@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "perf/charts/svg_chart.hpp"
+#include "perf/plan/algorithm_overheads.hpp"
 #include "perf/plan/link_measurements.hpp"
 #include "perf/plan/plan_charts.hpp"
 #include "perf/plan/step_plan.hpp"
@@ -154,8 +155,8 @@ TEST_CASE("all-reduce cost per algorithm follows the alpha-beta model and grows 
   CHECK_THROWS(bucket_cost("ring", n, 0, link, codecs));
 }
 
-TEST_CASE("measured terms: the codec replaces the assumed one, a per-message latency and CPU time come from "
-          "dlk-perf comm's JSON, bad documents are refused", "[perf][plan]") {
+TEST_CASE("measured terms: the codec replaces the assumed one, a per-message latency (negative down to none "
+          "left) and CPU time come from dlk-perf comm's JSON, bad documents are refused", "[perf][plan]") {
   const LinkSpec link{"test", 1e9, 1e-5};
   const double n = 4e6;
   // int8 at 4 MB on 2 ranks measured at the model's time plus 4 ms: 4 ms over its messages.
@@ -180,7 +181,14 @@ TEST_CASE("measured terms: the codec replaces the assumed one, a per-message lat
   CHECK(at[0].second.codec_seconds == Approx(1e-3));
   CHECK(at[0].second.cpu_seconds == Approx(2e-3));
   CHECK(at[0].second.message_latency * plain.messages == Approx(4e-3).epsilon(1e-6));
-  CHECK(at[1].second.message_latency == 0);  // faster than the model: no negative latency
+  // native measured under its wire time: the per-message term goes negative
+  // down to no latency left, never into the wire time.
+  const BucketCost native_plain = bucket_cost("native", n, 2, link, {});
+  const double alpha = native_plain.network_seconds - native_plain.wire_bytes / link.bandwidth;
+  CHECK(alpha > 0);
+  CHECK(at[1].second.message_latency * native_plain.messages == Approx(-alpha));
+  CHECK(bucket_cost("native", n, 2, link, {}, 1 << 20, 0.01, at).network_seconds ==
+        Approx(native_plain.wire_bytes / link.bandwidth));
   // The plan of a bucket at that size reproduces the measured call.
   const BucketCost priced = bucket_cost("int8", n, 2, link, codecs, 1 << 20, 0.01, at);
   CHECK(priced.codec_phase_seconds + priced.network_phase_seconds == Approx(model + 4e-3).epsilon(1e-6));
@@ -440,6 +448,53 @@ TEST_CASE("the bucket overhead is calibrated per family: native's for native, dl
   split.own_bucket_overhead = -1;
   CHECK_THROWS_WITH(plan_algorithm(split, "ring", table_codec), Catch::Contains("overhead"));
   CHECK_NOTHROW(plan_algorithm(split, "native", table_codec));
+}
+
+TEST_CASE("an algorithm's own bucket overhead replaces its family's, and may be negative down to no network phase",
+          "[perf][plan]") {
+  const PlanModel lenet = builtin_model("lenet5");
+  const ComputeTimes compute = flat_compute(lenet, 1e-4);
+  StepSetup s;
+  s.model = &lenet;
+  s.compute = &compute;
+  s.ranks = 4;
+  s.link = parse_link("10gbit");
+  s.bucket_bytes = train_default_bucket_bytes(lenet);  // three buckets
+  s.bucket_overhead = 1e-3;
+  const AlgorithmPlan ring_family = plan_algorithm(s, "ring", table_codec);
+  const AlgorithmPlan int8_family = plan_algorithm(s, "int8", table_codec);
+  StepSetup own = s;
+  own.algorithm_overhead = {{"ring", -2e-6}};
+  // ring's three buckets take its own, 1.002 ms less each; int8 keeps the family's.
+  CHECK(plan_algorithm(own, "ring", table_codec).network_seconds ==
+        Approx(ring_family.network_seconds - 3 * 1.002e-3));
+  CHECK(plan_algorithm(own, "int8", table_codec).network_seconds == Approx(int8_family.network_seconds));
+  // A negative overhead larger than a bucket's wire time leaves it none: the
+  // step is then compute and codec, never shorter than the step of one rank.
+  own.algorithm_overhead = {{"ring", -10.0}};
+  const AlgorithmPlan none = plan_algorithm(own, "ring", table_codec);
+  CHECK(none.step.exposed_network_seconds == Approx(0).margin(1e-12));
+  CHECK(none.step.step_seconds >= compute.total() - 1e-12);
+  StepSetup one = own;
+  one.ranks = 1;
+  CHECK(plan_algorithm(one, "ring", table_codec).step.step_seconds == Approx(compute.total()));
+  own.algorithm_overhead = {{"ring", NAN}};
+  CHECK_THROWS_WITH(plan_algorithm(own, "ring", table_codec), Catch::Contains("overhead of ring"));
+}
+
+TEST_CASE("an algorithm overhead list is read as ALGORITHM=SECONDS pairs and refused naming the bad part", "[perf][plan]") {
+  const auto o = parse_algorithm_overheads("onebit=0.0012,ring=-3e-3");
+  CHECK(o.size() == 2);
+  CHECK(o.at("onebit") == Approx(0.0012));
+  CHECK(o.at("ring") == Approx(-0.003));
+  CHECK(parse_algorithm_overheads("").empty());
+  for (const char *bad : {"onebit", "onebit=", "onebit=1ms", "nccl=1", "auto=1", "ring=inf", "ring=nan",
+                          "ring=1e9", "ring=1,ring=2", "ring=1,", ",ring=1"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_algorithm_overheads(bad), Catch::Contains("--algorithm-overhead"));
+  }
+  CHECK_THROWS_WITH(parse_algorithm_overheads("ring=1,ring=2"), Catch::Contains("twice"));
+  CHECK_THROWS_WITH(parse_algorithm_overheads("auto=1"), Catch::Contains("'auto'"));
 }
 
 TEST_CASE("the plan's two charts are well-formed SVG with their axes and series", "[perf][plan]") {
