@@ -7,7 +7,7 @@ namespace dlk_train {
 namespace {
 
 constexpr char kMagic[8] = {'D', 'L', 'K', 'T', 'R', 'A', 'I', 'N'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kMaxString = 256;
 
 uint64_t fnv1a(const uint8_t *p, size_t n) {
@@ -97,6 +97,7 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint &c) {
   w.put(c.ranks);
   w.put(static_cast<uint32_t>(c.error_feedback));
   w.put(static_cast<uint32_t>(c.momentum_correction));
+  w.put(c.min_compress_bytes);
   w.put(c.batch);
   w.put(c.seed);
   w.put(c.step);
@@ -152,6 +153,7 @@ Checkpoint parse_checkpoint(const uint8_t *bytes, size_t size, const std::string
   if (correction > 1)
     body.fail("momentum_correction is " + std::to_string(correction) + "; 0 or 1");
   c.momentum_correction = correction == 1;
+  c.min_compress_bytes = body.get<uint64_t>("min_compress_bytes");
   c.batch = body.get<uint64_t>("the batch");
   c.seed = body.get<uint64_t>("the seed");
   c.step = body.get<uint64_t>("the step");

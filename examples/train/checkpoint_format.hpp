@@ -1,8 +1,8 @@
 // The bytes of a dlk-train checkpoint (docs/train.md), in host byte order:
-//   "DLKTRAIN", u32 version 2,
+//   "DLKTRAIN", u32 version 3,
 //   strings (u32 length, bytes) model, dtype, algorithm; u32 ranks, u32 error_feedback,
-//   u32 momentum_correction (0 or 1; version 1, before it, is refused),
-//   u64 batch, u64 seed, u64 step,
+//   u32 momentum_correction (0 or 1), u64 min_compress_bytes (versions 1 and 2,
+//   before them, are refused), u64 batch, u64 seed, u64 step,
 //   u32 parameters, each: string name, u64 count, count f32 values, and, without
 //   momentum correction, count f32 momenta (the same on every rank),
 //   for each of `ranks` ranks: u32 buckets, each: u64 bytes, the bucket's
@@ -30,6 +30,7 @@ struct Checkpoint {
   uint32_t ranks = 1;
   bool error_feedback = true;
   bool momentum_correction = false;
+  uint64_t min_compress_bytes = 0;  // --min-compress-bytes: changes the buckets
   uint64_t batch = 0, seed = 0, step = 0;
   std::vector<CheckpointTensor> parameters;
   std::vector<std::vector<std::vector<uint8_t>>> bucket_states;  // [rank][bucket]

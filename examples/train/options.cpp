@@ -18,6 +18,10 @@ bool momentum_correction_by_default(const std::string &algorithm) {
   return algorithm == "onebit" || algorithm == "topk";
 }
 
+bool compresses(const std::string &algorithm) {
+  return algorithm != "native" && algorithm != "ring" && algorithm != "ps";
+}
+
 std::optional<int> parse_options(int argc, char **argv, Options &o) {
   if (const char *env = std::getenv("DLK_COMM_ALGO")) o.algorithm = env;
   if (const char *env = std::getenv("DLK_BACKEND")) o.backend = env;
@@ -65,6 +69,10 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
   app.add_option("--block-size", o.block_size,
                  "onebit, int8, int4: elements per codec block (multiple of 16; 0: the codec's "
                  "default, 1024, 256, 128)");
+  app.add_option("--min-compress-bytes", o.min_compress_bytes,
+                 "Compressed algorithms: all-reduce each gradient smaller than this many bytes "
+                 "uncompressed (native), in buckets of their own, as BytePS's "
+                 "BYTEPS_MIN_COMPRESS_BYTES (biases, small layers; 0: none)");
   app.add_option("--topk-fraction", o.topk_fraction, "topk: fraction of elements sent")
       ->check(CLI::Range(1e-6, 1.0));
   app.add_option("--bucket-mb", o.bucket_mb,
@@ -104,6 +112,7 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
                               ? correction
                               : momentum_correction_by_default(o.algorithm);
   if (o.backend.empty()) o.backend = "cpu";
+  if (!compresses(o.algorithm)) o.min_compress_bytes = 0;
   return std::nullopt;
 }
 

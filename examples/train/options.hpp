@@ -31,6 +31,10 @@ struct Options {
   uint32_t warmup_steps = 0;  // the first steps all-reduce with native (1-bit Adam's warm-up)
   uint32_t lr_warmup_steps = 0;  // the learning rate rises linearly over the first steps
   uint32_t block_size = 0;  // onebit, int8, int4: elements per codec block; 0: the codec's default
+  // Compressed algorithms: gradients smaller than this many bytes are all-reduced
+  // uncompressed (native), in buckets of their own; 0: none. parse_options sets
+  // it to 0 for native, ring and ps, which compress nothing.
+  uint64_t min_compress_bytes = 0;
   double bucket_mb = 0;  // 0: auto_bucket_bytes (trainer.cpp)
   std::string backend;  // "" : DLK_BACKEND, else cpu
   std::string dtype = "f32";
@@ -50,6 +54,9 @@ struct Options {
 // Whether --algorithm NAME keeps the momentum per rank when neither
 // --momentum-correction nor --no-momentum-correction is given.
 bool momentum_correction_by_default(const std::string &algorithm);
+
+// Whether --algorithm NAME compresses (everything but native, ring and ps; auto may).
+bool compresses(const std::string &algorithm);
 
 // Parses argv; returns the exit code when the program should stop now (--help,
 // or an error already printed), nothing when it should run.

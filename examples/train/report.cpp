@@ -17,12 +17,16 @@ void describe_machine(RunContext &run) {
 
 void print_table_header(std::FILE *out, const RunContext &run) {
   const Options &o = run.options;
+  const std::string dense =
+      o.min_compress_bytes > 0
+          ? " (gradients under " + std::to_string(o.min_compress_bytes) + " B: native)"
+          : "";
   std::fprintf(out,
                "# dlk-train %s: %d rank(s) x %lld samples (global batch %lld), %s %s, %d "
-               "thread(s), algorithm %s%s, lr %g, momentum %g%s, seed %llu\n",
+               "thread(s), algorithm %s%s%s, lr %g, momentum %g%s, seed %llu\n",
                run.model.name.c_str(), run.ranks, static_cast<long long>(run.local_batch),
                static_cast<long long>(o.batch), run.info.backend, o.dtype.c_str(),
-               run.info.num_threads, o.algorithm.c_str(),
+               run.info.num_threads, o.algorithm.c_str(), dense.c_str(),
                o.error_feedback ? "" : " (no error feedback)", static_cast<double>(o.lr),
                static_cast<double>(o.momentum),
                o.momentum_correction ? " (kept per rank: momentum correction)" : "",
@@ -69,6 +73,7 @@ nlohmann::ordered_json run_json(const RunContext &run, const RunRecord &record) 
                  {"algorithm", o.algorithm},
                  {"error_feedback", o.error_feedback},
                  {"momentum_correction", o.momentum_correction},
+                 {"min_compress_bytes", o.min_compress_bytes},
                  {"bucket_bytes", record.bucket_bytes},
                  {"buckets", record.buckets},
                  {"backend", run.info.backend},

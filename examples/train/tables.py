@@ -13,7 +13,8 @@ Suites:
             peer, interleaved, --repeat times each; medians and the ratio dlk / PyTorch
   accuracy  per model and rank count (mpirun) and each of --seeds: dlk-train with every
             --algorithms (and --no-error-feedback for those in --no-ef; --dtypes,
-            --warmup-steps and --lr-warmup-steps for the compressed ones,
+            --warmup-steps, --lr-warmup-steps and --min-compress-bytes for the
+            compressed ones,
             --momentum-correction off/on
             against dlk-train's default: on for onebit and topk), PyTorch in
             one process and DDP over gloo (--peer-algorithms: native, fp16 hook,
@@ -278,6 +279,10 @@ def accuracy_runs(args, model, ranks):
                     extra += ["--lr-warmup-steps", str(args.lr_warmup_steps)]
                     tag += f"-lrw{args.lr_warmup_steps}"
                     variant.append(f"lr warm-up {args.lr_warmup_steps} steps")
+                if args.min_compress_bytes and a in LOSSY:
+                    extra += ["--min-compress-bytes", str(args.min_compress_bytes)]
+                    tag += f"-mcb{args.min_compress_bytes}"
+                    variant.append(f"gradients under {args.min_compress_bytes} B native")
                 if any(r.name() == Run("dlk", model, ranks, 1, a, tag=tag, seed=seed).name()
                        for r in runs):
                     continue
@@ -518,6 +523,9 @@ def parse_args(argv):
     p.add_argument("--lr-warmup-steps", type=int, default=0,
                    help="accuracy: dlk-train's compressed rows raise the learning rate "
                         "linearly over the first N steps (dlk-train --lr-warmup-steps)")
+    p.add_argument("--min-compress-bytes", type=int, default=0,
+                   help="accuracy: dlk-train's compressed rows all-reduce every gradient "
+                        "under N bytes uncompressed (dlk-train --min-compress-bytes)")
     p.add_argument("--peer-algorithms", type=csv, default=["none"] + PEER_ALGORITHMS,
                    help="PyTorch rows: none (one process), native, fp16, powersgd")
     p.add_argument("--skip-peer", action="store_true", help="no PyTorch rows")

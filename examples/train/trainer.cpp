@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 
 #include "checkpoint.hpp"
 #include "loss.hpp"
@@ -25,6 +26,13 @@ dlk_comm_config sync_config(const Options &o) {
   c.seed = o.seed;
   c.block_size = o.block_size;
   c.warmup_steps = o.warmup_steps;
+  return c;
+}
+
+// The gradients under --min-compress-bytes: summed by MPI, as native does.
+dlk_comm_config dense_config() {
+  dlk_comm_config c = dlk::comm::config(DLK_COMM_ALGO_NATIVE);
+  c.average = 0;
   return c;
 }
 
@@ -84,15 +92,33 @@ Trainer::Trainer(const Options &options, const ModelSpec &model, const Dataset &
       !ops_.supports(DLK_OP_CONV2D_BACKWARD_WEIGHTS, DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_BF16))
     throw AgreedError(std::string("--dtype bf16: the ") + ops_.info().backend +
                       " backend has no bf16 convolution backward");
-  // Gradients in the order backward produces them: last layer first.
-  auto &layers = network_.layers();
+  // Gradients in the order backward produces them: last layer first. Those under
+  // --min-compress-bytes go to a native synchronizer of their own: libdlk_comm's
+  // min_compress_bytes judges a whole bucket, and a bias fused into a bucket with
+  // a large weight would still be compressed.
+  std::vector<Parameter *> backward_order;
+  const auto &layers = network_.layers();
   for (auto it = layers.rbegin(); it != layers.rend(); ++it)
-    for (Parameter *p : (*it)->parameters())
-      gradient_index_[p] = sync_.add(p->grad.data(), p->grad.size());
-  sync_.commit();
-  bucket_parameters_.resize(sync_.bucket_count());
-  for (Parameter *p : network_.parameters())
-    bucket_parameters_[sync_.gradient_bucket(gradient_index_.at(p))].push_back(p);
+    for (Parameter *p : (*it)->parameters()) backward_order.push_back(p);
+  const auto dense = [&](const Parameter *p) {
+    return 4 * p->grad.size() < options.min_compress_bytes;
+  };
+  if (std::any_of(backward_order.begin(), backward_order.end(), dense))
+    dense_sync_ = std::make_unique<dlk::comm::Synchronizer>(comm, dense_config(), bucket_bytes_);
+  for (Parameter *p : backward_order) {
+    dlk::comm::Synchronizer &to = dense(p) ? *dense_sync_ : sync_;
+    gradient_slot_[p] = {&to, to.add(p->grad.data(), p->grad.size())};
+  }
+  for (dlk::comm::Synchronizer *s : synchronizers()) {
+    s->commit();
+    for (uint32_t k = 0; k < s->bucket_count(); ++k) buckets_.push_back({s, k});
+  }
+  bucket_parameters_.resize(buckets_.size());
+  for (Parameter *p : network_.parameters()) {
+    const Slot &g = gradient_slot_.at(p);
+    const size_t first = g.sync == &sync_ ? 0 : sync_.bucket_count();
+    bucket_parameters_[first + g.sync->gradient_bucket(g.index)].push_back(p);
+  }
   labels_.resize(static_cast<size_t>(local_batch_));
   dlogits_.resize(static_cast<size_t>(local_batch_ * model.classes));
   network_.init(options.seed);
@@ -124,7 +150,10 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
   network_.backward(ops_, dlogits_.data(), [&](Layer &l) {
     for (Parameter *p : l.parameters()) {
       if (correction) accumulate_local_momentum(*p, options_.momentum);
-      if (all_reduce) sync_.ready(gradient_index_.at(p));
+      if (all_reduce) {
+        const Slot &g = gradient_slot_.at(p);
+        g.sync->ready(g.index);
+      }
     }
   });
   const float lr = warmed_up_lr(options_.lr, step, options_.lr_warmup_steps);
@@ -141,19 +170,19 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
   const Clock::time_point wait_start = Clock::now();
   double blocked = 0;
   if (all_reduce)
-    for (uint32_t k = 0; k < bucket_parameters_.size(); ++k) {
+    for (size_t k = 0; k < buckets_.size(); ++k) {
       const Clock::time_point before = Clock::now();
       try {
-        sync_.wait_bucket(k);
+        buckets_[k].sync->wait_bucket(buckets_[k].index);
       } catch (const dlk::comm::Error &) {
-        break;  // sync_.wait rethrows it once every bucket has ended
+        break;  // wait_all rethrows it once every bucket has ended
       }
       blocked += seconds_between(before, Clock::now());
       update(bucket_parameters_[k]);
     }
   const Clock::time_point final_wait = Clock::now();
   std::vector<dlk_comm_report> buckets;
-  const dlk_comm_sync_report report = all_reduce ? sync_.wait(&buckets) : dlk_comm_sync_report{};
+  const uint64_t wire_bytes = all_reduce ? wait_all(buckets) : 0;
   const Clock::time_point wait_end = Clock::now();
   blocked += seconds_between(final_wait, wait_end);
   if (!all_reduce) update(network_.parameters());
@@ -162,13 +191,14 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
     w = std::nextafter(w, 1.0f);
   }
   network_.refresh_low_precision();
-  if (!options_.error_feedback && all_reduce) sync_.reset_residuals();
+  if (!options_.error_feedback && all_reduce)
+    for (dlk::comm::Synchronizer *s : synchronizers()) s->reset_residuals();
   const Clock::time_point end = Clock::now();
 
   StepMeasure m;
   m.seconds = seconds_between(start, end);
   m.wait = blocked;
-  m.wire = static_cast<double>(report.wire_bytes_sent);
+  m.wire = static_cast<double>(wire_bytes);
   for (const dlk_comm_report &b : buckets) m.codec += b.encode_seconds + b.decode_seconds;
   m.sim = ops_.take_sim_seconds();
   if (!sample) return m;
@@ -190,7 +220,13 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
     record.timeline.push_back(std::move(t));
     return m;
   }
-  const auto [starts, ends] = sync_.bucket_times();
+  std::vector<double> starts, ends;
+  for (dlk::comm::Synchronizer *s : synchronizers()) {
+    if (s->bucket_count() == 0) continue;  // every gradient under --min-compress-bytes
+    const auto [began, ended] = s->bucket_times();
+    starts.insert(starts.end(), began.begin(), began.end());
+    ends.insert(ends.end(), ended.begin(), ended.end());
+  }
   const double origin = std::chrono::duration<double>(start.time_since_epoch()).count();
   for (size_t k = 0; k < buckets.size(); ++k) {
     const dlk_comm_report &b = buckets[k];
@@ -200,6 +236,28 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
   }
   record.timeline.push_back(std::move(t));
   return m;
+}
+
+uint64_t Trainer::wait_all(std::vector<dlk_comm_report> &bucket_reports) {
+  uint64_t wire_bytes = 0;
+  bucket_reports.clear();
+  std::exception_ptr error;
+  for (dlk::comm::Synchronizer *s : synchronizers()) {
+    std::vector<dlk_comm_report> reports;
+    try {
+      wire_bytes += s->wait(&reports).wire_bytes_sent;
+    } catch (const dlk::comm::Error &) {
+      if (!error) error = std::current_exception();
+    }
+    bucket_reports.insert(bucket_reports.end(), reports.begin(), reports.end());
+  }
+  if (error) std::rethrow_exception(error);
+  return wire_bytes;
+}
+
+std::vector<dlk::comm::Synchronizer *> Trainer::synchronizers() {
+  if (dense_sync_) return {&sync_, dense_sync_.get()};
+  return {&sync_};
 }
 
 double Trainer::evaluate() {
@@ -257,7 +315,7 @@ void Trainer::progress(int epoch, int64_t step_in_epoch, double loss, double ste
 RunRecord Trainer::run(const std::function<void(const EpochRow &)> &on_epoch) {
   RunRecord record;
   record.first_step = step_;
-  record.buckets = static_cast<int>(sync_.bucket_count());
+  record.buckets = static_cast<int>(buckets_.size());
   record.bucket_bytes = bucket_bytes_;
   int64_t last = static_cast<int64_t>(options_.epochs) * steps_per_epoch_;
   if (options_.steps > 0) last = std::min<int64_t>(last, options_.steps);
@@ -344,6 +402,7 @@ void Trainer::save(const std::string &path) {
   c.ranks = static_cast<uint32_t>(ranks_);
   c.error_feedback = options_.error_feedback;
   c.momentum_correction = options_.momentum_correction;
+  c.min_compress_bytes = options_.min_compress_bytes;
   c.batch = static_cast<uint64_t>(options_.batch);
   c.seed = options_.seed;
   c.step = static_cast<uint64_t>(step_);
@@ -355,8 +414,7 @@ void Trainer::save(const std::string &path) {
     if (c.momentum_correction) c.rank_momenta[0].push_back(p->momentum);
   }
   c.bucket_states.emplace_back();
-  for (uint32_t k = 0; k < sync_.bucket_count(); ++k)
-    c.bucket_states[0].push_back(sync_.save_bucket_state(k));
+  for (const Slot &b : buckets_) c.bucket_states[0].push_back(b.sync->save_bucket_state(b.index));
   save_checkpoint(path, std::move(c), mpi_);
 }
 
@@ -387,6 +445,9 @@ void Trainer::resume(const std::string &path) {
   if (c.momentum_correction != options_.momentum_correction)
     refuse("momentum correction", c.momentum_correction ? "on" : "off",
            options_.momentum_correction ? "on" : "off");
+  if (c.min_compress_bytes != options_.min_compress_bytes)
+    refuse("--min-compress-bytes", std::to_string(c.min_compress_bytes),
+           std::to_string(options_.min_compress_bytes));
   const std::vector<Parameter *> params = network_.parameters();
   if (c.parameters.size() != params.size())
     refuse("parameter count", std::to_string(c.parameters.size()), std::to_string(params.size()));
@@ -397,8 +458,8 @@ void Trainer::resume(const std::string &path) {
                               " elements)",
              params[i]->name + " (" + std::to_string(params[i]->value.size()) + ")");
   const auto &states = c.bucket_states[static_cast<size_t>(rank_)];
-  if (states.size() != sync_.bucket_count())
-    refuse("bucket count", std::to_string(states.size()), std::to_string(sync_.bucket_count()));
+  if (states.size() != buckets_.size())
+    refuse("bucket count", std::to_string(states.size()), std::to_string(buckets_.size()));
   for (size_t i = 0; i < params.size(); ++i) {
     params[i]->value = c.parameters[i].value;
     params[i]->momentum = options_.momentum_correction
@@ -408,7 +469,7 @@ void Trainer::resume(const std::string &path) {
   network_.refresh_low_precision();
   for (uint32_t k = 0; k < states.size(); ++k) {
     try {
-      sync_.load_bucket_state(k, states[k]);
+      buckets_[k].sync->load_bucket_state(buckets_[k].index, states[k]);
     } catch (const dlk::comm::Error &e) {
       throw AgreedError(path + ": refused: bucket " + std::to_string(k) + ": " + e.what());
     }

@@ -42,6 +42,12 @@ class Trainer {
   };
   StepMeasure train_step(int64_t step, const std::vector<int32_t> &order, bool sample,
                          RunRecord &record);
+  // Waits for every bucket of the step; bucket_reports gets one per bucket, in
+  // buckets_' order. The first error of either synchronizer is rethrown after both
+  // have ended.
+  // Returns the bytes this rank sent.
+  uint64_t wait_all(std::vector<dlk_comm_report> &bucket_reports);
+  std::vector<dlk::comm::Synchronizer *> synchronizers();
   double evaluate();
   std::string check_ranks_agree(int epoch);
   std::vector<int32_t> epoch_order(int64_t epoch) const;
@@ -58,8 +64,19 @@ class Trainer {
   Ops ops_;
   Network network_;
   uint64_t bucket_bytes_;  // before sync_, which is made with it
+  // The algorithm's synchronizer, and with --min-compress-bytes a native one for
+  // the gradients under it (null without): both on the one communicator, whose
+  // collective thread runs their buckets in the order the ranks start them.
   dlk::comm::Synchronizer sync_;
-  std::map<const Parameter *, uint32_t> gradient_index_;
+  std::unique_ptr<dlk::comm::Synchronizer> dense_sync_;
+  struct Slot {
+    dlk::comm::Synchronizer *sync;
+    uint32_t index;  // of the gradient or of the bucket, in that synchronizer
+  };
+  std::map<const Parameter *, Slot> gradient_slot_;
+  // sync_'s buckets, then dense_sync_'s: the order of reports, timelines and
+  // checkpoints' bucket states.
+  std::vector<Slot> buckets_;
   // Per bucket, its parameters: each is updated as soon as its bucket has ended,
   // while the later buckets are still all-reduced.
   std::vector<std::vector<Parameter *>> bucket_parameters_;

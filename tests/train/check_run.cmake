@@ -1,6 +1,6 @@
 # Runs dlk-train for one check of tests/train/CMakeLists.txt and fails with the
-# reason. Variables: CHECK (learn, resume, momentum_correction, lr_warmup, bad_data,
-# bad_checkpoint, staged, divergence), TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list),
+# reason. Variables: CHECK (learn, resume, momentum_correction, lr_warmup,
+# min_compress_bytes, bad_data, bad_checkpoint, staged, divergence), TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list),
 # WORK (a scratch directory), DATA (the Fashion-MNIST directory).
 cmake_minimum_required(VERSION 3.25)
 
@@ -158,6 +158,46 @@ elseif(CHECK STREQUAL "lr_warmup")
     message(FATAL_ERROR "--lr-warmup-steps: none ${plain}, 1 ${one}, 20 ${warm} (JSON ${steps})")
   endif()
   expect_resume_identical(${common} --lr-warmup-steps 20)
+elseif(CHECK STREQUAL "min_compress_bytes")
+  # --min-compress-bytes 16384: LeNet-5's gradients under 16 KiB (every bias, conv1,
+  # conv2 and fc3: 3,626 floats) go native in a bucket of their own, after the
+  # onebit ones; the JSON says so; resumed at step 15 the run gives the bits of
+  # the one that never stopped (both synchronizers' states in the checkpoint),
+  # and a checkpoint without the option is refused.
+  set(common ${short} --epochs 3 --algorithm onebit)
+  run_ok(out ${common} --steps 5 --min-compress-bytes 16384 --json ${WORK}/dense.json)
+  json_get(threshold ${WORK}/dense.json config min_compress_bytes)
+  json_get(buckets ${WORK}/dense.json config buckets)
+  math(EXPR last "${buckets} - 1")
+  json_get(dense_algorithm ${WORK}/dense.json timeline 0 buckets ${last} algorithm)
+  json_get(dense_bytes ${WORK}/dense.json timeline 0 buckets ${last} logical_bytes)
+  json_get(first_algorithm ${WORK}/dense.json timeline 0 buckets 0 algorithm)
+  message(STATUS "threshold ${threshold}, ${buckets} buckets: the first ${first_algorithm}, "
+                 "the last ${dense_algorithm} of ${dense_bytes} bytes")
+  if(NOT threshold EQUAL 16384 OR NOT dense_algorithm STREQUAL "native" OR
+     NOT dense_bytes EQUAL 14504 OR NOT first_algorithm STREQUAL "onebit")
+    message(FATAL_ERROR "--min-compress-bytes 16384: threshold ${threshold}, last bucket "
+                        "${dense_algorithm} of ${dense_bytes} bytes, first ${first_algorithm}")
+  endif()
+  expect_resume_identical(${common} --min-compress-bytes 16384)
+  expect_refusal("half.ckpt: refused: the checkpoint is of --min-compress-bytes 16384, this run of 0"
+                 ${common} --resume ${WORK}/half.ckpt)
+  # Every gradient under the threshold: onebit's synchronizer holds none and the
+  # run is native's with the momentum kept per rank (2 ranks: one sum, the same
+  # bits in any bucket layout). native ignores the option.
+  run_ok(out ${short} --steps 12 --algorithm onebit --min-compress-bytes 1000000000
+         --json ${WORK}/all_dense.json)
+  run_ok(out ${short} --steps 12 --algorithm native --momentum-correction
+         --min-compress-bytes 16384 --json ${WORK}/native.json)
+  json_get(all_dense ${WORK}/all_dense.json final weights_checksum)
+  json_get(native ${WORK}/native.json final weights_checksum)
+  json_get(ignored ${WORK}/native.json config min_compress_bytes)
+  message(STATUS "onebit, every gradient native: ${all_dense}; native: ${native} "
+                 "(its min_compress_bytes ${ignored})")
+  if(NOT all_dense STREQUAL native OR NOT ignored EQUAL 0)
+    message(FATAL_ERROR "onebit with every gradient native ${all_dense}, native ${native} "
+                        "(min_compress_bytes ${ignored})")
+  endif()
 elseif(CHECK STREQUAL "bad_data")
   # A missing file, a truncated gzip file, and one with corrupt bytes inside. The
   # files are read before MPI starts: one process shows it.

@@ -101,6 +101,7 @@ Checkpoint sample_checkpoint() {
   c.batch = 64;
   c.seed = 3;
   c.step = 17;
+  c.min_compress_bytes = 16384;
   c.parameters.push_back({"fc.weight", {1.5f, -2.0f, 3.25f}, {0.5f, 0.25f, -1.0f}});
   c.parameters.push_back({"fc.bias", {0.0f}, {1.0f}});
   c.bucket_states = {{{1, 2, 3}, {}}, {{4, 5}, {6}}};
@@ -138,6 +139,7 @@ TEST_CASE("checkpoints round trip", "[train][checkpoint]") {
   CHECK(d.parameters[0].momentum == c.parameters[0].momentum);
   CHECK(d.bucket_states == c.bucket_states);
   CHECK_FALSE(d.momentum_correction);
+  CHECK(d.min_compress_bytes == 16384);
   CHECK(d.rank_momenta.empty());
 }
 
@@ -178,12 +180,12 @@ TEST_CASE("checkpoint defects are refused naming the file", "[train][checkpoint]
   CHECK_THAT(checkpoint_error(b), Catch::Contains("is corrupt: its checksum"));
   CHECK_THAT(checkpoint_error({good.begin(), good.end() - 1}), Catch::Contains("is corrupt"));
   b = good;
-  b[8] = 1;  // version 1: before momentum correction
+  b[8] = 2;  // version 2: before --min-compress-bytes
   CHECK_THAT(checkpoint_error(b),
-             Catch::Contains("format version 1; this dlk-train reads version 2"));
+             Catch::Contains("format version 2; this dlk-train reads version 3"));
   // A forged parameter size with a valid checksum: refused before allocating.
   b = good;
-  const size_t count_at = 12 + (4 + 6) + (4 + 3) + (4 + 6) + 4 + 4 + 4 + 8 + 8 + 8 + 4 + (4 + 9);
+  const size_t count_at = 12 + (4 + 6) + (4 + 3) + (4 + 6) + 4 + 4 + 4 + 8 + 8 + 8 + 8 + 4 + (4 + 9);
   uint64_t huge = uint64_t{1} << 60;
   std::memcpy(b.data() + count_at, &huge, 8);
   reseal(b);
