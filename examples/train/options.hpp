@@ -33,7 +33,8 @@ struct Options {
   uint32_t block_size = 0;  // onebit, int8, int4: elements per codec block; 0: the codec's default
   // Compressed algorithms: gradients smaller than this many bytes are all-reduced
   // uncompressed (native), in buckets of their own; 0: none. parse_options sets
-  // it to 0 for native, ring and ps, which compress nothing.
+  // it from the algorithm unless given, and to 0 for native, ring and ps, which
+  // compress nothing.
   uint64_t min_compress_bytes = 0;
   double bucket_mb = 0;  // 0: auto_bucket_bytes (trainer.cpp)
   std::string backend;  // "" : DLK_BACKEND, else cpu
@@ -54,9 +55,6 @@ struct Options {
 // Whether --algorithm NAME keeps the momentum per rank when neither
 // --momentum-correction nor --no-momentum-correction is given.
 bool momentum_correction_by_default(const std::string &algorithm);
-
-// Whether --algorithm NAME compresses (everything but native, ring and ps; auto may).
-bool compresses(const std::string &algorithm);
 
 // Parses argv; returns the exit code when the program should stop now (--help,
 // or an error already printed), nothing when it should run.

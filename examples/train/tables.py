@@ -45,6 +45,8 @@ LOSSY = ["onebit", "topk", "int8", "int4", "fp16", "bf16"]
 # Algorithms whose dlk-train runs keep the momentum per rank by default
 # (--momentum-correction; examples/train/options.cpp).
 CORRECTED = ["onebit", "topk"]
+# dlk-train's --min-compress-bytes where it is not given (0 for the others).
+MIN_COMPRESS_DEFAULT = {"onebit": 16384, "topk": 16384}
 PEER_ALGORITHMS = ["native", "fp16", "powersgd"]
 
 
@@ -279,10 +281,13 @@ def accuracy_runs(args, model, ranks):
                     extra += ["--lr-warmup-steps", str(args.lr_warmup_steps)]
                     tag += f"-lrw{args.lr_warmup_steps}"
                     variant.append(f"lr warm-up {args.lr_warmup_steps} steps")
-                if args.min_compress_bytes and a in LOSSY:
+                # As for the correction: dlk-train's own default adds no option.
+                if (args.min_compress_bytes is not None and a in LOSSY
+                        and args.min_compress_bytes != MIN_COMPRESS_DEFAULT.get(a, 0)):
                     extra += ["--min-compress-bytes", str(args.min_compress_bytes)]
                     tag += f"-mcb{args.min_compress_bytes}"
-                    variant.append(f"gradients under {args.min_compress_bytes} B native")
+                    variant.append(f"gradients under {args.min_compress_bytes} B native"
+                                   if args.min_compress_bytes else "every gradient compressed")
                 if any(r.name() == Run("dlk", model, ranks, 1, a, tag=tag, seed=seed).name()
                        for r in runs):
                     continue
@@ -523,9 +528,10 @@ def parse_args(argv):
     p.add_argument("--lr-warmup-steps", type=int, default=0,
                    help="accuracy: dlk-train's compressed rows raise the learning rate "
                         "linearly over the first N steps (dlk-train --lr-warmup-steps)")
-    p.add_argument("--min-compress-bytes", type=int, default=0,
+    p.add_argument("--min-compress-bytes", type=int, default=None,
                    help="accuracy: dlk-train's compressed rows all-reduce every gradient "
-                        "under N bytes uncompressed (dlk-train --min-compress-bytes)")
+                        "under N bytes uncompressed (dlk-train --min-compress-bytes; its "
+                        "default, 16384 for onebit and topk, 0 for the others, without this)")
     p.add_argument("--peer-algorithms", type=csv, default=["none"] + PEER_ALGORITHMS,
                    help="PyTorch rows: none (one process), native, fp16, powersgd")
     p.add_argument("--skip-peer", action="store_true", help="no PyTorch rows")

@@ -159,44 +159,54 @@ elseif(CHECK STREQUAL "lr_warmup")
   endif()
   expect_resume_identical(${common} --lr-warmup-steps 20)
 elseif(CHECK STREQUAL "min_compress_bytes")
-  # --min-compress-bytes 16384: LeNet-5's gradients under 16 KiB (every bias, conv1,
-  # conv2 and fc3: 3,626 floats) go native in a bucket of their own, after the
-  # onebit ones; the JSON says so; resumed at step 15 the run gives the bits of
-  # the one that never stopped (both synchronizers' states in the checkpoint),
-  # and a checkpoint without the option is refused.
+  # By default onebit and topk all-reduce LeNet-5's gradients under 16 KiB (every
+  # bias, conv1, conv2 and fc3: 3,626 floats) with native, in a bucket of their own
+  # after the compressed ones; the others compress every gradient, and native, ring
+  # and ps ignore the option; the later option wins. The JSON says which.
+  foreach(case onebit:16384 topk:16384 int8:0 onebit,--min-compress-bytes,0:0
+          int8,--min-compress-bytes,4096:4096 native,--min-compress-bytes,16384:0
+          topk,--min-compress-bytes,0,--min-compress-bytes,1024:1024)
+    string(REPLACE ":" ";" case ${case})
+    list(GET case 0 options)
+    list(GET case 1 expected)
+    string(REPLACE "," ";" options ${options})
+    run_ok(out ${short} --steps 2 --algorithm ${options} --json ${WORK}/default.json)
+    json_get(threshold ${WORK}/default.json config min_compress_bytes)
+    message(STATUS "--algorithm ${options}: min_compress_bytes ${threshold}")
+    if(NOT threshold EQUAL expected)
+      message(FATAL_ERROR "--algorithm ${options}: min_compress_bytes ${threshold}, expected ${expected}")
+    endif()
+  endforeach()
   set(common ${short} --epochs 3 --algorithm onebit)
-  run_ok(out ${common} --steps 5 --min-compress-bytes 16384 --json ${WORK}/dense.json)
-  json_get(threshold ${WORK}/dense.json config min_compress_bytes)
+  run_ok(out ${common} --steps 5 --json ${WORK}/dense.json)
   json_get(buckets ${WORK}/dense.json config buckets)
   math(EXPR last "${buckets} - 1")
   json_get(dense_algorithm ${WORK}/dense.json timeline 0 buckets ${last} algorithm)
   json_get(dense_bytes ${WORK}/dense.json timeline 0 buckets ${last} logical_bytes)
   json_get(first_algorithm ${WORK}/dense.json timeline 0 buckets 0 algorithm)
-  message(STATUS "threshold ${threshold}, ${buckets} buckets: the first ${first_algorithm}, "
-                 "the last ${dense_algorithm} of ${dense_bytes} bytes")
-  if(NOT threshold EQUAL 16384 OR NOT dense_algorithm STREQUAL "native" OR
-     NOT dense_bytes EQUAL 14504 OR NOT first_algorithm STREQUAL "onebit")
-    message(FATAL_ERROR "--min-compress-bytes 16384: threshold ${threshold}, last bucket "
-                        "${dense_algorithm} of ${dense_bytes} bytes, first ${first_algorithm}")
+  message(STATUS "${buckets} buckets: the first ${first_algorithm}, the last ${dense_algorithm} "
+                 "of ${dense_bytes} bytes")
+  if(NOT dense_algorithm STREQUAL "native" OR NOT dense_bytes EQUAL 14504 OR
+     NOT first_algorithm STREQUAL "onebit")
+    message(FATAL_ERROR "onebit: last bucket ${dense_algorithm} of ${dense_bytes} bytes, first "
+                        "${first_algorithm}")
   endif()
-  expect_resume_identical(${common} --min-compress-bytes 16384)
+  # Resumed at step 15, the bits of the run that never stopped (both synchronizers'
+  # states in the checkpoint); a checkpoint of another threshold is refused.
+  expect_resume_identical(${common})
   expect_refusal("half.ckpt: refused: the checkpoint is of --min-compress-bytes 16384, this run of 0"
-                 ${common} --resume ${WORK}/half.ckpt)
+                 ${common} --min-compress-bytes 0 --resume ${WORK}/half.ckpt)
   # Every gradient under the threshold: onebit's synchronizer holds none and the
   # run is native's with the momentum kept per rank (2 ranks: one sum, the same
-  # bits in any bucket layout). native ignores the option.
+  # bits in any bucket layout).
   run_ok(out ${short} --steps 12 --algorithm onebit --min-compress-bytes 1000000000
          --json ${WORK}/all_dense.json)
-  run_ok(out ${short} --steps 12 --algorithm native --momentum-correction
-         --min-compress-bytes 16384 --json ${WORK}/native.json)
+  run_ok(out ${short} --steps 12 --algorithm native --momentum-correction --json ${WORK}/native.json)
   json_get(all_dense ${WORK}/all_dense.json final weights_checksum)
   json_get(native ${WORK}/native.json final weights_checksum)
-  json_get(ignored ${WORK}/native.json config min_compress_bytes)
-  message(STATUS "onebit, every gradient native: ${all_dense}; native: ${native} "
-                 "(its min_compress_bytes ${ignored})")
-  if(NOT all_dense STREQUAL native OR NOT ignored EQUAL 0)
-    message(FATAL_ERROR "onebit with every gradient native ${all_dense}, native ${native} "
-                        "(min_compress_bytes ${ignored})")
+  message(STATUS "onebit, every gradient native: ${all_dense}; native: ${native}")
+  if(NOT all_dense STREQUAL native)
+    message(FATAL_ERROR "onebit with every gradient native ${all_dense}, native ${native}")
   endif()
 elseif(CHECK STREQUAL "bad_data")
   # A missing file, a truncated gzip file, and one with corrupt bytes inside. The
