@@ -306,18 +306,26 @@ def runs_spread_text(case):
     return f"{case['measured_spread'] * 100:.0f} %"
 
 
+def overhead_text(case):
+    """The bucket overhead the case was planned with: its algorithm's own (--overhead-per-algorithm),
+    else its family's pair (native / dlk's own)."""
+    if case.get("algorithm_overhead") is not None:
+        return f"{case['algorithm_overhead'] * 1e3:.2f} (its own)"
+    return f"{case['bucket_overhead'] * 1e3:.2f} / {case.get('own_bucket_overhead', case['bucket_overhead']) * 1e3:.2f}"
+
+
 def print_markdown(cases):
     """The cases as docs/plan.md's table: predicted, measured (median step; the mean's wait in the
     synchronizer beside it), error, the measured terms of the group, the load."""
-    print("\n| model | P | rate | link Gbit/s | sharing | bucket overhead ms (native / own) | algorithm | predicted ms | "
+    print("\n| model | P | rate | link Gbit/s | sharing | bucket overhead ms (native / own, or its own) | algorithm | "
+          "predicted ms | "
           "measured ms | runs spread | error | measured wait ms (mean) | predicted exposed ms | calibration spread | "
           "load |")
     print("|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for c in cases:
         p = c["predicted"]
         print(f"| {c['model']} | {c['ranks']} | {c['rate']} | {c['link_bandwidth'] * 8e-9:.2f} | {c['sharing']:.2f} | "
-              f"{c['bucket_overhead'] * 1e3:.2f} / {c.get('own_bucket_overhead', c['bucket_overhead']) * 1e3:.2f} | "
-              f"{c['algorithm']} | {c['predicted_seconds'] * 1e3:.2f} | "
+              f"{overhead_text(c)} | {c['algorithm']} | {c['predicted_seconds'] * 1e3:.2f} | "
               f"{c['measured_seconds'] * 1e3:.2f} | {runs_spread_text(c)} | {c['error'] * 100:+.0f} % | "
               f"{c['measured_terms']['exposed_comm_seconds'] * 1e3:.2f} | "
               f"{(p['exposed_network_seconds'] + p['exposed_codec_seconds']) * 1e3:.2f} | "
@@ -507,8 +515,8 @@ def main():
                                     json.dump({"schema": "dlk-perf/plan-check/2", "cases": cases}, f, indent=1)
                             print(f"{model:10} {ranks:>2} {rate:7} {algorithm:9} {step['step_seconds'] * 1e3:12.3f} "
                                   f"{measured * 1e3:11.3f} {error * 100:6.1f}%  (runs spread {spread * 100:.0f} %, "
-                                  f"load {load:.1f}, sharing {sharing:.2f}, bucket overhead {overhead * 1e3:.3f} ms, "
-                                  f"own {own_overhead * 1e3:.3f} ms)",
+                                  f"load {load:.1f}, sharing {sharing:.2f}, bucket overhead "
+                                  f"{overhead_text(cases[-1])} ms)",
                                   flush=True)
                             if a.terms:
                                 m = cases[-1]["measured_terms"]
