@@ -51,7 +51,8 @@ struct ConvShape {
 };
 
 // The integer GEMM's requantizing store, for a direct int8 forward kernel that
-// gives an image's bare s32 sums: dst of that image as C (pixels x k, strides
+// gives an image's bare s32 sums (the depthwise kernel; the wide-row kernel
+// has a vector store of its own by the same rule): dst of that image as C (pixels x k, strides
 // rs_c and cs_c), with the zero point, multipliers, bias and ReLU the GEMM
 // lowering's epilogue applies, so that both paths write the same bits.
 core::GemmArgs int8_forward_store(const core::Conv2dArgs &a, int64_t pixels, int64_t taps,

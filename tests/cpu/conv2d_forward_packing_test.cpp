@@ -133,20 +133,25 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
          (d.stride_h == 1 || oh * wp > 3 * 48);
 }
 
-// The same for int8 (k-quads on vpdpbusd): also one group, NCHW, a kernel
-// larger than 1x1, dense, and a CPU with AVX512_VNNI.
-bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
-                         int64_t ow) {
-  return __builtin_cpu_supports("avx512vnni") && d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
-         d.kh * d.kw > 1 && d.dilation_h == 1 && d.stride_h <= 2 &&
-         wide_rows_rule(tier, d, oh, ow);
+// The same for int8 (k-quads on vpdpbusd): also one group, NCHW, dense, a
+// CPU with AVX512_VNNI, and a kernel larger than 1x1, or 1x1 at stride 1
+// with at least as many output channels as input ones; the rows' width up
+// to 1.3 x ow, and at stride 2 any number of tiles.
+bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t ow) {
+  const int64_t wp = ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
+  return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
+         d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
+         (d.kh * d.kw > 1 || (d.stride_h == 1 && d.k >= d.c)) && d.dilation_h == 1 &&
+         d.stride_h <= 2 && d.k >= 16 && d.c >= 4 && wp * 10 <= ow * 13;
 }
 
 // The int8 wide-row kernel's k-quads (conv2d_wide_rows_int8_avx512vnni.cpp):
 // input channels one below, at and one above a quad (3 fails the rule's 4;
 // 4, 5, 7, 8, 9), and in one and two blocks of quads (168 = 42 quads, the 3x3
 // block; 169: 2 blocks of 22 and 21), at stride 1 and 2, with padding wider
-// than the kernel; kWideRowShapes' edges run too.
+// than the kernel, the rows' width one below and one above the int8 rule's
+// 1.3 x ow (9 / 7: res5b 3x3; 8 / 6), at stride 2 two tiles (res5a 3x3's 7 x 8);
+// kWideRowShapes' edges run too.
 const Shape kInt8QuadShapes[] = {
     {DLK_FORMAT_NCHW, 2, 3, 9, 20, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 4, 9, 20, 16, 3, 3, 1, 1, 1, 1},
@@ -157,6 +162,31 @@ const Shape kInt8QuadShapes[] = {
     {DLK_FORMAT_NCHW, 1, 168, 6, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 169, 6, 10, 24, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 169, 17, 17, 17, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 8, 7, 7, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 6, 6, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 12, 14, 14, 24, 3, 3, 2, 1, 1, 1},
+    // 1x1 at stride 1 (the rule: as many output channels as input ones, or
+    // more): input channels one below, at and one above a quad (3 fails the
+    // rule's 4; 4, 5, 7, 8, 9), around the 64 bytes of a step of the 1x1
+    // weights' packing (63, 64, 65), one below and above a block of 160
+    // quads (639, 641: 2 blocks), wide columns one above a tile and a vector
+    // (49, 17), padded, the rule's edge (16 outputs of 16 inputs: the wide
+    // rows; of 17: the GEMM), and stride 2 (the GEMM).
+    {DLK_FORMAT_NCHW, 2, 3, 7, 7, 16, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 4, 7, 7, 16, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 5, 3, 17, 17, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 7, 1, 17, 23, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 4, 12, 16, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 9, 5, 10, 33, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 63, 2, 25, 64, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 64, 7, 7, 64, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 65, 3, 16, 72, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 639, 1, 49, 640, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 641, 1, 17, 641, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 12, 5, 9, 16, 1, 1, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 16, 6, 8, 16, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 17, 6, 8, 16, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 14, 14, 32, 1, 1, 2, 0, 1, 1},
 };
 
 struct Problem {
@@ -413,11 +443,11 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
         REQUIRE(status == DLK_STATUS_SUCCESS);
         // (groups == c is depthwise: the direct kernel, staged.)
         const std::string lowering = shape.groups == shape.c ? tier + ":depthwise_direct_"
+                                     : int8_wide_rows_rule(tier, d, p.ow)
+                                         ? "avx512:conv2d_wide_rows_int8"
                                      : shape.kh * shape.kw == 1 && shape.stride == 1 &&
                                              shape.pad == 0
                                          ? "gemm:"
-                                     : int8_wide_rows_rule(tier, d, p.oh, p.ow)
-                                         ? "avx512:conv2d_wide_rows_int8"
                                          : "im2col_packed_a+";
         CHECK(implementation(ctx).find(lowering) == 0);
         CHECK(dst.values() == cast<int32_t>(exact(p, src, weights, d.src_zero_point)));
@@ -463,7 +493,8 @@ TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads give the exact sum
               random_ints(d.n * d.c * d.h * d.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
           const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -128, 127, rng);
           const std::vector<float> bias = cast<float>(random_ints(d.k, -200, 200, rng));
-          const bool with_bias = out != DLK_DTYPE_S32;
+          // (No bias on every third shape: f32 dst keeps the product's bits.)
+          const bool with_bias = out != DLK_DTYPE_S32 && index % 3 != 1;
           Buffer<int8_t> weights_buf(ctx, cast<int8_t>(weights));
           Buffer<float> bias_buf(ctx, bias);
           const size_t count = static_cast<size_t>(d.n * d.k * p.oh * p.ow);
@@ -490,7 +521,7 @@ TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads give the exact sum
             }
             const float scale = out == DLK_DTYPE_S8 ? scales[0] : scales[static_cast<size_t>(o)];
             float v = static_cast<float>(acc) * scale;
-            v = v + bias[static_cast<size_t>(o)];
+            if (with_bias) v = v + bias[static_cast<size_t>(o)];
             if (v < 0.0f) v = 0.0f;
             if (out == DLK_DTYPE_F32) {
               float f = 0;
@@ -505,7 +536,7 @@ TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads give the exact sum
             wrong += value != expected;
           }
           CHECK(wrong == 0);
-          const bool wide = int8_wide_rows_rule(tier, d, p.oh, p.ow);
+          const bool wide = int8_wide_rows_rule(tier, d, p.ow);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_int8") == wide);
         }
       }

@@ -69,11 +69,12 @@ void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads
 // -(zero point x the channel's weight sum), so that every tap adds (src -
 // src_zero_point) x weight, padding nothing, modulo 2^32 as dlk.h's integer
 // rule: bit-exact. s32 dst takes the sums (and ReLU) straight; f32, s8 and u8
-// dst take them through an image of s32 sums and the integer GEMM's store
-// (scale, bias, ReLU, requantization). The layout of its scratch: the taps'
-// offsets, the weights widened, paired or quadded (f16/bf16/int8) or turned
-// around (backward data), int8's starting sums, and per thread that holds
-// one the padded image and (f16/bf16, int8 but to s32) an image of sums.
+// dst take them through an image of s32 sums and a vector store by the
+// integer GEMM's rule (scale, bias, ReLU, requantization: the same bits). The
+// layout of its scratch: the taps' offsets, the weights widened, paired or
+// quadded (f16/bf16/int8) or turned around (backward data), int8's starting
+// sums, and per thread that holds one the padded image and (f16/bf16, int8
+// but to s32) an image of sums.
 struct WideRowsPlan {
   // turned: the weights are turned around first (backward data, see
   // conv2d_wide_rows_applies), else read as they lie.
@@ -129,6 +130,14 @@ WideRowsTile wide_rows_int8_tile(int rows, int vectors);
 // One output channel's c x khw s8 weights `w` (OIHW) as k-quads, row[u khw +
 // t] holding W[4u + i][t] in byte i (0 past c); returns the weights' sum.
 int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row);
+// count s32 sums of one output channel, pixels in a row, into f32, s8 or u8
+// dst at `out` by the integer GEMM's store rule (store_s32_tile, beta 0;
+// dlk.h): v = (float)sum x multiplier, + *bias where not null, ReLU, and for
+// s8/u8 requantized to zero_point; 16 a step (per element, the store took
+// most of a 1x1 layer's time: docs/conv_pool_speed.md).
+void wide_rows_int8_store_run(const int32_t *sums, int64_t count, float multiplier,
+                              const float *bias, bool relu, dlk_dtype type, int32_t zero_point,
+                              void *out);
 // One row of the quad planes: out[jq], jq < width, holds in byte i the
 // element at column x0 + stride jq (stride 1 or 2) of the row of u8 or s8 at
 // channels[i] (w wide; null: past c), the zero point's byte where that lies
@@ -152,7 +161,19 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 // - stride 1 or 2 along both axes (2: the phase planes; ResNet-50's res3a, res4a, res5a,
 //   which packed im2col panels), dilation 1, one group, a kernel larger than
 //   1x1 (1x1 stride 1 needs no im2col; 1x1 stride 2 would read one phase of
-//   four), padding not negative (backward data's turned convolution has
+//   four), but for int8 1x1 at stride 1 too where there are at least as many
+//   output channels as input ones: against the integer GEMM with src as A
+//   (dlk-perf conv, ResNet-50's 1x1 layers, ratios to oneDNN-any in the same
+//   runs, medians of 3, AMD EPYC Zen 5 (family 26), load 11) the expanding
+//   and square ones gained at batch 1 on 1 / 2 threads and at batch 32 on 1 /
+//   2 (res2a_1x1b 64 > 256 3.2 / 3.0 / 1.5 / 1.4x, res4a_1x1b 256 > 1024 2.7
+//   / 2.9 / 1.5 / 1.8x, res5a_1x1b 512 > 2048 1.3 / 1.2 / 1.3 / 1.6x,
+//   res2a_1x1a 64 > 64 2.2 / 1.4 / 1.0 / 1.0x), the reducing ones lost at
+//   batch 32 (res3a_1x1a 256 > 128 0.88x on 1 thread, res4a_1x1a 512 > 256
+//   0.72x, res3b_1x1a 512 > 128 0.62x, res5b_1x1a 2048 > 512 0.69x): the
+//   image's quads, packed per call, serve k products a byte, and the GEMM's
+//   long k loop amortises its packing better;
+// - padding not negative (backward data's turned convolution has
 //   padding kh - 1 - pad_h, negative where the padding is wider than the
 //   kernel's reach; it runs at stride 1 only);
 // - at least 16 output channels (a tile holds 8, two tiles share each B load
@@ -160,7 +181,10 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 // - padded width (of a phase plane at stride 2) / output width at most 1.2:
 //   the junk columns are computed (ResNet-50 res2a 58/56, res3b 30/28, res4b
 //   16/14, all VGG-16 3x3, res3a 29/28, res4a 15/14, res5a 8/7; res5b's 9/7
-//   would waste 29 % and keeps the GEMM, with its pixels as rows);
+//   would waste 29 % and keeps the GEMM, with its pixels as rows); int8 at
+//   most 1.3, and at stride 2 without the float types' floor of 3 tiles
+//   below: res5b 3x3 (9/7) and res5a 3x3 (7 x 8, 2 tiles) ran 1.1 / 1.6 /
+//   1.5 / 2.1x and 0.95 / 1.3 / 1.3 / 1.5x the integer GEMM (same runs);
 // - its scratch within the bound.
 // Backward data runs as the convolution of diff_dst with the weights turned
 // around (conv2d_backward_data.cpp): `turned` asks for that convolution's
@@ -181,17 +205,18 @@ inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, boo
                      (int8 && !turned && core::cpu_features().avx512_vnni);
   if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.stride_h != d.stride_w ||
       d.stride_h < 1 || d.stride_h > (turned ? 1 : 2) || d.dilation_h != 1 ||
-      d.dilation_w != 1 || d.kh * d.kw < 2 || d.k < 16 || d.c < 4 ||
-      d.pad_h < 0 || d.pad_w < 0)
+      d.dilation_w != 1 || d.k < 16 || d.c < 4 || d.pad_h < 0 || d.pad_w < 0)
     return false;
+  if (d.kh * d.kw < 2 && !(int8 && d.stride_h == 1 && d.k >= d.c)) return false;
   // The phase plane's width, ceil(((ow - 1) stride + kw) / stride): w + 2
   // pad_w at stride 1, computed from the output size without overflow.
   const int64_t wp = a.ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
-  if (wp * 5 > a.ow * 6 || (turned && wp * 10 > a.ow * 11)) return false;
-  // Stride 2: more than 3 tiles of 48 wide columns an image (res5a's 7 x 8
-  // fill 2, the second a sixth full, and ran 0.84x the GEMM with its pixels
-  // as rows).
-  if (d.stride_h == 2 && a.oh * wp <= 3 * 48) return false;
+  if ((int8 ? wp * 10 > a.ow * 13 : wp * 5 > a.ow * 6) || (turned && wp * 10 > a.ow * 11))
+    return false;
+  // Stride 2, float types: more than 3 tiles of 48 wide columns an image
+  // (res5a's 7 x 8 fill 2, the second a sixth full, and ran 0.84x the GEMM
+  // with its pixels as rows).
+  if (d.stride_h == 2 && a.oh * wp <= 3 * 48 && !int8) return false;
   const WideRowsPlan plan(a, threads, turned);
   return plan.bytes <= kScratchBound && plan.channel_block * plan.plane < (int64_t{1} << 30);
 }

@@ -28,10 +28,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
-#include "backends/cpu_avx512/gemm_epilogue.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
@@ -357,9 +355,6 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
     return a.bias ? a.bias + o * kRows : nullptr;
   };
   const bool relu = d.relu != 0 && !(int8 && p.staged_floats > 0);
-  // int8 to f32, s8 or u8: dst of one image as the integer GEMM's C (pixels
-  // x k), as the integer forward lowers it, with its requantizing epilogue.
-  const core::GemmArgs store = int8_forward_store(a, pixels, taps, 1, pixels);
   // The output pixel of wide column j, or the first after it where j is junk.
   const auto pixel_of = [&](int64_t j) {
     return j >= p.wide_columns ? pixels : j / p.wp * a.ow + std::min(j % p.wp, a.ow);
@@ -399,15 +394,16 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
         }
       }
       if constexpr (int8) {
-        // f32, s8, u8 dst: the integer GEMM's store of each channel's pixels.
+        // f32, s8, u8 dst: each channel's pixels by the integer GEMM's store rule.
         if (p.staged_floats > 0) {
           const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);
-          core::GemmArgs image_store = store;
-          image_store.c = static_cast<unsigned char *>(a.dst) +
-                          image * d.k * pixels * dlk_dtype_size(d.dst_type);
+          const size_t size = dlk_dtype_size(d.dst_type);
           for (int64_t o = o0 * kRows; o < std::min(d.k, o1 * kRows); ++o)
-            store_s32_tile(image_store, TileSpot{0, q0, o, q1 - q0, 1},
-                           reinterpret_cast<const int32_t *>(staged + o * pixels + q0), 1);
+            wide_rows_int8_store_run(reinterpret_cast<const int32_t *>(staged + o * pixels + q0),
+                                     q1 - q0, a.multiplier_of(o), a.bias ? a.bias + o : nullptr,
+                                     d.relu != 0, d.dst_type, d.dst_zero_point,
+                                     static_cast<unsigned char *>(a.dst) +
+                                         ((image * d.k + o) * pixels + q0) * size);
         }
       } else if constexpr (!f32) {
         const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);

@@ -4,7 +4,8 @@
 // (the same four channels of a tap) in each 32-bit element, so one EVEX
 // vpdpbusd per weight quad and vector of 16 wide columns does four
 // multiply-adds a lane into s32 sums, which wrap modulo 2^32 as dlk.h's
-// integer rule does; and the packing of the quads. Compiled with -mavx512f
+// integer rule does; the packing of the quads; and the store of the sums into
+// f32, s8 or u8 dst. Compiled with -mavx512f
 // -mavx512bw -mavx512vl -mavx512vnni only (never -mavxvnni: its VEX form is
 // an illegal instruction on Zen 4, which has AVX512_VNNI and no AVX-VNNI);
 // called only where the CPU has AVX512_VNNI (conv2d_wide_rows_applies).
@@ -62,18 +63,31 @@ WideRowsTile wide_rows_int8_tile(int rows, int vectors) {
 int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row) {
   const __m512i ones = _mm512_set1_epi8(1);
   __m512i sum = _mm512_setzero_si512();
-  for (int64_t u = 0; 4 * u < c; ++u)
-    for (int64_t t0 = 0; t0 < khw; t0 += 16) {
-      const auto mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, khw - t0)) - 1u);
-      __m512i quad = _mm512_setzero_si512();
-      for (int64_t i = 0; i < 4 && 4 * u + i < c; ++i) {
-        const __m128i taps = _mm_maskz_loadu_epi8(mask, w + (4 * u + i) * khw + t0);
-        quad = _mm512_or_si512(
-            quad, _mm512_maskz_sllv_epi32(0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, taps), _mm512_set1_epi32(8 * i)));
-      }
-      _mm512_mask_storeu_epi32(row + u * khw + t0, mask, quad);
-      sum = _mm512_dpbusd_epi32(sum, ones, quad);
+  if (khw == 1) {
+    // 1x1: a channel's quads are its weights' bytes as they lie, 64 a step
+    // (the loop below takes one tap of 16 a step: the packing of res5b_1x1a's
+    // 2048 x 512 weights ran longer than its products, 0.14x oneDNN-any).
+    for (int64_t b = 0; b < c; b += 64) {
+      const __m512i quads = _mm512_maskz_loadu_epi8(byte_range(-b, c - b), w + b);
+      const int64_t units = std::min<int64_t>(16, (c - b + 3) / 4);
+      _mm512_mask_storeu_epi32(row + b / 4, static_cast<__mmask16>((1u << units) - 1u), quads);
+      sum = _mm512_dpbusd_epi32(sum, ones, quads);
     }
+  } else {
+    for (int64_t u = 0; 4 * u < c; ++u)
+      for (int64_t t0 = 0; t0 < khw; t0 += 16) {
+        const auto mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, khw - t0)) - 1u);
+        __m512i quad = _mm512_setzero_si512();
+        for (int64_t i = 0; i < 4 && 4 * u + i < c; ++i) {
+          const __m128i taps = _mm_maskz_loadu_epi8(mask, w + (4 * u + i) * khw + t0);
+          quad = _mm512_or_si512(quad, _mm512_maskz_sllv_epi32(
+                                           0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, taps),
+                                           _mm512_set1_epi32(8 * i)));
+        }
+        _mm512_mask_storeu_epi32(row + u * khw + t0, mask, quad);
+        sum = _mm512_dpbusd_epi32(sum, ones, quad);
+      }
+  }
   // (Added up in memory, wrapping: GCC 12's _mm512_reduce_add_epi32 reads an
   // uninitialised register, an error under -Werror.)
   alignas(64) uint32_t lanes[16];
@@ -114,6 +128,43 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
     }
     const auto n = static_cast<__mmask16>((1u << std::min<int64_t>(16, width - jq)) - 1u);
     _mm512_mask_storeu_epi32(out + jq, n, _mm512_xor_si512(quad, flip));
+  }
+}
+
+void wide_rows_int8_store_run(const int32_t *sums, int64_t count, float multiplier,
+                              const float *bias, bool relu, dlk_dtype type, int32_t zero_point,
+                              void *out) {
+  const __m512 scale = _mm512_set1_ps(multiplier), zero = _mm512_setzero_ps();
+  const __m512 shift = _mm512_set1_ps(bias ? *bias : 0.0f);
+  const bool f32 = type == DLK_DTYPE_F32;
+  const __m512 lo = _mm512_set1_ps(type == DLK_DTYPE_S8 ? -128.0f : 0.0f);
+  const __m512 hi = _mm512_set1_ps(type == DLK_DTYPE_S8 ? 127.0f : 255.0f);
+  const __m512 zero_f = _mm512_set1_ps(static_cast<float>(zero_point));
+  const __m512i zero_i = _mm512_set1_epi32(zero_point);
+  for (int64_t i = 0; i < count; i += 16) {
+    const auto n = static_cast<__mmask16>((1u << std::min<int64_t>(16, count - i)) - 1u);
+    // The steps of store_s32_tile (beta 0), each rounded as there: the
+    // product, the bias (not added where there is none: -0.0 stays -0.0),
+    // ReLU by comparison (NaN and -0.0 pass, as `v < 0`).
+    __m512 v = _mm512_mul_ps(
+        _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_loadu_epi32(n, sums + i)), scale);
+    if (bias) v = _mm512_add_ps(v, shift);
+    if (relu) v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), zero);
+    if (f32) {
+      _mm512_mask_storeu_ps(static_cast<float *>(out) + i, n, v);
+      continue;
+    }
+    // core::requantize: round half to even, add the zero point, saturate;
+    // NaN the zero point. The clamped values are whole and in range, so the
+    // truncating narrowing to bytes is exact for s8 and u8.
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    const __m512 r = _mm512_add_ps(
+        _mm512_maskz_roundscale_ps(0xffff, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+        zero_f);
+    const __m512 clamped = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, r, lo), hi);
+    const __m512i q =
+        _mm512_mask_mov_epi32(_mm512_maskz_cvttps_epi32(0xffff, clamped), nan, zero_i);
+    _mm512_mask_cvtepi32_storeu_epi8(static_cast<uint8_t *>(out) + i, n, q);
   }
 }
 
