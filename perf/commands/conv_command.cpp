@@ -94,11 +94,19 @@ ConvPass pass_from_name(const std::string &name) {
   return ConvPass::forward;
 }
 
-// The dtypes of `--dtypes`: int8 is u8 x s8 -> s32 (zero points 0, no scales).
-void set_dtype(dlk_conv2d_desc &d, const std::string &dtype) {
+// The dtypes of `--dtypes`: int8 is u8 x s8 -> s32 (zero points 0, no
+// scales); int8_u8 u8 x s8 -> u8 as int8 inference chains its layers: a scale
+// per output channel (`scales`, d.k of them) and ReLU, then requantized.
+bool int8_dtype(const std::string &dtype) { return dtype == "int8" || dtype == "int8_u8"; }
+void set_dtype(dlk_conv2d_desc &d, const std::string &dtype, const float *scales) {
   if (dtype == "bf16") d.src_type = d.weights_type = d.dst_type = DLK_DTYPE_BF16;
-  if (dtype == "int8")
+  if (int8_dtype(dtype))
     d.src_type = DLK_DTYPE_U8, d.weights_type = DLK_DTYPE_S8, d.dst_type = DLK_DTYPE_S32;
+  if (dtype == "int8_u8") {
+    d.dst_type = DLK_DTYPE_U8;
+    d.scale_mode = DLK_SCALE_PER_CHANNEL, d.scales = scales;
+    d.relu = 1;
+  }
 }
 
 struct Report {
@@ -113,11 +121,12 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
                const ConvLayer &layer, std::int64_t batch, ConvPass pass, int threads, const TimingOptions &timing,
                const ConvPeers &peers) {
   dlk_conv2d_desc d = conv_desc(layer, batch);
-  set_dtype(d, dtype);
+  const std::vector<float> scales(static_cast<size_t>(d.k), 1.0f / 1024);
+  set_dtype(d, dtype, scales.data());
   const bool device = is_device_backend(report.info);
   const ConvPointTiming p = device ? time_conv_point_device(context, d, pass, timing)
                                    : time_conv_point(context, d, pass, threads, timing, peers);
-  const double peak = dtype == "bf16" ? report.peak.bf16 : dtype == "int8" ? report.peak.int8 : report.peak.fp32;
+  const double peak = dtype == "bf16" ? report.peak.bf16 : int8_dtype(dtype) ? report.peak.int8 : report.peak.fp32;
   const std::string label = fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n);
   if (device)
     chart.add(label, context, p.record, p.dlk_seconds, {{"cudnn", p.cudnn_seconds.value_or(0)}});
@@ -158,7 +167,11 @@ std::string dlk_version_text() {
 }
 
 dlk_dtype src_dtype(const std::string &dtype) {
-  return dtype == "bf16" ? DLK_DTYPE_BF16 : dtype == "int8" ? DLK_DTYPE_U8 : DLK_DTYPE_F32;
+  return dtype == "bf16" ? DLK_DTYPE_BF16 : int8_dtype(dtype) ? DLK_DTYPE_U8 : DLK_DTYPE_F32;
+}
+
+dlk_dtype int8_dst(const std::string &dtype, dlk_dtype src) {
+  return dtype == "int8" ? DLK_DTYPE_S32 : dtype == "int8_u8" ? DLK_DTYPE_U8 : src;
 }
 
 dlk_op conv_op(const std::string &pass) {
@@ -213,13 +226,13 @@ int run_conv(const ConvOptions &o) {
   for (const std::string &dtype : o.dtypes)
     for (const std::string &pass : o.passes) {
       const dlk_dtype src = src_dtype(dtype);
-      const dlk_dtype wei = dtype == "int8" ? DLK_DTYPE_S8 : src, dst = dtype == "int8" ? DLK_DTYPE_S32 : src;
+      const dlk_dtype wei = int8_dtype(dtype) ? DLK_DTYPE_S8 : src, dst = int8_dst(dtype, src);
       if (!context.supports(conv_op(pass), src, wei, dst)) {
         not_measured.push_back(
-            dtype == "int8"
-                ? fmt::format("int8 {}: dlk.h's backward passes take float types, and oneDNN 2.6 has no int8 "
+            int8_dtype(dtype)
+                ? fmt::format("{} {}: dlk.h's backward passes take float types, and oneDNN 2.6 has no int8 "
                               "backward convolution",
-                              pass)
+                              dtype, pass)
                 : fmt::format("{} {}: the {} backend does not implement it", dtype, pass, report.info.backend));
       }
     }
@@ -228,7 +241,7 @@ int run_conv(const ConvOptions &o) {
       for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
         for (const std::string &pass : o.passes) {
           const dlk_dtype src = src_dtype(dtype);
-          const dlk_dtype wei = dtype == "int8" ? DLK_DTYPE_S8 : src, dst = dtype == "int8" ? DLK_DTYPE_S32 : src;
+          const dlk_dtype wei = int8_dtype(dtype) ? DLK_DTYPE_S8 : src, dst = int8_dst(dtype, src);
           if (context.supports(conv_op(pass), src, wei, dst)) points.push_back({dtype, layer, batch, pass});
         }
   Progress progress(o.output.progress());
@@ -287,7 +300,7 @@ int run_conv(const ConvOptions &o) {
                    : "");
   for (const std::string &line : not_measured) fmt::print("not measured: {}\n", line);
   if (o.quick) fmt::print("--quick: one burst per candidate, a check that runs, not figures to quote\n");
-  fmt::print("\nNCHW, int8 = u8 x s8 -> s32; G/s = 10^9 FLOP (int8: OP) per second, median per call "
+  fmt::print("\nNCHW, int8 = u8 x s8 -> s32, int8_u8 = u8 x s8 -> u8 (a scale per channel, ReLU); G/s = 10^9 FLOP (int8: OP) per second, median per call "
              "over interleaved bursts; %peak of the dtype's peak (AVX-512 loops: AMX can pass 100); "
              "x peer = peer time / dlk time (> 1: dlk faster); any = oneDNN in its own blocked "
              "layouts (format_tag::any); ro = its data reorders per call (src/dst or their diffs, nchw in and "
@@ -304,9 +317,10 @@ RunFn setup_conv(CLI::App &command) {
   auto o = std::make_shared<ConvOptions>();
   o->context.add_to(command);
   command.add_option("--dtypes", o->dtypes,
-                     "f32 and bf16 (every pass), int8 (u8 x s8 -> s32; forward only)")
+                     "f32 and bf16 (every pass), int8 (u8 x s8 -> s32; forward only), int8_u8 (u8 x s8 -> u8 "
+                     "with a scale per output channel and ReLU, as int8 inference chains layers; forward only)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"f32", "bf16", "int8"}))
+      ->check(CLI::IsMember({"f32", "bf16", "int8", "int8_u8"}))
       ->capture_default_str();
   command.add_option("--sets", o->sets,
                      "layer sets: resnet50 (every distinct convolution, 1x1 included), resnet50_3x3, "

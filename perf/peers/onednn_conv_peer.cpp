@@ -116,7 +116,18 @@ OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, co
       return dnnl::convolution_forward::desc(kind, algo, src_md, wei_md, dst_md, strides, dilates, pad_l, pad_r);
     };
     if (pass == ConvPass::forward) {
-      const dnnl::convolution_forward::primitive_desc pd(fwd_desc(dnnl::prop_kind::forward_inference), s.engine);
+      // s8/u8 dst (dlk-perf conv's int8_u8): the scales per output channel
+      // and ReLU, as dlk applies them before requantizing.
+      dnnl::primitive_attr attr;
+      if (d.scale_mode == DLK_SCALE_PER_CHANNEL)
+        attr.set_output_scales(1 << 1, std::vector<float>(d.scales, d.scales + d.k));
+      if (d.relu) {
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        attr.set_post_ops(ops);
+      }
+      const dnnl::convolution_forward::primitive_desc pd(fwd_desc(dnnl::prop_kind::forward_inference), attr,
+                                                         s.engine);
       s.primitive = dnnl::convolution_forward(pd);
       s.impl = pd.impl_info_str();
       s.bind(DNNL_ARG_SRC, src_plain, t.src, pd.src_desc(), true, false);

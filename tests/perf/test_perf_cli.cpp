@@ -329,19 +329,21 @@ TEST_CASE("each compute subcommand draws its points on the roofline and follows 
   }
 
   doc = run_with_chart(box, "conv",
-                       "--sets lenet5 --dtypes f32,int8 --passes fwd,bwd_data --min-seconds 0.01 --min-samples 1",
+                       "--sets lenet5 --dtypes f32,int8,int8_u8 --passes fwd,bwd_data --min-seconds 0.01 "
+                       "--min-samples 1",
                        "dlk-perf/conv/3",
                        {"dlk-perf conv", "arithmetic intensity", "peer: onednn nchw", "conv2 f32 fwd n64",
-                        "conv2 int8 fwd n64"});
+                        "conv2 int8 fwd n64", "conv2 int8_u8 fwd n64"});
   for (const char *key : {"fp32_flops_per_second", "bf16_flops_per_second", "int8_ops_per_second"})
     check_number(doc.at("peak"), key);
   for (const char *key : {"version", "max_isa", "effective_isa"}) CHECK(doc.at("onednn").at(key).is_string());
   CHECK(doc.at("onednn").at("max_isa") == "all");
   // int8 backward data is named as not measured, not invented.
-  REQUIRE(doc.at("not_measured").size() == 1);
+  REQUIRE(doc.at("not_measured").size() == 2);
   CHECK(doc.at("not_measured").at(0).get<std::string>().find("int8 bwd_data") == 0);
-  // f32 every pass asked for, int8 forward only: lenet5's two layers.
-  REQUIRE(doc.at("points").size() == 6);
+  CHECK(doc.at("not_measured").at(1).get<std::string>().find("int8_u8 bwd_data") == 0);
+  // f32 every pass asked for, int8 and int8_u8 forward only: lenet5's two layers.
+  REQUIRE(doc.at("points").size() == 8);
   for (const auto &p : doc.at("points")) {
     INFO(p.dump());
     for (const char *key : {"batch", "flops", "dlk_flops_per_second", "percent_of_peak", "onednn_any_flops_per_second",
