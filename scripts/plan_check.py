@@ -101,13 +101,14 @@ def measure_link(build, ranks, rate, threads):
     return f"bandwidth={bus:.6g}B/s,latency={latency * 1e9:.6g}ns", bus
 
 
-def bucket_sizes(build, model, ranks, batch):
-    """The synchronizer's bucket sizes (bytes) as dlk-perf plan lays them out (no layer is timed)."""
+def bucket_sizes(build, model, ranks, batch, algorithms):
+    """The synchronizer's bucket sizes (bytes) as dlk-perf plan lays them out for each algorithm
+    (onebit's and topk's small gradients apart: dlk-train's --min-compress-bytes; no layer is timed)."""
     perf = os.path.join(build, "perf", "dlk-perf")
     doc = json_of(run([perf, "plan", "--model", model, "--ranks", str(ranks), "--batch", str(batch),
-                       "--compute", "peak=1TFLOP/s,bandwidth=1TB/s", "--algorithms", "native",
+                       "--compute", "peak=1TFLOP/s,bandwidth=1TB/s", "--algorithms", ",".join(algorithms),
                        "--scaling", str(ranks), "--quiet", "--json"]))
-    return sorted({int(b["bytes"]) for b in doc["buckets"]})
+    return sorted({int(float(n)) for s in doc["steps"] for n in s["bucket_bytes"].split(",") if n})
 
 
 def measure_allreduce(build, ranks, rate, sizes, algorithms, threads, path):
@@ -212,8 +213,11 @@ def measure_bucket_overhead(build, model, ranks, rate, steps, batch, threads, al
                                                str(threads), "--train-subset", str(batch * (steps + 1)),
                                                "--test-subset", "64", "--timeline-steps", str(max(1, steps - 2)),
                                                "--quiet", "--json", "-"])))
+        # Only the buckets that ran `algorithm`: onebit's and topk's small gradients run native
+        # (dlk-train's --min-compress-bytes), and take native's overhead in the plan.
         extra = [b["end"] - b["start"] - alone[b["logical_bytes"]] for step in doc["timeline"]
-                 for b in step.get("buckets", []) if b["logical_bytes"] in alone]
+                 for b in step.get("buckets", [])
+                 if b["logical_bytes"] in alone and b.get("algorithm", algorithm) == algorithm]
         if not extra:
             raise ValueError("the calibration run's timeline has no bucket of a measured size")
         per_run.append(max(0.0, statistics.median(extra)) if clamp else statistics.median(extra))
@@ -446,7 +450,8 @@ def main():
                         try:
                             link, bandwidth = measure_link(a.build, ranks, rate, a.threads)
                             allreduce = os.path.join(scratch, "allreduce.json")
-                            measure_allreduce(a.build, ranks, rate, bucket_sizes(a.build, model, ranks, a.batch),
+                            measure_allreduce(a.build, ranks, rate,
+                                              bucket_sizes(a.build, model, ranks, a.batch, algorithms),
                                               algorithms, a.threads, allreduce)
                             layer_times = os.path.join(scratch, "layer_times.json")
                             sharing, sharing_spread, compute_spread = measure_compute(

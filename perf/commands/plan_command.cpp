@@ -54,6 +54,7 @@ struct PlanOptions {
   double bucket_overhead = 0;  // seconds a bucket's all-reduce takes in training beyond alone
   double own_bucket_overhead = -1;  // the same for dlk's own algorithms; < 0: bucket_overhead
   std::string algorithm_overhead;    // "onebit=0.0012,...": single algorithms' own calibrations
+  std::int64_t min_compress_bytes = -1;  // < 0: dlk-train's default per algorithm
   std::vector<int> scaling{1, 2, 4, 8, 16, 32};
   bool refresh = false;
   double min_seconds = 0.05;
@@ -169,6 +170,7 @@ int run_plan(const PlanOptions &o) {
     s.bucket_overhead = o.bucket_overhead;
     if (o.own_bucket_overhead >= 0) s.own_bucket_overhead = o.own_bucket_overhead;
     s.algorithm_overhead = algorithm_overhead;
+    if (o.min_compress_bytes >= 0) s.min_compress_bytes = static_cast<std::uint64_t>(o.min_compress_bytes);
     s.threads = threads;
     s.cores = cores;
     return s;
@@ -200,14 +202,16 @@ int run_plan(const PlanOptions &o) {
                      {"wire_bytes", "wire MB", 1e-6, 3},
                      {"samples_per_second", "samples/s", 1, 0},
                      {"speedup_vs_native", "x native", 1, 2},
-                     {"bucket_algorithms", "buckets run", 1, 0, Show::json}});
+                     {"bucket_algorithms", "buckets run", 1, 0, Show::json},
+                     {"bucket_bytes", "bucket bytes", 1, 0, Show::json}});
   for (const AlgorithmPlan &p : plans) {
-    std::string runs;
+    std::string runs, sizes;
     for (const std::string &b : p.bucket_algorithms) runs += (runs.empty() ? "" : ",") + b;
+    for (double b : p.bucket_bytes) sizes += fmt::format("{}{:.0f}", sizes.empty() ? "" : ",", b);
     steps.add_row({p.algorithm, p.step.step_seconds, p.step.compute_seconds, p.step.contention_seconds,
                    p.step.exposed_network_seconds, p.step.exposed_codec_seconds, p.network_seconds,
                    p.codec_seconds, p.wire_bytes, static_cast<double>(o.batch) / p.step.step_seconds,
-                   native ? Cell{native->step.step_seconds / p.step.step_seconds} : Cell{}, runs});
+                   native ? Cell{native->step.step_seconds / p.step.step_seconds} : Cell{}, runs, sizes});
   }
 
   ReportTable crossovers({{"algorithm", "algorithm", 1, 0},
@@ -333,6 +337,7 @@ int run_plan(const PlanOptions &o) {
     doc["bucket_overhead_seconds"] = o.bucket_overhead;
     doc["own_bucket_overhead_seconds"] = o.own_bucket_overhead >= 0 ? o.own_bucket_overhead : o.bucket_overhead;
     doc["algorithm_overhead_seconds"] = algorithm_overhead;
+    doc["min_compress_bytes"] = o.min_compress_bytes >= 0 ? nlohmann::json(o.min_compress_bytes) : nlohmann::json();
     doc["steps"] = steps.json();
     doc["winner"] = winner->algorithm;
     doc["crossovers"] = crossovers.json();
@@ -420,6 +425,11 @@ RunFn setup_plan(CLI::App &command) {
                      "the bucket overhead of dlk's own algorithms (ring, ps, the codecs, topk; auto's buckets by "
                      "what it picks), calibrated on a run of one of them; default: --bucket-overhead")
       ->check(CLI::Range(0.0, 1000.0));
+  command.add_option("--min-compress-bytes", o->min_compress_bytes,
+                     "dlk-train's --min-compress-bytes: gradients under it all-reduced native in buckets of their "
+                     "own by every algorithm but native, ring and ps (default: dlk-train's, 16384 for onebit and "
+                     "topk, 0 for the others)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   command.add_option("--algorithm-overhead", o->algorithm_overhead,
                      "ALGORITHM=SECONDS[,...]: the bucket overhead of single algorithms, each calibrated on a "
                      "run of its own, instead of their family's; may be negative (more ranks than cores: the "

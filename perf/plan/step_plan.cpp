@@ -31,12 +31,15 @@ AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, c
   in.backward_seconds = s.compute->backward_seconds;
   in.update_seconds = s.compute->update_seconds;
   in.contention = s.ranks > 1 ? s.contention : 1;
-  in.buckets = synchronizer_buckets(*s.model, s.bucket_bytes);
+  const bool compresses = algorithm != "native" && algorithm != "ring" && algorithm != "ps";
+  in.buckets = synchronizer_buckets(
+      *s.model, s.bucket_bytes,
+      compresses ? s.min_compress_bytes.value_or(train_default_min_compress_bytes(algorithm)) : 0);
   const bool any_codec = algorithm == "auto" || is_compressed(algorithm);
   for (PlanBucket &b : in.buckets) {
     std::vector<std::pair<std::string, BucketCodec>> codec_table;
     const auto count = static_cast<std::uint64_t>(b.bytes / 4);
-    if (any_codec && s.ranks > 1)
+    if (any_codec && s.ranks > 1 && !b.dense)
       for (const std::string &a : plan_algorithms())
         if (is_compressed(a) && (a == algorithm || (algorithm == "auto" && a != "topk" && a != "int4" && a != "bf16")))
           codec_table.emplace_back(a, codecs(a, count));
@@ -47,8 +50,8 @@ AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, c
       terms = s.measured->ranks == s.ranks && at != s.measured->at_bytes.end() ? &at->second
                                                                                : &s.measured->latency_only;
     }
-    const BucketCost cost =
-        bucket_cost(algorithm, b.bytes, s.ranks, s.link, codec_table, s.chunk_bytes, s.topk_fraction, *terms);
+    const BucketCost cost = bucket_cost(b.dense ? "native" : algorithm, b.bytes, s.ranks, s.link, codec_table,
+                                        s.chunk_bytes, s.topk_fraction, *terms);
     const double family_overhead =
         cost.algorithm == "native" ? s.bucket_overhead : s.own_bucket_overhead.value_or(s.bucket_overhead);
     if (!(family_overhead >= 0) || !std::isfinite(family_overhead))
@@ -69,6 +72,7 @@ AlgorithmPlan plan_algorithm(const StepSetup &s, const std::string &algorithm, c
     plan.codec_seconds += cost.codec_seconds;
     plan.wire_bytes += cost.wire_bytes;
     plan.bucket_algorithms.push_back(cost.algorithm);
+    plan.bucket_bytes.push_back(b.bytes);
   }
   plan.step = predict_step(in);
   return plan;

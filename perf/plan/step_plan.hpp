@@ -72,6 +72,9 @@ struct StepSetup {
   // ranks of a training step, arriving between compute slices, do not. It
   // never takes a bucket's network phase below zero.
   std::map<std::string, double> algorithm_overhead;
+  // dlk-train's --min-compress-bytes for every algorithm but native, ring and
+  // ps; none: its default (train_default_min_compress_bytes).
+  std::optional<std::uint64_t> min_compress_bytes;
 };
 
 struct AlgorithmPlan {
@@ -82,6 +85,7 @@ struct AlgorithmPlan {
   // codec figures are what is left of them after the chunks' pipelining.
   double network_seconds = 0, codec_seconds = 0;
   std::vector<std::string> bucket_algorithms;  // what each bucket runs (auto: its choice)
+  std::vector<double> bucket_bytes;            // and its bytes (dense buckets apart: synchronizer_buckets)
 };
 
 // Throws std::invalid_argument for ranks < 1 or an unknown algorithm.

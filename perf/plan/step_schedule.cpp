@@ -33,23 +33,37 @@ std::uint64_t train_default_bucket_bytes(const PlanModel &model) {
   return std::clamp<std::uint64_t>(bytes / 4, std::uint64_t(64) << 10, std::uint64_t(25) << 20);
 }
 
-std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes) {
-  std::vector<PlanBucket> buckets;
-  std::uint64_t fused = 0;  // elements in the last bucket
+std::uint64_t train_default_min_compress_bytes(const std::string &algorithm) {
+  return algorithm == "onebit" || algorithm == "topk" ? 16384 : 0;
+}
+
+std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes,
+                                             std::uint64_t min_compress_bytes) {
+  std::vector<PlanBucket> kinds[2];  // compressed, dense
+  std::uint64_t fused[2] = {0, 0};   // elements in the last bucket of each
   for (const PlanGradient &g : model.gradients) {
     const std::uint64_t count = static_cast<std::uint64_t>(g.elements);
+    const int dense = 4 * count < min_compress_bytes ? 1 : 0;
+    std::vector<PlanBucket> &buckets = kinds[dense];
     // comm/synchronizer.cpp's rule: a new bucket when the last one holds something
     // and this gradient would take it past the cap.
-    if (buckets.empty() || (fused > 0 && 4 * (fused + count) > bucket_bytes)) {
+    if (buckets.empty() || (fused[dense] > 0 && 4 * (fused[dense] + count) > bucket_bytes)) {
       buckets.emplace_back();
-      fused = 0;
+      buckets.back().dense = dense == 1;
+      fused[dense] = 0;
     }
-    fused += count;
+    fused[dense] += count;
     PlanBucket &b = buckets.back();
-    b.bytes = 4.0 * static_cast<double>(fused);
+    b.bytes = 4.0 * static_cast<double>(fused[dense]);
     for (std::size_t i = 0; i < model.layers.size(); ++i)
       if (model.layers[i].name == g.layer) b.ready_layer = i;  // backward order: the last one is the earliest
   }
+  // One background thread runs both synchronizers' buckets as backward completes
+  // them: the later a bucket's layer in forward order, the sooner.
+  std::vector<PlanBucket> buckets = std::move(kinds[0]);
+  buckets.insert(buckets.end(), kinds[1].begin(), kinds[1].end());
+  std::stable_sort(buckets.begin(), buckets.end(),
+                   [](const PlanBucket &a, const PlanBucket &b) { return a.ready_layer > b.ready_layer; });
   return buckets;
 }
 

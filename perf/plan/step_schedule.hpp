@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "perf/plan/plan_model.hpp"
@@ -32,15 +33,23 @@ struct PlanBucket {
   // How much slower compute runs while this bucket is on the background thread
   // (its codec too, while backward goes on); 0: StepInputs::contention.
   double contention = 0;
+  bool dense = false;  // its gradients are under min_compress_bytes: all-reduced native
 };
 
 // dlk-train's bucket cap when --bucket-mb is 0 (its default): a quarter of the
 // model's gradient bytes, from 64 KiB to 25 MiB (examples/train/trainer.cpp).
 std::uint64_t train_default_bucket_bytes(const PlanModel &model);
 
+// dlk-train's --min-compress-bytes when not given (examples/train/options.cpp):
+// onebit's and topk's gradients under 16 KiB travel uncompressed; 0 otherwise.
+std::uint64_t train_default_min_compress_bytes(const std::string &algorithm);
+
 // The synchronizer's buckets of `model`'s gradients at `bucket_bytes` (bytes,
-// ready_layer set; costs 0).
-std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes);
+// ready_layer set; costs 0). With min_compress_bytes, the gradients under it go
+// to buckets of their own (dense) as dlk-train's second synchronizer makes
+// them, and the two kinds are merged in the order backward completes them.
+std::vector<PlanBucket> synchronizer_buckets(const PlanModel &model, std::uint64_t bucket_bytes,
+                                             std::uint64_t min_compress_bytes = 0);
 
 struct StepInputs {
   std::vector<double> forward_seconds, backward_seconds;  // per layer, forward order

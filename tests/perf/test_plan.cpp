@@ -3,6 +3,7 @@
 // all-reduce cost per algorithm and its growth with P, the synchronizer's
 // buckets, the step schedule (overlap, exposure, contention), the crossover,
 // and both charts as well-formed SVG.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -480,6 +481,45 @@ TEST_CASE("an algorithm's own bucket overhead replaces its family's, and may be 
   CHECK(plan_algorithm(one, "ring", table_codec).step.step_seconds == Approx(compute.total()));
   own.algorithm_overhead = {{"ring", NAN}};
   CHECK_THROWS_WITH(plan_algorithm(own, "ring", table_codec), Catch::Contains("overhead of ring"));
+}
+
+TEST_CASE("gradients under dlk-train's --min-compress-bytes go native in buckets of their own", "[perf][plan]") {
+  const PlanModel lenet = builtin_model("lenet5");
+  const std::uint64_t cap = train_default_bucket_bytes(lenet);
+  CHECK(synchronizer_buckets(lenet, cap, 0).size() == synchronizer_buckets(lenet, cap).size());
+  const std::vector<PlanBucket> split = synchronizer_buckets(lenet, cap, 16384);
+  double dense = 0, all = 0;
+  std::size_t previous = lenet.layers.size();
+  for (const PlanBucket &b : split) {
+    (b.dense ? dense : all) += b.bytes;
+    CHECK(b.ready_layer <= previous);  // in the order backward completes them
+    previous = b.ready_layer;
+  }
+  all += dense;
+  CHECK(all == Approx(4.0 * static_cast<double>(lenet.parameters)));
+  CHECK(dense == Approx(14504));  // every bias, conv1, conv2, fc3 (docs/training.md)
+
+  const ComputeTimes compute = flat_compute(lenet, 1e-4);
+  StepSetup s;
+  s.model = &lenet;
+  s.compute = &compute;
+  s.ranks = 2;
+  s.link = parse_link("1gbit");
+  s.bucket_bytes = cap;
+  // onebit's default is dlk-train's: 16 KiB, one more bucket, run native.
+  const AlgorithmPlan onebit = plan_algorithm(s, "onebit", table_codec);
+  CHECK(std::count(onebit.bucket_algorithms.begin(), onebit.bucket_algorithms.end(), "native") == 1);
+  StepSetup off = s;
+  off.min_compress_bytes = 0;
+  const AlgorithmPlan compressed = plan_algorithm(off, "onebit", table_codec);
+  CHECK(std::count(compressed.bucket_algorithms.begin(), compressed.bucket_algorithms.end(), "native") == 0);
+  CHECK(onebit.wire_bytes > compressed.wire_bytes + 14504 * 0.9);
+  // native, ring and ps have no compression to leave out; int8's default is 0.
+  StepSetup on = s;
+  on.min_compress_bytes = 16384;
+  CHECK(plan_algorithm(on, "ring", table_codec).bucket_algorithms.size() == synchronizer_buckets(lenet, cap).size());
+  CHECK(plan_algorithm(s, "int8", table_codec).bucket_algorithms.size() == synchronizer_buckets(lenet, cap).size());
+  CHECK(plan_algorithm(on, "int8", table_codec).bucket_algorithms.size() == split.size());
 }
 
 TEST_CASE("an algorithm overhead list is read as ALGORITHM=SECONDS pairs and refused naming the bad part", "[perf][plan]") {
