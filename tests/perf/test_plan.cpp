@@ -38,6 +38,18 @@ ComputeTimes flat_compute(const PlanModel &m, double per_layer) {
   return t;
 }
 
+// LeNet-5 with `compute` on `ranks` ranks over a preset link, in dlk-train's
+// default buckets (three).
+StepSetup lenet_step(const PlanModel &lenet, const ComputeTimes &compute, int ranks, const char *link) {
+  StepSetup s;
+  s.model = &lenet;
+  s.compute = &compute;
+  s.ranks = ranks;
+  s.link = parse_link(link);
+  s.bucket_bytes = train_default_bucket_bytes(lenet);
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("the built-in dlk-train models have dlk-train's parameters, FLOPs and gradient order", "[perf][plan]") {
@@ -397,12 +409,7 @@ TEST_CASE("the measured bucket overhead lengthens every bucket's all-reduce, on 
           "[perf][plan]") {
   const PlanModel lenet = builtin_model("lenet5");
   const ComputeTimes compute = flat_compute(lenet, 1e-4);
-  StepSetup s;
-  s.model = &lenet;
-  s.compute = &compute;
-  s.ranks = 2;
-  s.link = parse_link("10gbit");
-  s.bucket_bytes = train_default_bucket_bytes(lenet);  // three buckets
+  StepSetup s = lenet_step(lenet, compute, 2, "10gbit");  // three buckets
   const AlgorithmPlan plain = plan_algorithm(s, "native", table_codec);
   StepSetup slow = s;
   slow.bucket_overhead = 1e-3;
@@ -422,12 +429,7 @@ TEST_CASE("the bucket overhead is calibrated per family: native's for native, dl
           "[perf][plan]") {
   const PlanModel lenet = builtin_model("lenet5");
   const ComputeTimes compute = flat_compute(lenet, 1e-4);
-  StepSetup s;
-  s.model = &lenet;
-  s.compute = &compute;
-  s.ranks = 2;
-  s.link = parse_link("10gbit");
-  s.bucket_bytes = train_default_bucket_bytes(lenet);  // three buckets
+  StepSetup s = lenet_step(lenet, compute, 2, "10gbit");  // three buckets
   s.bucket_overhead = 1e-3;
   const AlgorithmPlan native_one = plan_algorithm(s, "native", table_codec);
   const AlgorithmPlan ring_one = plan_algorithm(s, "ring", table_codec);
@@ -455,12 +457,7 @@ TEST_CASE("an algorithm's own bucket overhead replaces its family's, and may be 
           "[perf][plan]") {
   const PlanModel lenet = builtin_model("lenet5");
   const ComputeTimes compute = flat_compute(lenet, 1e-4);
-  StepSetup s;
-  s.model = &lenet;
-  s.compute = &compute;
-  s.ranks = 4;
-  s.link = parse_link("10gbit");
-  s.bucket_bytes = train_default_bucket_bytes(lenet);  // three buckets
+  StepSetup s = lenet_step(lenet, compute, 4, "10gbit");  // three buckets
   s.bucket_overhead = 1e-3;
   const AlgorithmPlan ring_family = plan_algorithm(s, "ring", table_codec);
   const AlgorithmPlan int8_family = plan_algorithm(s, "int8", table_codec);
@@ -500,12 +497,7 @@ TEST_CASE("gradients under dlk-train's --min-compress-bytes go native in buckets
   CHECK(dense == Approx(14504));  // every bias, conv1, conv2, fc3 (docs/training.md)
 
   const ComputeTimes compute = flat_compute(lenet, 1e-4);
-  StepSetup s;
-  s.model = &lenet;
-  s.compute = &compute;
-  s.ranks = 2;
-  s.link = parse_link("1gbit");
-  s.bucket_bytes = cap;
+  StepSetup s = lenet_step(lenet, compute, 2, "1gbit");  // three buckets
   // onebit's default is dlk-train's: 16 KiB, one more bucket, run native.
   const AlgorithmPlan onebit = plan_algorithm(s, "onebit", table_codec);
   CHECK(std::count(onebit.bucket_algorithms.begin(), onebit.bucket_algorithms.end(), "native") == 1);

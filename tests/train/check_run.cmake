@@ -49,6 +49,23 @@ endfunction()
 
 # Runs the dlk-train arguments whole, then stopped at step 15 and resumed: both
 # must end with the same weights_checksum, the resumed run starting at step 15.
+# Each case "ALGORITHM[,OPTION...]:VALUE": a 2-step run with those options
+# records VALUE as config.<key> in its JSON (what a default or an override gave).
+function(expect_config key)
+  foreach(case ${ARGN})
+    string(REPLACE ":" ";" case ${case})
+    list(GET case 0 options)
+    list(GET case 1 expected)
+    string(REPLACE "," ";" options ${options})
+    run_ok(out ${short} --steps 2 --algorithm ${options} --json ${WORK}/default.json)
+    json_get(value ${WORK}/default.json config ${key})
+    message(STATUS "--algorithm ${options}: ${key} ${value}")
+    if(NOT value STREQUAL expected)
+      message(FATAL_ERROR "--algorithm ${options}: ${key} ${value}, expected ${expected}")
+    endif()
+  endforeach()
+endfunction()
+
 function(expect_resume_identical)
   run_ok(out ${ARGN} --json ${WORK}/whole.json)
   run_ok(out ${ARGN} --steps 15 --save ${WORK}/half.ckpt)
@@ -94,22 +111,10 @@ elseif(CHECK STREQUAL "momentum_correction")
   # Each rank all-reduces its own momentum: by default with onebit and topk, not
   # with the others; --momentum-correction and --no-momentum-correction override
   # it, the later one winning. The run's JSON says which it ran.
-  foreach(case onebit:ON topk:ON int8:OFF native:OFF onebit,--no-momentum-correction:OFF
-          int8,--momentum-correction:ON
-          onebit,--no-momentum-correction,--momentum-correction:ON
-          topk,--momentum-correction,--no-momentum-correction:OFF)
-    string(REPLACE ":" ";" case ${case})
-    list(GET case 0 options)
-    list(GET case 1 expected)
-    string(REPLACE "," ";" options ${options})
-    run_ok(out ${short} --steps 2 --algorithm ${options} --json ${WORK}/default.json)
-    json_get(corrected ${WORK}/default.json config momentum_correction)
-    message(STATUS "--algorithm ${options}: momentum correction ${corrected}")
-    if(NOT corrected STREQUAL expected)
-      message(FATAL_ERROR "--algorithm ${options}: momentum correction ${corrected}, "
-                          "expected ${expected}")
-    endif()
-  endforeach()
+  expect_config(momentum_correction onebit:ON topk:ON int8:OFF native:OFF
+                onebit,--no-momentum-correction:OFF int8,--momentum-correction:ON
+                onebit,--no-momentum-correction,--momentum-correction:ON
+                topk,--momentum-correction,--no-momentum-correction:OFF)
   # Resumed at step 15 it gives the same bits as the run that never stopped (the
   # ranks' momenta and residuals saved per rank); a checkpoint of the other kind
   # is refused both ways.
@@ -163,20 +168,9 @@ elseif(CHECK STREQUAL "min_compress_bytes")
   # bias, conv1, conv2 and fc3: 3,626 floats) with native, in a bucket of their own
   # after the compressed ones; the others compress every gradient, and native, ring
   # and ps ignore the option; the later option wins. The JSON says which.
-  foreach(case onebit:16384 topk:16384 int8:0 onebit,--min-compress-bytes,0:0
-          int8,--min-compress-bytes,4096:4096 native,--min-compress-bytes,16384:0
-          topk,--min-compress-bytes,0,--min-compress-bytes,1024:1024)
-    string(REPLACE ":" ";" case ${case})
-    list(GET case 0 options)
-    list(GET case 1 expected)
-    string(REPLACE "," ";" options ${options})
-    run_ok(out ${short} --steps 2 --algorithm ${options} --json ${WORK}/default.json)
-    json_get(threshold ${WORK}/default.json config min_compress_bytes)
-    message(STATUS "--algorithm ${options}: min_compress_bytes ${threshold}")
-    if(NOT threshold EQUAL expected)
-      message(FATAL_ERROR "--algorithm ${options}: min_compress_bytes ${threshold}, expected ${expected}")
-    endif()
-  endforeach()
+  expect_config(min_compress_bytes onebit:16384 topk:16384 int8:0 onebit,--min-compress-bytes,0:0
+                int8,--min-compress-bytes,4096:4096 native,--min-compress-bytes,16384:0
+                topk,--min-compress-bytes,0,--min-compress-bytes,1024:1024)
   set(common ${short} --epochs 3 --algorithm onebit)
   run_ok(out ${common} --steps 5 --json ${WORK}/dense.json)
   json_get(buckets ${WORK}/dense.json config buckets)

@@ -14,26 +14,13 @@
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
+from script_checks import check, run
+
 SHORT = ["--models", "lenet5", "--ranks", "2", "--epochs", "2", "--train-subset", "640",
          "--test-subset", "500", "--skip-peer"]
-
-
-def run(cmd, expect_rc=0):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-    if p.returncode != expect_rc:
-        sys.exit(f"FAIL: {' '.join(cmd)}\nexit {p.returncode}, want {expect_rc}\n"
-                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
-
-
-def check(cond, what, detail):
-    if not cond:
-        sys.exit(f"FAIL: {what}\n{detail}")
-    print(f"ok: {what}")
 
 
 def table(markdown):

@@ -11,26 +11,13 @@ import gzip
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
+from script_checks import check, run
+
 DATA = "/usr/share/datasets/fashion-mnist"
 SHORT = ["--model", "lenet5", "--threads", "1", "--test-subset", "1000"]
-
-
-def run(cmd, expect_rc=0):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-    if p.returncode != expect_rc:
-        sys.exit(f"FAIL: {' '.join(cmd)}\nexit {p.returncode}, want {expect_rc}\n"
-                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
-
-
-def check(cond, what, detail):
-    if not cond:
-        sys.exit(f"FAIL: {what}\n{detail}")
-    print(f"ok: {what}")
 
 
 def losses(run_json):
