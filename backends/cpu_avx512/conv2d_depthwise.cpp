@@ -24,6 +24,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
+#include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
 #include "backends/cpu_avx512/kernels/depthwise_conv2d_kernels.hpp"
@@ -147,7 +148,8 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
         for (int64_t ch = 0; ch < d.k; ++ch)
           sums_image[p * d.k + ch] =
               static_cast<int32_t>(nhwc ? dst_image[p * d.k + ch] : dst_image[ch * pixels + p]);
-      store_s32_tile(image_store, TileSpot{0, p0, 0, p1 - p0, d.k}, sums_image + p0 * d.k, d.k);
+      store_s32_tile(image_store, TileSpot{0, p0, 0, p1 - p0, d.k}, sums_image + p0 * d.k, d.k,
+                     gemm_kernel_set(isa).store_s32);
     });
   };
   if (team > 1) {

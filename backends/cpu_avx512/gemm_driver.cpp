@@ -77,7 +77,8 @@ struct FloatPath {
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
             bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0};
   }
-  static void store(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld) {
+  static void store(kernels::S32TileStoreKernel, const core::GemmArgs &g, const TileSpot &s,
+                    const float *acc, int64_t ld) {
     store_f32_tile(g, s, acc, ld);
   }
 };
@@ -129,8 +130,9 @@ struct IntegerPath {
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate, sums,
             a_zero, 0};
   }
-  static void store(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld) {
-    store_s32_tile(g, s, acc, ld);
+  static void store(kernels::S32TileStoreKernel store_s32, const core::GemmArgs &g,
+                    const TileSpot &s, const int32_t *acc, int64_t ld) {
+    store_s32_tile(g, s, acc, ld, store_s32);
   }
 };
 
@@ -150,6 +152,7 @@ class BlockedGemm {
       : g_(g),
         kernel_(Path::kernel(set)),
         pack_kernels_(set.pack),
+        store_s32_(set.store_s32),
         strided_(g, set.pack),
         b_packer_(b_packer ? *b_packer : strided_),
         a_packer_(a_packer),
@@ -302,7 +305,7 @@ class BlockedGemm {
           }
           if (!in_place_ && last) {
             const int64_t cols = std::min(nc, q1 * nr_) - q0 * nr_;
-            Path::store(g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
+            Path::store(store_s32_, g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
                         workspace + i0 * nc_ + q0 * nr_, nc_);
           }
         }
@@ -321,6 +324,7 @@ class BlockedGemm {
   const core::GemmArgs &g_;
   const GemmKernel<typename Path::Microkernel> &kernel_;
   const kernels::GemmPackKernels &pack_kernels_;
+  const kernels::S32TileStoreKernel store_s32_;
   const StridedBPanelPacker strided_;
   const BPanelPacker &b_packer_;
   const APanelPacker *a_packer_;

@@ -72,8 +72,20 @@ void store_f32_tile(const core::GemmArgs &g, const TileSpot &s, const float *acc
   });
 }
 
-void store_s32_tile(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld) {
+void store_s32_tile(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld,
+                    kernels::S32TileStoreKernel kernel) {
   const float beta = g.beta;
+  if (kernel && g.c_type != DLK_DTYPE_S32 && (g.rs_c == 1 || g.cs_c == 1)) {
+    const int64_t offset = s.batch * g.batch_stride_c + s.i0 * g.rs_c + s.j0 * g.cs_c;
+    const float *bias = g.bias ? g.bias + (g.bias_per_row ? s.i0 : s.j0) : nullptr;
+    return kernel({acc, ld, s.rows, s.cols,
+                   static_cast<unsigned char *>(g.c) +
+                       offset * static_cast<int64_t>(dlk_dtype_size(g.c_type)),
+                   g.rs_c, g.cs_c, g.c_type, beta, g.multiplier,
+                   g.column_multipliers ? g.column_multipliers + s.j0 : nullptr,
+                   g.bias_per_row ? bias : nullptr, g.bias_per_row ? nullptr : bias, g.relu,
+                   g.c_zero_point});
+  }
   switch (g.c_type) {
     case DLK_DTYPE_S32: {
       // Validation allows only alpha 1, beta 0 or 1, no scales and no bias:

@@ -101,7 +101,7 @@ const char *gemm_gemv(const core::GemmArgs &g, core::CpuIsa isa, int threads,
                                         a_is_m ? g.a_zero_point : 0,
                                         a_is_m ? 0 : g.a_zero_point};
       loops.int8(s, o, acc);
-      store_s32_tile(g, spot, acc, ld);
+      store_s32_tile(g, spot, acc, ld, gemm_kernel_set(isa).store_s32);
     }
   });
   return bf16 ? loops.bf16_name : loops.int8_name;

@@ -7,6 +7,7 @@
 
 #include "backends/cpu_avx512/kernels/gemm_microkernel.hpp"
 #include "backends/cpu_avx512/kernels/gemm_pack_kernels.hpp"
+#include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
@@ -33,6 +34,8 @@ struct GemmKernelSet {
   GemmKernel<kernels::GemmS32Microkernel> s32;
   GemmKernel<kernels::GemmBf16Microkernel> bf16_pairs;  // run is null where the tier has none
   kernels::GemmPackKernels pack;
+  // f32/s8/u8 C from the s32 accumulator; null: store_s32_tile's scalar rule.
+  kernels::S32TileStoreKernel store_s32 = nullptr;
 };
 
 // A GEMM thread (blocked or unpacked loops) asks for at least this many

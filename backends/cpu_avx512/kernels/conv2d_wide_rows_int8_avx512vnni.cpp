@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+#include "backends/cpu_avx512/kernels/s32_store_avx512.hpp"
 
 namespace dlk::cpu::kernels {
 namespace {
@@ -134,37 +135,18 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 void wide_rows_int8_store_run(const int32_t *sums, int64_t count, float multiplier,
                               const float *bias, bool relu, dlk_dtype type, int32_t zero_point,
                               void *out) {
-  const __m512 scale = _mm512_set1_ps(multiplier), zero = _mm512_setzero_ps();
-  const __m512 shift = _mm512_set1_ps(bias ? *bias : 0.0f);
-  const bool f32 = type == DLK_DTYPE_F32;
-  const __m512 lo = _mm512_set1_ps(type == DLK_DTYPE_S8 ? -128.0f : 0.0f);
-  const __m512 hi = _mm512_set1_ps(type == DLK_DTYPE_S8 ? 127.0f : 255.0f);
-  const __m512 zero_f = _mm512_set1_ps(static_cast<float>(zero_point));
-  const __m512i zero_i = _mm512_set1_epi32(zero_point);
+  const S32StoreLanes lanes(type, zero_point);
+  const __m512 scale = _mm512_set1_ps(multiplier), shift = _mm512_set1_ps(bias ? *bias : 0.0f);
+  const int64_t elem = type == DLK_DTYPE_F32 ? 4 : 1;
   for (int64_t i = 0; i < count; i += 16) {
     const auto n = static_cast<__mmask16>((1u << std::min<int64_t>(16, count - i)) - 1u);
     // The steps of store_s32_tile (beta 0), each rounded as there: the
-    // product, the bias (not added where there is none: -0.0 stays -0.0),
-    // ReLU by comparison (NaN and -0.0 pass, as `v < 0`).
+    // product, the bias (not added where there is none: -0.0 stays -0.0), ReLU.
     __m512 v = _mm512_mul_ps(
         _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_loadu_epi32(n, sums + i)), scale);
     if (bias) v = _mm512_add_ps(v, shift);
-    if (relu) v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), zero);
-    if (f32) {
-      _mm512_mask_storeu_ps(static_cast<float *>(out) + i, n, v);
-      continue;
-    }
-    // core::requantize: round half to even, add the zero point, saturate;
-    // NaN the zero point. The clamped values are whole and in range, so the
-    // truncating narrowing to bytes is exact for s8 and u8.
-    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    const __m512 r = _mm512_add_ps(
-        _mm512_maskz_roundscale_ps(0xffff, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-        zero_f);
-    const __m512 clamped = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, r, lo), hi);
-    const __m512i q =
-        _mm512_mask_mov_epi32(_mm512_maskz_cvttps_epi32(0xffff, clamped), nan, zero_i);
-    _mm512_mask_cvtepi32_storeu_epi8(static_cast<uint8_t *>(out) + i, n, q);
+    if (relu) v = relu16(v);
+    store16(v, n, lanes, static_cast<unsigned char *>(out) + i * elem);
   }
 }
 

@@ -1,0 +1,102 @@
+// The integer GEMM's store on AVX-512 (kernels/gemm_store_kernels.hpp).
+// Compiled with -mavx512f -mavx512bw -mavx512vl.
+#include <algorithm>
+
+#include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
+#include "backends/cpu_avx512/kernels/s32_store_avx512.hpp"
+#include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+__mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+// C's element at `offset` elements from the tile's corner.
+void *element(const S32TileStore &t, int64_t offset) {
+  const int64_t bytes = t.c_type == DLK_DTYPE_F32 ? 4 : 1;
+  return static_cast<unsigned char *>(t.c) + offset * bytes;
+}
+
+// C' of the scalar rule at the n lanes at `at`: C - zero point as f32 (f32 C: C).
+__m512 c_values(const S32TileStore &t, const void *at, __mmask16 n) {
+  if (t.c_type == DLK_DTYPE_F32) return _mm512_maskz_loadu_ps(n, at);
+  const __m128i bytes = _mm_maskz_loadu_epi8(n, at);
+  const __m512i wide = t.c_type == DLK_DTYPE_S8 ? _mm512_maskz_cvtepi8_epi32(0xffff, bytes)
+                                                : _mm512_maskz_cvtepu8_epi32(0xffff, bytes);
+  return _mm512_maskz_cvtepi32_ps(0xffff,
+                                  _mm512_sub_epi32(wide, _mm512_set1_epi32(t.zero_point)));
+}
+
+// The rule on 16 sums whose products are sums x scale, stored at `at`.
+__attribute__((always_inline)) inline void store_lanes(const S32TileStore &t,
+                                                       const S32StoreLanes &lanes, __m512i sums,
+                                                       __m512 scale, const __m512 *bias,
+                                                       __mmask16 n, void *at) {
+  __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, sums), scale);
+  // fmaf(beta, C', product): one rounding, as the scalar rule.
+  if (t.beta != 0.0f) v = _mm512_fmadd_ps(_mm512_set1_ps(t.beta), c_values(t, at, n), v);
+  if (bias) v = _mm512_add_ps(v, *bias);
+  if (t.relu) v = relu16(v);
+  store16(v, n, lanes, at);
+}
+
+// C row-major: 16 columns of a row a step.
+void store_rows(const S32TileStore &t, const S32StoreLanes &lanes) {
+  for (int64_t i = 0; i < t.rows; ++i) {
+    for (int64_t j = 0; j < t.cols; j += 16) {
+      const __mmask16 n = first_lanes(t.cols - j);
+      const __m512 scale = t.column_multipliers
+                               ? _mm512_maskz_loadu_ps(n, t.column_multipliers + j)
+                               : _mm512_set1_ps(t.multiplier);
+      __m512 bias = _mm512_setzero_ps();
+      if (t.row_bias) bias = _mm512_set1_ps(t.row_bias[i]);
+      if (t.col_bias) bias = _mm512_maskz_loadu_ps(n, t.col_bias + j);
+      store_lanes(t, lanes, _mm512_maskz_loadu_epi32(n, t.acc + i * t.ld + j), scale,
+                  t.row_bias || t.col_bias ? &bias : nullptr, n, element(t, i * t.rs_c + j));
+    }
+  }
+}
+
+// C column-major: a 16 x 16 block of the accumulator turned so that each
+// register holds 16 rows of one column, C's contiguous run.
+void store_columns(const S32TileStore &t, const S32StoreLanes &lanes) {
+  for (int64_t i0 = 0; i0 < t.rows; i0 += 16) {
+    const int64_t rows = std::min<int64_t>(16, t.rows - i0);
+    const __mmask16 n = first_lanes(rows);
+    __m512 row_bias = _mm512_setzero_ps();
+    if (t.row_bias) row_bias = _mm512_maskz_loadu_ps(n, t.row_bias + i0);
+    for (int64_t j0 = 0; j0 < t.cols; j0 += 16) {
+      const int64_t cols = std::min<int64_t>(16, t.cols - j0);
+      __m512 block[16];
+      for (int r = 0; r < 16; ++r)
+        block[r] = r < rows ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi32(
+                                  first_lanes(cols), t.acc + (i0 + r) * t.ld + j0))
+                            : _mm512_setzero_ps();
+      transpose16(block);
+      for (int64_t jj = 0; jj < cols; ++jj) {
+        const int64_t j = j0 + jj;
+        const __m512 scale = _mm512_set1_ps(t.column_multipliers ? t.column_multipliers[j]
+                                                                 : t.multiplier);
+        __m512 bias = row_bias;
+        if (t.col_bias) bias = _mm512_set1_ps(t.col_bias[j]);
+        store_lanes(t, lanes, _mm512_castps_si512(block[jj]), scale,
+                    t.row_bias || t.col_bias ? &bias : nullptr, n,
+                    element(t, i0 + j * t.cs_c));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_store_s32_avx512(const S32TileStore &t) {
+  const S32StoreLanes lanes(t.c_type, t.zero_point);
+  if (t.cs_c == 1)
+    store_rows(t, lanes);
+  else
+    store_columns(t, lanes);
+}
+
+}  // namespace dlk::cpu::kernels
