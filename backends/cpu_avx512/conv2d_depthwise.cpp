@@ -119,6 +119,7 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
     store = int8_forward_store(a, pixels, d.kh * d.kw, nhwc ? d.k : 1, nhwc ? 1 : pixels);
   }
   const size_t out_elem = dlk_dtype_size(d.dst_type);
+  const kernels::S32TileStoreKernel store_s32 = gemm_kernel_set(isa).store_s32;
   const auto stage = [&](int64_t image, float *src_image, float *dst_image, int32_t *sums_image,
                          int workers) {
     convert(static_cast<const T *>(a.src) + image * image_in, image_in, d.src_type,
@@ -149,7 +150,7 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
           sums_image[p * d.k + ch] =
               static_cast<int32_t>(nhwc ? dst_image[p * d.k + ch] : dst_image[ch * pixels + p]);
       store_s32_tile(image_store, TileSpot{0, p0, 0, p1 - p0, d.k}, sums_image + p0 * d.k, d.k,
-                     gemm_kernel_set(isa).store_s32);
+                     store_s32);
     });
   };
   if (team > 1) {

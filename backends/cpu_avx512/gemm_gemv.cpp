@@ -74,6 +74,7 @@ const char *gemm_gemv(const core::GemmArgs &g, core::CpuIsa isa, int threads,
   const int64_t macs = g.m * g.n * g.k * g.batch;
   const int team = team_size(std::max<int64_t>(1, macs / kGemmMinMacsPerThread), threads);
   const size_t m_elem = dlk_dtype_size(gemv->m->dtype), x_elem = dlk_dtype_size(gemv->x->dtype);
+  const kernels::S32TileStoreKernel store_s32 = gemm_kernel_set(isa).store_s32;
   parallel_for(g.batch * chunks, team, [&](int64_t item, int) {
     const int64_t batch = item / chunks, r0 = item % chunks * kChunk;
     GemvShape s = gemv->shape;
@@ -101,7 +102,7 @@ const char *gemm_gemv(const core::GemmArgs &g, core::CpuIsa isa, int threads,
                                         a_is_m ? g.a_zero_point : 0,
                                         a_is_m ? 0 : g.a_zero_point};
       loops.int8(s, o, acc);
-      store_s32_tile(g, spot, acc, ld, gemm_kernel_set(isa).store_s32);
+      store_s32_tile(g, spot, acc, ld, store_s32);
     }
   });
   return bf16 ? loops.bf16_name : loops.int8_name;

@@ -130,14 +130,6 @@ WideRowsTile wide_rows_int8_tile(int rows, int vectors);
 // One output channel's c x khw s8 weights `w` (OIHW) as k-quads, row[u khw +
 // t] holding W[4u + i][t] in byte i (0 past c); returns the weights' sum.
 int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row);
-// count s32 sums of one output channel, pixels in a row, into f32, s8 or u8
-// dst at `out` by the integer GEMM's store rule (store_s32_tile, beta 0;
-// dlk.h): v = (float)sum x multiplier, + *bias where not null, ReLU, and for
-// s8/u8 requantized to zero_point; 16 a step (per element, u8 dst took 1.7-
-// 5.3x the time of s32 dst on ResNet-50's 3x3 layers: docs/conv_pool_speed.md).
-void wide_rows_int8_store_run(const int32_t *sums, int64_t count, float multiplier,
-                              const float *bias, bool relu, dlk_dtype type, int32_t zero_point,
-                              void *out);
 // One row of the quad planes: out[jq], jq < width, holds in byte i the
 // element at column x0 + stride jq (stride 1 or 2) of the row of u8 or s8 at
 // channels[i] (w wide; null: past c), the zero point's byte where that lies

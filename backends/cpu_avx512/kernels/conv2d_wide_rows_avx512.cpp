@@ -31,6 +31,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+#include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu::kernels {
@@ -394,16 +395,17 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
         }
       }
       if constexpr (int8) {
-        // f32, s8, u8 dst: each channel's pixels by the integer GEMM's store rule.
+        // f32, s8, u8 dst: each channel's pixels, a 1 x pixels tile, by the
+        // integer GEMM's store.
         if (p.staged_floats > 0) {
           const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);
           const size_t size = dlk_dtype_size(d.dst_type);
           for (int64_t o = o0 * kRows; o < std::min(d.k, o1 * kRows); ++o)
-            wide_rows_int8_store_run(reinterpret_cast<const int32_t *>(staged + o * pixels + q0),
-                                     q1 - q0, a.multiplier_of(o), a.bias ? a.bias + o : nullptr,
-                                     d.relu != 0, d.dst_type, d.dst_zero_point,
-                                     static_cast<unsigned char *>(a.dst) +
-                                         ((image * d.k + o) * pixels + q0) * size);
+            gemm_store_s32_avx512(S32TileStore{
+                reinterpret_cast<const int32_t *>(staged + o * pixels + q0), q1 - q0, 1, q1 - q0,
+                static_cast<unsigned char *>(a.dst) + ((image * d.k + o) * pixels + q0) * size,
+                q1 - q0, 1, d.dst_type, 0.0f, a.multiplier_of(o), nullptr,
+                a.bias ? a.bias + o : nullptr, nullptr, d.relu != 0, d.dst_zero_point});
         }
       } else if constexpr (!f32) {
         const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);

@@ -15,7 +15,6 @@
 #include <cstdint>
 
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
-#include "backends/cpu_avx512/kernels/s32_store_avx512.hpp"
 
 namespace dlk::cpu::kernels {
 namespace {
@@ -129,24 +128,6 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
     }
     const auto n = static_cast<__mmask16>((1u << std::min<int64_t>(16, width - jq)) - 1u);
     _mm512_mask_storeu_epi32(out + jq, n, _mm512_xor_si512(quad, flip));
-  }
-}
-
-void wide_rows_int8_store_run(const int32_t *sums, int64_t count, float multiplier,
-                              const float *bias, bool relu, dlk_dtype type, int32_t zero_point,
-                              void *out) {
-  const S32StoreLanes lanes(type, zero_point);
-  const __m512 scale = _mm512_set1_ps(multiplier), shift = _mm512_set1_ps(bias ? *bias : 0.0f);
-  const int64_t elem = type == DLK_DTYPE_F32 ? 4 : 1;
-  for (int64_t i = 0; i < count; i += 16) {
-    const auto n = static_cast<__mmask16>((1u << std::min<int64_t>(16, count - i)) - 1u);
-    // The steps of store_s32_tile (beta 0), each rounded as there: the
-    // product, the bias (not added where there is none: -0.0 stays -0.0), ReLU.
-    __m512 v = _mm512_mul_ps(
-        _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_loadu_epi32(n, sums + i)), scale);
-    if (bias) v = _mm512_add_ps(v, shift);
-    if (relu) v = relu16(v);
-    store16(v, n, lanes, static_cast<unsigned char *>(out) + i * elem);
   }
 }
 
