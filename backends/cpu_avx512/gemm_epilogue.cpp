@@ -75,7 +75,7 @@ void store_f32_tile(const core::GemmArgs &g, const TileSpot &s, const float *acc
 void store_s32_tile(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld,
                     kernels::S32TileStoreKernel kernel) {
   const float beta = g.beta;
-  if (kernel && g.c_type != DLK_DTYPE_S32 && (g.rs_c == 1 || g.cs_c == 1)) {
+  if (kernel && (g.rs_c == 1 || g.cs_c == 1)) {
     const int64_t offset = s.batch * g.batch_stride_c + s.i0 * g.rs_c + s.j0 * g.cs_c;
     const float *bias = g.bias ? g.bias + (g.bias_per_row ? s.i0 : s.j0) : nullptr;
     return kernel({acc, ld, s.rows, s.cols,

@@ -19,7 +19,7 @@ struct TileSpot {
 // f32, f16 or bf16 C: C = alpha * acc + beta * C, then bias and ReLU, rounded
 // once to C's type.
 void store_f32_tile(const core::GemmArgs &g, const TileSpot &spot, const float *acc, int64_t ld);
-// s32, f32, s8 or u8 C from an integer accumulator; f32, s8 and u8 C by
+// s32, f32, s8 or u8 C from an integer accumulator, by
 // `kernel` (the tier's GemmKernelSet::store_s32) where it is given and one of
 // C's strides is 1, else by the scalar rule. Both give the same bits.
 void store_s32_tile(const core::GemmArgs &g, const TileSpot &spot, const int32_t *acc, int64_t ld,

@@ -34,7 +34,7 @@ struct GemmKernelSet {
   GemmKernel<kernels::GemmS32Microkernel> s32;
   GemmKernel<kernels::GemmBf16Microkernel> bf16_pairs;  // run is null where the tier has none
   kernels::GemmPackKernels pack;
-  // f32/s8/u8 C from the s32 accumulator; null: store_s32_tile's scalar rule.
+  // s32/f32/s8/u8 C from the s32 accumulator; null: store_s32_tile's scalar rule.
   kernels::S32TileStoreKernel store_s32 = nullptr;
 };
 

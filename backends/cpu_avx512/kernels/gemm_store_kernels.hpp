@@ -1,8 +1,9 @@
-// The store of an integer GEMM's s32 accumulator into f32, s8 or u8 C, as a
+// The store of an integer GEMM's s32 accumulator into s32, f32, s8 or u8 C, as a
 // kernel per tier (the scalar rule is store_s32_tile in gemm_epilogue.cpp; a
 // tier without a kernel uses it). Per element, u8 C through the scalar rule
 // took 4.3x the time of the s32 GEMM itself on ResNet-50's res2b_1x1a
-// (docs/conv_pool_speed.md).
+// (docs/conv_pool_speed.md); s32 C in a convolution's NCHW dst (column-major)
+// took about as long as the micro-kernel on res2b_1x1a.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,8 @@ struct S32TileStore {
   int64_t rows, cols;
   void *c;
   int64_t rs_c, cs_c;
-  dlk_dtype c_type;  // f32, s8 or u8
+  dlk_dtype c_type;  // s32 (C = acc, or C + acc modulo 2^32 where beta is 1,
+                     // then ReLU; no scale or bias), f32, s8 or u8
   float beta;
   float multiplier;
   const float *column_multipliers;  // cols values, or null: multiplier

@@ -56,7 +56,7 @@ __mmask16 first_lanes(int64_t n) {
 
 // C's element at `offset` elements from the tile's corner.
 void *element(const S32TileStore &t, int64_t offset) {
-  const int64_t bytes = t.c_type == DLK_DTYPE_F32 ? 4 : 1;
+  const int64_t bytes = t.c_type == DLK_DTYPE_F32 || t.c_type == DLK_DTYPE_S32 ? 4 : 1;
   return static_cast<unsigned char *>(t.c) + offset * bytes;
 }
 
@@ -70,11 +70,19 @@ __m512 c_values(const S32TileStore &t, const void *at, __mmask16 n) {
                                   _mm512_sub_epi32(wide, _mm512_set1_epi32(t.zero_point)));
 }
 
-// The rule on 16 sums whose products are sums x scale, stored at `at`.
+// The rule on 16 sums whose products are sums x scale, stored at `at`; s32 C
+// is a parameter of the loops, not a test per vector.
+template <bool S32>
 __attribute__((always_inline)) inline void store_lanes(const S32TileStore &t,
                                                        const S32StoreLanes &lanes, __m512i sums,
                                                        __m512 scale, const __m512 *bias,
                                                        __mmask16 n, void *at) {
+  if constexpr (S32) {
+    // C = acc or C + acc modulo 2^32 (beta 0 or 1), then ReLU; no scale or bias.
+    if (t.beta != 0.0f) sums = _mm512_add_epi32(_mm512_maskz_loadu_epi32(n, at), sums);
+    if (t.relu) sums = _mm512_max_epi32(sums, _mm512_setzero_si512());
+    return _mm512_mask_storeu_epi32(at, n, sums);
+  }
   __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, sums), scale);
   // fmaf(beta, C', product): one rounding, as the scalar rule.
   if (t.beta != 0.0f) v = _mm512_fmadd_ps(_mm512_set1_ps(t.beta), c_values(t, at, n), v);
@@ -84,6 +92,7 @@ __attribute__((always_inline)) inline void store_lanes(const S32TileStore &t,
 }
 
 // C row-major: 16 columns of a row a step.
+template <bool S32>
 void store_rows(const S32TileStore &t, const S32StoreLanes &lanes) {
   for (int64_t i = 0; i < t.rows; ++i) {
     for (int64_t j = 0; j < t.cols; j += 16) {
@@ -94,7 +103,7 @@ void store_rows(const S32TileStore &t, const S32StoreLanes &lanes) {
       __m512 bias = _mm512_setzero_ps();
       if (t.row_bias) bias = _mm512_set1_ps(t.row_bias[i]);
       if (t.col_bias) bias = _mm512_maskz_loadu_ps(n, t.col_bias + j);
-      store_lanes(t, lanes, _mm512_maskz_loadu_epi32(n, t.acc + i * t.ld + j), scale,
+      store_lanes<S32>(t, lanes, _mm512_maskz_loadu_epi32(n, t.acc + i * t.ld + j), scale,
                   t.row_bias || t.col_bias ? &bias : nullptr, n, element(t, i * t.rs_c + j));
     }
   }
@@ -102,6 +111,7 @@ void store_rows(const S32TileStore &t, const S32StoreLanes &lanes) {
 
 // C column-major: a 16 x 16 block of the accumulator turned so that each
 // register holds 16 rows of one column, C's contiguous run.
+template <bool S32>
 void store_columns(const S32TileStore &t, const S32StoreLanes &lanes) {
   for (int64_t i0 = 0; i0 < t.rows; i0 += 16) {
     const int64_t rows = std::min<int64_t>(16, t.rows - i0);
@@ -122,7 +132,7 @@ void store_columns(const S32TileStore &t, const S32StoreLanes &lanes) {
                                                                  : t.multiplier);
         __m512 bias = row_bias;
         if (t.col_bias) bias = _mm512_set1_ps(t.col_bias[j]);
-        store_lanes(t, lanes, _mm512_castps_si512(block[jj]), scale,
+        store_lanes<S32>(t, lanes, _mm512_castps_si512(block[jj]), scale,
                     t.row_bias || t.col_bias ? &bias : nullptr, n,
                     element(t, i0 + j * t.cs_c));
       }
@@ -134,10 +144,10 @@ void store_columns(const S32TileStore &t, const S32StoreLanes &lanes) {
 
 void gemm_store_s32_avx512(const S32TileStore &t) {
   const S32StoreLanes lanes(t.c_type, t.zero_point);
+  const bool s32 = t.c_type == DLK_DTYPE_S32;
   if (t.cs_c == 1)
-    store_rows(t, lanes);
-  else
-    store_columns(t, lanes);
+    return s32 ? store_rows<true>(t, lanes) : store_rows<false>(t, lanes);
+  return s32 ? store_columns<true>(t, lanes) : store_columns<false>(t, lanes);
 }
 
 }  // namespace dlk::cpu::kernels
