@@ -149,8 +149,9 @@ const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int thread
     gemm.bias_per_row = false;
     gemm.relu = a.desc.relu != 0;
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
-    const Im2colAPanelPacker packer(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
-                                    gemm_kernel_set(isa).pack);
+    const Im2colAPanelPacker packer(
+        s, a.src, a.desc.src_type, a.desc.src_zero_point, g, gemm_kernel_set(isa).pack, nullptr,
+        isa == core::CpuIsa::avx512 ? kernels::im2col_nchw_u8_quads_avx512 : nullptr);
     return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &packer);
   });
 }

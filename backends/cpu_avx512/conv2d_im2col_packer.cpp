@@ -406,9 +406,19 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
   switch (first.type) {
     case PackedType::u8_quads: {
       const uint8_t flip = dtype_ == DLK_DTYPE_S8 ? 0x80 : 0;
-      return panels(
-          U8QuadLayout{flip, static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip)},
-          static_cast<uint8_t *>(first.data));
+      const auto pad = static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip);
+      auto *out = static_cast<uint8_t *>(first.data);
+      if (nchw_u8_quads_ && !s_.nhwc) {
+        const auto *src = static_cast<const uint8_t *>(src_) + offset;
+        const int64_t size = (kc + 3) / 4 * 4 * width;
+        int64_t r0 = 0;
+        for (; r0 < rows; r0 += width)
+          if (!nchw_u8_quads_(s_, src, p0, kc, i0 + r0, std::min<int64_t>(width, rows - r0),
+                              width, flip, pad, out + r0 / width * size))
+            break;
+        if (r0 >= rows) return;
+      }
+      return panels(U8QuadLayout{flip, pad}, out);
     }
     case PackedType::bf16_pairs:  // the GEMM asks for it with bf16 src only
       return panels(Bf16PairLayout{}, static_cast<uint16_t *>(first.data));

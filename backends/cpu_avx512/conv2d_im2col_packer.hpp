@@ -47,14 +47,16 @@ class Im2colPanelPacker final : public BPanelPacker {
 // for: int8's u8 k-quads (src u8 or s8, s8 shifted by 128 as the GEMM packs
 // A, padding taps holding `zero_point`, the GEMM's zero point of A, so that
 // they add nothing), bf16 k-pairs (bf16 src), or f32 (f32, f16 or bf16 src,
-// padding 0; `nchw_f32` as for Im2colPanelPacker).
+// padding 0; `nchw_f32` as for Im2colPanelPacker; `nchw_u8_quads` likewise
+// the tier's NCHW k-quad panel kernel for int8, or null).
 class Im2colAPanelPacker final : public APanelPacker {
  public:
   Im2colAPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int32_t zero_point,
                      int64_t group, const kernels::GemmPackKernels &kernels,
-                     kernels::Im2colNchwF32 nchw_f32 = nullptr)
+                     kernels::Im2colNchwF32 nchw_f32 = nullptr,
+                     kernels::Im2colNchwU8Quads nchw_u8_quads = nullptr)
       : s_(s), src_(src), dtype_(dtype), zero_point_(zero_point), group_(group),
-        kernels_(kernels), nchw_f32_(nchw_f32) {}
+        kernels_(kernels), nchw_f32_(nchw_f32), nchw_u8_quads_(nchw_u8_quads) {}
 
   void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
             const PackedPanel &first) const override;
@@ -67,6 +69,7 @@ class Im2colAPanelPacker final : public APanelPacker {
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
   kernels::Im2colNchwF32 nchw_f32_;
+  kernels::Im2colNchwU8Quads nchw_u8_quads_;
 };
 
 // B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch
