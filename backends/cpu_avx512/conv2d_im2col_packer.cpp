@@ -347,6 +347,18 @@ void pack_transposed_nhwc(const ConvShape &s, const typename Storage::type *src,
   }
 }
 
+// Runs a tier's panel kernel on each `width`-row micro-panel of `rows`, the
+// panel at r0 written `panel_size` elements from the one before; false as soon
+// as the kernel declines one (a stride or a span of rows it does not take), and
+// the element loops then pack them all.
+template <typename PanelKernel>
+bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
+                          const PanelKernel &kernel) {
+  for (int64_t r0 = 0; r0 < rows; r0 += width)
+    if (!kernel(r0, std::min<int64_t>(width, rows - r0), r0 / width * panel_size)) return false;
+  return true;
+}
+
 }  // namespace
 
 void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j,
@@ -408,16 +420,14 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
       const uint8_t flip = dtype_ == DLK_DTYPE_S8 ? 0x80 : 0;
       const auto pad = static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip);
       auto *out = static_cast<uint8_t *>(first.data);
-      if (nchw_u8_quads_ && !s_.nhwc) {
-        const auto *src = static_cast<const uint8_t *>(src_) + offset;
-        const int64_t size = (kc + 3) / 4 * 4 * width;
-        int64_t r0 = 0;
-        for (; r0 < rows; r0 += width)
-          if (!nchw_u8_quads_(s_, src, p0, kc, i0 + r0, std::min<int64_t>(width, rows - r0),
-                              width, flip, pad, out + r0 / width * size))
-            break;
-        if (r0 >= rows) return;
-      }
+      const auto *src = static_cast<const uint8_t *>(src_) + offset;
+      if (nchw_u8_quads_ && !s_.nhwc &&
+          pack_by_panel_kernel(rows, width, (kc + 3) / 4 * 4 * width,
+                               [&](int64_t r0, int64_t n, int64_t at) {
+                                 return nchw_u8_quads_(s_, src, p0, kc, i0 + r0, n, width, flip,
+                                                       pad, out + at);
+                               }))
+        return;
       return panels(U8QuadLayout{flip, pad}, out);
     }
     case PackedType::bf16_pairs:  // the GEMM asks for it with bf16 src only
@@ -425,15 +435,12 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
     default: break;
   }
   auto *out = static_cast<float *>(first.data);
-  if (nchw_f32_ && !s_.nhwc && dtype_ == DLK_DTYPE_F32) {
-    const float *src = static_cast<const float *>(src_) + offset;
-    int64_t r0 = 0;
-    for (; r0 < rows; r0 += width)
-      if (!nchw_f32_(s_, src, p0, kc, i0 + r0, std::min<int64_t>(width, rows - r0), width,
-                     out + r0 * kc))
-        break;
-    if (r0 >= rows) return;
-  }
+  const auto *src = static_cast<const float *>(src_) + offset;
+  if (nchw_f32_ && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
+      pack_by_panel_kernel(rows, width, kc * width, [&](int64_t r0, int64_t n, int64_t at) {
+        return nchw_f32_(s_, src, p0, kc, i0 + r0, n, width, out + at);
+      }))
+    return;
   with_float_storage(dtype_, [&](auto storage) { panels(F32Layout<decltype(storage)>{}, out); });
 }
 
