@@ -9,17 +9,19 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-// The constants of one store into dst of `type` (f32, s8 or u8).
-struct S32StoreLanes {
+// What C holds. The loops are built once per kind, so that nothing in them
+// tests the kind per vector.
+enum class CKind { f32, bytes, s32 };
+
+// The constants of requantizing to s8 or u8 C.
+struct RequantizeLanes {
   __m512 lo, hi, zero_f;
   __m512i zero_i;
-  bool f32;
-  explicit S32StoreLanes(dlk_dtype type, int32_t zero_point)
+  RequantizeLanes(dlk_dtype type, int32_t zero_point)
       : lo(_mm512_set1_ps(type == DLK_DTYPE_S8 ? -128.0f : 0.0f)),
         hi(_mm512_set1_ps(type == DLK_DTYPE_S8 ? 127.0f : 255.0f)),
         zero_f(_mm512_set1_ps(static_cast<float>(zero_point))),
-        zero_i(_mm512_set1_epi32(zero_point)),
-        f32(type == DLK_DTYPE_F32) {}
+        zero_i(_mm512_set1_epi32(zero_point)) {}
 };
 
 // ReLU by comparison, as `v < 0 ? 0 : v`: NaN and -0.0 pass.
@@ -31,7 +33,7 @@ inline __attribute__((always_inline)) __m512 relu16(__m512 v) {
 // core::requantize on 16 lanes: round half to even, add the zero point,
 // saturate; NaN becomes the zero point. The clamped values are whole and in
 // range, so the truncating narrowing to bytes afterwards is exact.
-inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const S32StoreLanes &s) {
+inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const RequantizeLanes &s) {
   const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
   const __m512 r = _mm512_add_ps(
       _mm512_maskz_roundscale_ps(0xffff, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
@@ -40,84 +42,91 @@ inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const S32St
   return _mm512_mask_mov_epi32(_mm512_maskz_cvttps_epi32(0xffff, clamped), nan, s.zero_i);
 }
 
-// Stores the n first lanes of v (f32 after the epilogue) at `out`, f32 or
-// requantized bytes.
-inline __attribute__((always_inline)) void store16(__m512 v, __mmask16 n, const S32StoreLanes &s,
-                                                   void *out) {
-  if (s.f32)
-    _mm512_mask_storeu_ps(out, n, v);
-  else
-    _mm512_mask_cvtepi32_storeu_epi8(out, n, requantize16(v, s));
-}
-
 __mmask16 first_lanes(int64_t n) {
   return n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
 }
 
 // C's element at `offset` elements from the tile's corner.
+template <CKind K>
 void *element(const S32TileStore &t, int64_t offset) {
-  const int64_t bytes = t.c_type == DLK_DTYPE_F32 || t.c_type == DLK_DTYPE_S32 ? 4 : 1;
-  return static_cast<unsigned char *>(t.c) + offset * bytes;
+  return static_cast<unsigned char *>(t.c) + offset * (K == CKind::bytes ? 1 : 4);
 }
 
 // C' of the scalar rule at the n lanes at `at`: C - zero point as f32 (f32 C: C).
+template <CKind K>
 __m512 c_values(const S32TileStore &t, const void *at, __mmask16 n) {
-  if (t.c_type == DLK_DTYPE_F32) return _mm512_maskz_loadu_ps(n, at);
-  const __m128i bytes = _mm_maskz_loadu_epi8(n, at);
-  const __m512i wide = t.c_type == DLK_DTYPE_S8 ? _mm512_maskz_cvtepi8_epi32(0xffff, bytes)
-                                                : _mm512_maskz_cvtepu8_epi32(0xffff, bytes);
-  return _mm512_maskz_cvtepi32_ps(0xffff,
-                                  _mm512_sub_epi32(wide, _mm512_set1_epi32(t.zero_point)));
+  if constexpr (K == CKind::f32) {
+    return _mm512_maskz_loadu_ps(n, at);
+  } else {
+    const __m128i bytes = _mm_maskz_loadu_epi8(n, at);
+    const __m512i wide = t.c_type == DLK_DTYPE_S8 ? _mm512_maskz_cvtepi8_epi32(0xffff, bytes)
+                                                  : _mm512_maskz_cvtepu8_epi32(0xffff, bytes);
+    return _mm512_maskz_cvtepi32_ps(0xffff,
+                                    _mm512_sub_epi32(wide, _mm512_set1_epi32(t.zero_point)));
+  }
 }
 
-// The rule on 16 sums whose products are sums x scale, stored at `at`; s32 C
-// is a parameter of the loops, not a test per vector.
-template <bool S32>
-__attribute__((always_inline)) inline void store_lanes(const S32TileStore &t,
-                                                       const S32StoreLanes &lanes, __m512i sums,
-                                                       __m512 scale, const __m512 *bias,
-                                                       __mmask16 n, void *at) {
-  if constexpr (S32) {
-    // C = acc or C + acc modulo 2^32 (beta 0 or 1), then ReLU; no scale or bias.
-    if (t.beta != 0.0f) sums = _mm512_add_epi32(_mm512_maskz_loadu_epi32(n, at), sums);
-    if (t.relu) sums = _mm512_max_epi32(sums, _mm512_setzero_si512());
-    return _mm512_mask_storeu_epi32(at, n, sums);
-  }
+// s32 C: C = acc or C + acc modulo 2^32 (beta 0 or 1), then ReLU; no scale or
+// bias.
+__attribute__((always_inline)) inline void store_s32_lanes(const S32TileStore &t, __m512i sums,
+                                                           __mmask16 n, void *at) {
+  if (t.beta != 0.0f) sums = _mm512_add_epi32(_mm512_maskz_loadu_epi32(n, at), sums);
+  if (t.relu) sums = _mm512_max_epi32(sums, _mm512_setzero_si512());
+  _mm512_mask_storeu_epi32(at, n, sums);
+}
+
+// f32, s8 or u8 C: the rule on 16 sums whose products are sums x scale,
+// stored at `at` as f32 or requantized bytes.
+template <CKind K>
+__attribute__((always_inline)) inline void store_scaled_lanes(const S32TileStore &t,
+                                                              const RequantizeLanes &lanes,
+                                                              __m512i sums, __m512 scale,
+                                                              const __m512 *bias, __mmask16 n,
+                                                              void *at) {
   __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, sums), scale);
   // fmaf(beta, C', product): one rounding, as the scalar rule.
-  if (t.beta != 0.0f) v = _mm512_fmadd_ps(_mm512_set1_ps(t.beta), c_values(t, at, n), v);
+  if (t.beta != 0.0f) v = _mm512_fmadd_ps(_mm512_set1_ps(t.beta), c_values<K>(t, at, n), v);
   if (bias) v = _mm512_add_ps(v, *bias);
   if (t.relu) v = relu16(v);
-  store16(v, n, lanes, at);
+  if constexpr (K == CKind::f32)
+    _mm512_mask_storeu_ps(at, n, v);
+  else
+    _mm512_mask_cvtepi32_storeu_epi8(at, n, requantize16(v, lanes));
 }
 
 // C row-major: 16 columns of a row a step.
-template <bool S32>
-void store_rows(const S32TileStore &t, const S32StoreLanes &lanes) {
+template <CKind K>
+void store_rows(const S32TileStore &t, const RequantizeLanes &lanes) {
   for (int64_t i = 0; i < t.rows; ++i) {
     for (int64_t j = 0; j < t.cols; j += 16) {
       const __mmask16 n = first_lanes(t.cols - j);
-      const __m512 scale = t.column_multipliers
-                               ? _mm512_maskz_loadu_ps(n, t.column_multipliers + j)
-                               : _mm512_set1_ps(t.multiplier);
-      __m512 bias = _mm512_setzero_ps();
-      if (t.row_bias) bias = _mm512_set1_ps(t.row_bias[i]);
-      if (t.col_bias) bias = _mm512_maskz_loadu_ps(n, t.col_bias + j);
-      store_lanes<S32>(t, lanes, _mm512_maskz_loadu_epi32(n, t.acc + i * t.ld + j), scale,
-                  t.row_bias || t.col_bias ? &bias : nullptr, n, element(t, i * t.rs_c + j));
+      const __m512i sums = _mm512_maskz_loadu_epi32(n, t.acc + i * t.ld + j);
+      void *at = element<K>(t, i * t.rs_c + j);
+      if constexpr (K == CKind::s32) {
+        store_s32_lanes(t, sums, n, at);
+      } else {
+        const __m512 scale = t.column_multipliers
+                                 ? _mm512_maskz_loadu_ps(n, t.column_multipliers + j)
+                                 : _mm512_set1_ps(t.multiplier);
+        __m512 bias = _mm512_setzero_ps();
+        if (t.row_bias) bias = _mm512_set1_ps(t.row_bias[i]);
+        if (t.col_bias) bias = _mm512_maskz_loadu_ps(n, t.col_bias + j);
+        store_scaled_lanes<K>(t, lanes, sums, scale, t.row_bias || t.col_bias ? &bias : nullptr,
+                              n, at);
+      }
     }
   }
 }
 
 // C column-major: a 16 x 16 block of the accumulator turned so that each
 // register holds 16 rows of one column, C's contiguous run.
-template <bool S32>
-void store_columns(const S32TileStore &t, const S32StoreLanes &lanes) {
+template <CKind K>
+void store_columns(const S32TileStore &t, const RequantizeLanes &lanes) {
   for (int64_t i0 = 0; i0 < t.rows; i0 += 16) {
     const int64_t rows = std::min<int64_t>(16, t.rows - i0);
     const __mmask16 n = first_lanes(rows);
     __m512 row_bias = _mm512_setzero_ps();
-    if (t.row_bias) row_bias = _mm512_maskz_loadu_ps(n, t.row_bias + i0);
+    if (K != CKind::s32 && t.row_bias) row_bias = _mm512_maskz_loadu_ps(n, t.row_bias + i0);
     for (int64_t j0 = 0; j0 < t.cols; j0 += 16) {
       const int64_t cols = std::min<int64_t>(16, t.cols - j0);
       __m512 block[16];
@@ -128,26 +137,38 @@ void store_columns(const S32TileStore &t, const S32StoreLanes &lanes) {
       transpose16(block);
       for (int64_t jj = 0; jj < cols; ++jj) {
         const int64_t j = j0 + jj;
-        const __m512 scale = _mm512_set1_ps(t.column_multipliers ? t.column_multipliers[j]
-                                                                 : t.multiplier);
-        __m512 bias = row_bias;
-        if (t.col_bias) bias = _mm512_set1_ps(t.col_bias[j]);
-        store_lanes<S32>(t, lanes, _mm512_castps_si512(block[jj]), scale,
-                    t.row_bias || t.col_bias ? &bias : nullptr, n,
-                    element(t, i0 + j * t.cs_c));
+        const __m512i sums = _mm512_castps_si512(block[jj]);
+        void *at = element<K>(t, i0 + j * t.cs_c);
+        if constexpr (K == CKind::s32) {
+          store_s32_lanes(t, sums, n, at);
+        } else {
+          const __m512 scale = _mm512_set1_ps(t.column_multipliers ? t.column_multipliers[j]
+                                                                   : t.multiplier);
+          __m512 bias = row_bias;
+          if (t.col_bias) bias = _mm512_set1_ps(t.col_bias[j]);
+          store_scaled_lanes<K>(t, lanes, sums, scale,
+                                t.row_bias || t.col_bias ? &bias : nullptr, n, at);
+        }
       }
     }
   }
 }
 
+template <CKind K>
+void store_tile(const S32TileStore &t, const RequantizeLanes &lanes) {
+  return t.cs_c == 1 ? store_rows<K>(t, lanes) : store_columns<K>(t, lanes);
+}
+
 }  // namespace
 
 void gemm_store_s32_avx512(const S32TileStore &t) {
-  const S32StoreLanes lanes(t.c_type, t.zero_point);
-  const bool s32 = t.c_type == DLK_DTYPE_S32;
-  if (t.cs_c == 1)
-    return s32 ? store_rows<true>(t, lanes) : store_rows<false>(t, lanes);
-  return s32 ? store_columns<true>(t, lanes) : store_columns<false>(t, lanes);
+  // The requantizing constants serve s8/u8 C only; the other kinds ignore them.
+  const RequantizeLanes lanes(t.c_type, t.zero_point);
+  switch (t.c_type) {
+    case DLK_DTYPE_S32: return store_tile<CKind::s32>(t, lanes);
+    case DLK_DTYPE_F32: return store_tile<CKind::f32>(t, lanes);
+    default: return store_tile<CKind::bytes>(t, lanes);
+  }
 }
 
 }  // namespace dlk::cpu::kernels
