@@ -10,9 +10,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-__mmask16 lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
-}
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
 struct Avx512Steps {
   static void transpose_block(const float *src, int64_t stride, int rows, int64_t count,
@@ -23,7 +21,7 @@ struct Avx512Steps {
   static void add_row(const float *in, int64_t n, float *out, int64_t stride) {
     if (stride == 1) {
       for (int64_t t = 0; t < n; t += 16) {
-        const __mmask16 m = lanes(n - t);
+        const __mmask16 m = first_lanes(n - t);
         const __m512 sum = _mm512_add_ps(_mm512_maskz_loadu_ps(m, out + t), _mm512_maskz_loadu_ps(m, in + t));
         _mm512_mask_storeu_ps(out + t, m, sum);
       }
@@ -33,7 +31,7 @@ struct Avx512Steps {
       for (int64_t t = 0; t < n; t += 8) {
         const int64_t k = std::min<int64_t>(8, n - t);
         const __mmask16 m = static_cast<__mmask16>(0x5555u & ((1u << (2 * k)) - 1));
-        const __m512 v = _mm512_maskz_permutexvar_ps(m, spread, _mm512_maskz_loadu_ps(lanes(k), in + t));
+        const __m512 v = _mm512_maskz_permutexvar_ps(m, spread, _mm512_maskz_loadu_ps(first_lanes(k), in + t));
         float *o = out + 2 * t;
         _mm512_mask_storeu_ps(o, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, o), v));
       }

@@ -37,7 +37,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-#include "backends/cpu_avx512/kernels/pool2d_lanes_avx512.inc"
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
 constexpr int kRows = 8;     // output channels of a tile (A's panel width)
 constexpr int kVectors = 3;  // vectors of 16 wide columns in a tile

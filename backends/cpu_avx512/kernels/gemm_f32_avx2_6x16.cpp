@@ -34,7 +34,7 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
   const __m256 zero = _mm256_setzero_ps();
   const bool read_c = tile.beta != 0.0f;
   for (int v = 0; v < V; ++v) {
-    mask[v] = column_mask(tile.cols - 8 * v);
+    mask[v] = first_lanes(tile.cols - 8 * v);
     col_bias[v] = tile.col_bias ? _mm256_maskload_ps(tile.col_bias + 8 * v, mask[v]) : zero;
   }
 #pragma GCC unroll 6

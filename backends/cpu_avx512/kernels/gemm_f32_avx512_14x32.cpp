@@ -16,7 +16,7 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
               const F32Tile &tile) {
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
   const int64_t b_step = BInPlace ? tile.b_rs : NR;
-  const __mmask16 b_last = BInPlace ? column_mask(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
+  const __mmask16 b_last = BInPlace ? first_lanes(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
   __m512 acc[R][V];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i)

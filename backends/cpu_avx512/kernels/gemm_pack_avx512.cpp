@@ -9,15 +9,8 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-__mmask16 lanes16(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? 0 : __mmask16((1u << n) - 1);
-}
-__mmask8 lanes8(int64_t n) {
-  return n >= 8 ? __mmask8(0xFF) : n <= 0 ? 0 : __mmask8((1u << n) - 1);
-}
-__mmask64 bytes64(int64_t n) {
-  return n >= 64 ? ~__mmask64{0} : n <= 0 ? 0 : (__mmask64{1} << n) - 1;
-}
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
+
 
 // Transposes 16 x 16 32-bit units in place: r[i] lane e becomes r[e] lane i.
 void transpose16(__m512i (&r)[16]) {
@@ -52,10 +45,10 @@ void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int6
   const int64_t units = (bytes + 3) / 4;
   const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
   for (int r0 = 0; r0 < width; r0 += 16) {
-    const __mmask16 store = lanes16(width - r0);
+    const __mmask16 store = first_lanes(width - r0);
     const int present = std::clamp(rows - r0, 0, 16);
     for (int64_t u0 = 0; u0 < units; u0 += 16) {
-      const __mmask64 in = bytes64(bytes - 4 * u0);
+      const __mmask64 in = first_bytes64(bytes - 4 * u0);
       __m512i r[16];
       for (int i = 0; i < 16; ++i) {
         r[i] = _mm512_setzero_si512();
@@ -104,7 +97,7 @@ void pack_panel32_interleaved(const uint8_t *src, int64_t stride, int elem_bytes
     for (int g = 0; g < group && p + g + kAhead < k; ++g)
       _mm_prefetch(reinterpret_cast<const char *>(src + (p + g + kAhead) * stride), _MM_HINT_T0);
     for (int q = 0; q < panels; ++q) {
-      in = bytes64(int64_t{cols - 32 * q} * elem_bytes);
+      in = first_bytes64(int64_t{cols - 32 * q} * elem_bytes);
       panel_src = src + int64_t{32 * q} * elem_bytes;
       uint8_t *o = out + q * panel_bytes + u * 128;
       if (elem_bytes == 2) {
@@ -144,8 +137,8 @@ void pack_f32_rows_across_panels(const uint8_t *src, int64_t stride, int64_t k, 
     uint8_t *o = out + p * 32 * 4;
     for (int q = 0; q < panels; ++q, o += panel_bytes) {
       const int c = q * 32;
-      _mm512_storeu_ps(o, _mm512_maskz_loadu_ps(lanes16(cols - c), line + c));
-      _mm512_storeu_ps(o + 64, _mm512_maskz_loadu_ps(lanes16(cols - c - 16), line + c + 16));
+      _mm512_storeu_ps(o, _mm512_maskz_loadu_ps(first_lanes(cols - c), line + c));
+      _mm512_storeu_ps(o + 64, _mm512_maskz_loadu_ps(first_lanes(cols - c - 16), line + c + 16));
     }
   }
 }
@@ -164,13 +157,13 @@ void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_b
   // 16 bytes of line p from column c0 on, masked to the matrix, flipped; zero past k.
   auto line = [&](int64_t p, int c0) {
     if (p >= k) return _mm_setzero_si128();
-    const __mmask16 mask = lanes16((cols - c0) * elem_bytes);
+    const __mmask16 mask = first_lanes((cols - c0) * elem_bytes);
     const __m128i v = _mm_maskz_loadu_epi8(mask, src + p * stride + int64_t{c0} * elem_bytes);
     return flip ? _mm_maskz_mov_epi8(mask, _mm_xor_si128(v, flips)) : v;
   };
   // Four units for columns c .. c + 3 of the unit-row at o.
   auto store4 = [&](uint8_t *o, int c, __m128i v) {
-    _mm_mask_storeu_epi32(o + int64_t{c} * 4, lanes8(width - c) & 0xF, v);
+    _mm_mask_storeu_epi32(o + int64_t{c} * 4, first_lanes8(width - c) & 0xF, v);
   };
   // Each line contributes one or two cache lines a long stride apart, which
   // the hardware prefetchers do not follow: fetch the lines kAhead k ahead.
@@ -187,12 +180,12 @@ void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_b
     }
     if (elem_bytes == 4) {
       for (int c0 = 0; c0 < width; c0 += 16) {
-        const __mmask16 in = lanes16(cols - c0);
+        const __mmask16 in = first_lanes(cols - c0);
         __m512i v = _mm512_maskz_loadu_epi32(in, src + p * stride + c0 * 4);
         if (flip)
           v = _mm512_maskz_mov_epi32(
               in, _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(flip))));
-        _mm512_mask_storeu_epi32(o + c0 * 4, lanes16(width - c0), v);
+        _mm512_mask_storeu_epi32(o + c0 * 4, first_lanes(width - c0), v);
       }
     } else if (elem_bytes == 2) {
       for (int c0 = 0; c0 < width; c0 += 8) {
@@ -218,13 +211,13 @@ void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_b
 void pack_column_sums_avx512(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums) {
   const __m512i ones8 = _mm512_set1_epi8(1), ones16 = _mm512_set1_epi16(1);
   for (int c0 = 0; c0 < width; c0 += 16) {
-    const __mmask64 in = bytes64(int64_t{width - c0} * 4);
+    const __mmask64 in = first_bytes64(int64_t{width - c0} * 4);
     __m512i acc = _mm512_setzero_si512();
     for (int64_t u = 0; u < unit_rows; ++u) {
       const __m512i quads = _mm512_maskz_loadu_epi8(in, panel + (u * width + c0) * 4);
       acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(ones8, quads), ones16));
     }
-    _mm512_mask_storeu_epi32(sums + c0, lanes16(width - c0), acc);
+    _mm512_mask_storeu_epi32(sums + c0, first_lanes(width - c0), acc);
   }
 }
 

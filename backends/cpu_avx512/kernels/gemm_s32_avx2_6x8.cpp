@@ -42,7 +42,7 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
     a += MR * 4;
     b += NR * 4;
   }
-  const __m256i mask = column_mask(tile.cols);
+  const __m256i mask = first_lanes(tile.cols);
   const __m256i comp =
       _mm256_mullo_epi32(_mm256_set1_epi32(tile.a_zero), _mm256_maskload_epi32(tile.col_sums, mask));
 #pragma GCC unroll 6

@@ -39,7 +39,7 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
   __m512i comp[V];
   const __m512i zero = _mm512_set1_epi32(tile.a_zero);
   for (int v = 0; v < V; ++v) {
-    mask[v] = column_mask(tile.cols - 16 * v);
+    mask[v] = first_lanes(tile.cols - 16 * v);
     comp[v] = _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(mask[v], tile.col_sums + 16 * v));
   }
 #pragma GCC unroll 14

@@ -9,6 +9,8 @@
 namespace dlk::cpu::kernels {
 namespace {
 
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
+
 // What C holds. The loops are built once per kind, so that nothing in them
 // tests the kind per vector.
 enum class CKind { f32, bytes, s32 };
@@ -40,10 +42,6 @@ inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const Requa
       s.zero_f);
   const __m512 clamped = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, r, s.lo), s.hi);
   return _mm512_mask_mov_epi32(_mm512_maskz_cvttps_epi32(0xffff, clamped), nan, s.zero_i);
-}
-
-__mmask16 first_lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
 }
 
 // C's element at `offset` elements from the tile's corner.

@@ -14,11 +14,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-// Lanes [lo, hi) of 16, for any lo and hi.
-inline __mmask16 lanes(int64_t lo, int64_t hi) {
-  lo = std::clamp<int64_t>(lo, 0, 16), hi = std::clamp<int64_t>(hi, 0, 16);
-  return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
-}
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
 // Even lanes 2l of 16 for the lanes l of `valid` in [first, first + 8).
 inline __mmask16 spread(uint32_t valid, int first) {
@@ -67,10 +63,10 @@ bool im2col_nchw_f32_avx512(const ConvShape &s, const float *src, int64_t p0, in
           v = _mm512_permutex2var_ps(first, evens, second);
         }
       }
-      _mm512_mask_storeu_ps(row + pieces[i].t0, lanes(0, pieces[i].n), v);
+      _mm512_mask_storeu_ps(row + pieces[i].t0, first_lanes(pieces[i].n), v);
     }
     for (int64_t t = cols; t < width; t += 16)
-      _mm512_mask_storeu_ps(row + t, lanes(0, width - t), _mm512_setzero_ps());
+      _mm512_mask_storeu_ps(row + t, first_lanes(width - t), _mm512_setzero_ps());
     if (++d == positions) d = 0, plane += plane_size;
   }
   return true;

@@ -7,6 +7,8 @@
 // conv2d_im2col_packer.cpp, a byte at a time and then a quad at a time, took
 // 4x the micro-kernel's time on ResNet-50's conv1 (7x7, stride 2, 3 channels).
 // Compiled with -mavx512f -mavx512bw -mavx512vl.
+#include <algorithm>
+
 #include "backends/cpu_avx512/kernels/im2col_kernels.hpp"
 #include "backends/cpu_avx512/kernels/im2col_nchw_pieces.hpp"
 #include "common/immintrin.hpp"
@@ -14,16 +16,14 @@
 namespace dlk::cpu::kernels {
 namespace {
 
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
+
 // Bytes 2l of 32 for the lanes l of `valid`.
 __mmask32 even_bytes(uint32_t valid) {
   uint32_t m = 0;
   for (int l = 0; l < 16; ++l)
     if (valid >> l & 1) m |= 1u << (2 * l);
   return m;
-}
-
-__mmask16 first_lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1);
 }
 
 }  // namespace

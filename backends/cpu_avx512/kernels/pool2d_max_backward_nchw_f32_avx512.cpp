@@ -24,7 +24,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-#include "backends/cpu_avx512/kernels/pool2d_lanes_avx512.inc"
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
 // Candidate t of each lane j of a chunk: output column lo(x0 + j) + t, element
 // idx[j] of the 32 outputs from the chunk's base, in `valid` lanes.

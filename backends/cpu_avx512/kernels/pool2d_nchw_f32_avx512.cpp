@@ -26,7 +26,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
-#include "backends/cpu_avx512/kernels/pool2d_lanes_avx512.inc"
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
 // ceil(a / b) for b > 0 and any sign of a.
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
