@@ -162,9 +162,11 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 //   / 2.9 / 1.5 / 1.8x, res5a_1x1b 512 > 2048 1.3 / 1.2 / 1.3 / 1.6x,
 //   res2a_1x1a 64 > 64 2.2 / 1.4 / 1.0 / 1.0x), the reducing ones lost at
 //   batch 32 (res3a_1x1a 256 > 128 0.88x on 1 thread, res4a_1x1a 512 > 256
-//   0.72x, res3b_1x1a 512 > 128 0.62x, res5b_1x1a 2048 > 512 0.69x): the
-//   image's quads, packed per call, serve k products a byte, and the GEMM's
-//   long k loop amortises its packing better;
+//   0.72x, res3b_1x1a 512 > 128 0.62x, res5b_1x1a 2048 > 512 0.69x), and at
+//   batch 1 too (0.59-1.06x on 1 and 2 threads, s32 and u8 dst, Zen 5,
+//   docs/conv_pool_speed.md, fifth sitting): the image's quads, packed per
+//   call, serve k products a byte, and the GEMM's long k loop amortises its
+//   packing better;
 // - padding not negative (backward data's turned convolution has
 //   padding kh - 1 - pad_h, negative where the padding is wider than the
 //   kernel's reach; it runs at stride 1 only);
