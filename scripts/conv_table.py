@@ -9,12 +9,13 @@
 --summary: one row per (dtype, pass, batch, threads, kernel: 3x3 / 1x1 /
 other) with the range (min-max) of each figure over the layers.
 
-A row is (dtype, layer, batch, pass, threads): dlk's rate and % of the dtype's
-peak, then per oneDNN ISA that the runs dispatched to (`onednn.effective_isa`
+A row is (dtype, layer, batch, pass, threads), the dtype followed by "/nhwc"
+for NHWC points: dlk's rate and % of the dtype's peak, then per oneDNN ISA that the runs dispatched to (`onednn.effective_isa`
 of each run: uncapped, and capped by --onednn-max-isa) `x any` (oneDNN in its
 blocked layouts: oneDNN time / dlk time, > 1: dlk faster), `x any+ro` (with
 the reorders an NCHW framework pays in training: data every call, weights once
-per step) and `x nchw` (oneDNN on plain nchw/oihw memory). Every ratio is one
+per step) and `x plain` (oneDNN on the same plain memory as dlk: nchw/oihw or
+nhwc/ohwi; `ratio_to_onednn_nchw` in dlk-perf/conv/3). Every ratio is one
 run's: dlk and oneDNN interleaved in the same process. Given several runs of a
 point, each figure is the median over them (on a busy machine one run's point
 can halve). Only the standard library: any python3 runs it.
@@ -26,7 +27,9 @@ import sys
 PASS_ORDER = {"fwd": 0, "bwd_data": 1, "bwd_weights": 2}
 RATIOS = (("x any", "ratio_to_onednn_any"),
           ("x any+ro", "ratio_to_onednn_any_with_reorders"),
-          ("x nchw", "ratio_to_onednn_nchw"))
+          ("x plain", "ratio_to_onednn_plain"))
+# dlk-perf/conv/3 named the plain form after its only layout.
+OLD_KEYS = {"ratio_to_onednn_plain": "ratio_to_onednn_nchw"}
 
 
 def median_or_none(values):
@@ -61,7 +64,8 @@ def main(paths, summary=False):
         if isa not in isas:
             isas.append(isa)
         for p in run["points"]:
-            key = (p["dtype"], p["set"], p["layer"], p["batch"], p["pass"], p["threads"], p["shape"])
+            dtype = p["dtype"] + ("/nhwc" if p.get("format") == "nhwc" else "")
+            key = (dtype, p["set"], p["layer"], p["batch"], p["pass"], p["threads"], p["shape"])
             if key not in points:
                 points[key] = {"dlk": [], "peak": []}
                 order.append(key)
@@ -70,7 +74,7 @@ def main(paths, summary=False):
             entry["peak"].append(p["percent_of_peak"])
             ratios = entry.setdefault(isa, {})
             for _, name in RATIOS:
-                ratios.setdefault(name, []).append(p.get(name))
+                ratios.setdefault(name, []).append(p.get(name, p.get(OLD_KEYS.get(name, name))))
     # A column group per ISA, uncapped (AMX) first; an ISA whose runs never
     # timed a ratio gets no columns.
     groups = []

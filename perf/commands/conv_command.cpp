@@ -1,9 +1,10 @@
-// `dlk-perf conv`: dlk's NCHW convolution (f32 and bf16: forward, backward
-// data, backward weights; u8 x s8 -> s32: forward, as dlk.h and oneDNN 2.6 have
-// no int8 backward) against oneDNN's in the same dtypes on the same data and
-// thread count, interleaved: oneDNN with plain nchw / oihw memory, and in the
-// blocked layouts it picks itself (`any`), whose reorders between those layouts
-// and the NCHW arrays a framework keeps are timed apart (data every call,
+// `dlk-perf conv`: dlk's NCHW and NHWC convolution (f32 and bf16: forward,
+// backward data, backward weights; u8 x s8 -> s32: forward, as dlk.h and oneDNN
+// 2.6 have no int8 backward) against oneDNN's in the same dtypes on the same
+// data and thread count, interleaved: oneDNN with the same plain memory (nchw /
+// oihw, or nhwc / ohwi), and in the blocked layouts it picks itself (`any`),
+// whose reorders between those layouts and the plain arrays a framework keeps
+// are timed apart (data every call,
 // weights once per training step: once per call of each pass). Each point has
 // the ratio to every peer and the % of its dtype's peak measured in the same
 // run. oneDNN dispatches to AMX for bf16 and int8 on CPUs that have it, where
@@ -12,7 +13,7 @@
 // labelled in the header and the JSON). On a device backend (cuda) the peer is
 // cuDNN called directly on the same device buffers (perf/peers/cuda_peers.hpp)
 // instead of oneDNN, and the peaks are the context's theoretical ones. The JSON
-// schema is documented in perf/README.md ("dlk-perf/conv/3").
+// schema is documented in perf/README.md ("dlk-perf/conv/4").
 #include <cstdint>
 #include <algorithm>
 #include <memory>
@@ -51,7 +52,8 @@ struct ConvOptions {
   std::vector<std::int64_t> batches{1};
   std::vector<std::string> passes{"fwd", "bwd_data", "bwd_weights"};
   std::vector<std::string> layers;  // empty: every layer of the sets
-  std::vector<std::string> peers{"nchw", "any"};
+  std::vector<std::string> formats{"nchw"};
+  std::vector<std::string> peers{"plain", "any"};
   std::string onednn_max_isa = "all";
   bool quick = false;
   OutputOptions output;
@@ -64,6 +66,7 @@ ReportTable points_table() {
                       {"layer", "layer", 1, 0},
                       {"batch", "n", 1, 0},
                       {"pass", "pass", 1, 0},
+                      {"format", "format", 1, 0},
                       {"shape", "c>k hxw kxk/s", 1, 0},
                       {"flops", "GFLOP", 1e-9, 3, Show::json},
                       {"threads", "threads", 1, 0, Show::json},
@@ -76,14 +79,14 @@ ReportTable points_table() {
                       {"onednn_weights_reorder_seconds", "w ro ms", 1e3, 3},
                       {"ratio_to_onednn_any_with_data_reorders", "x any+data ro", 1, 2, Show::json},
                       {"ratio_to_onednn_any_with_reorders", "x any+ro", 1, 2},
-                      {"onednn_nchw_flops_per_second", "nchw G/s", 1e-9, 1},
-                      {"ratio_to_onednn_nchw", "x nchw", 1, 2},
+                      {"onednn_plain_flops_per_second", "plain G/s", 1e-9, 1},
+                      {"ratio_to_onednn_plain", "x plain", 1, 2},
                       {"cudnn_flops_per_second", "cudnn G/s", 1e-9, 1},
                       {"ratio_to_cudnn", "x cudnn", 1, 3},
                       {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
                       {"dlk_implementation", "dlk impl", 1, 0, Show::json},
                       {"onednn_any_implementation", "dnnl any impl", 1, 0, Show::json},
-                      {"onednn_nchw_implementation", "dnnl impl", 1, 0, Show::json},
+                      {"onednn_plain_implementation", "dnnl impl", 1, 0, Show::json},
                       {"cudnn_implementation", "cudnn impl", 1, 0, Show::json},
                       {"cudnn_relative_difference", "cudnn diff", 1, 0, Show::json}});
 }
@@ -118,26 +121,28 @@ struct Report {
 
 // One layer at one batch and pass: dlk and the oneDNN forms on copies of the same data.
 void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const std::string &dtype,
-               const ConvLayer &layer, std::int64_t batch, ConvPass pass, int threads, const TimingOptions &timing,
-               const ConvPeers &peers) {
+               const ConvLayer &layer, std::int64_t batch, ConvPass pass, const std::string &format, int threads,
+               const TimingOptions &timing, const ConvPeers &peers) {
   dlk_conv2d_desc d = conv_desc(layer, batch);
+  d.format = format == "nhwc" ? DLK_FORMAT_NHWC : DLK_FORMAT_NCHW;
   const std::vector<float> scales(static_cast<size_t>(d.k), 1.0f / 1024);
   set_dtype(d, dtype, scales.data());
   const bool device = is_device_backend(report.info);
   const ConvPointTiming p = device ? time_conv_point_device(context, d, pass, timing)
                                    : time_conv_point(context, d, pass, threads, timing, peers);
   const double peak = dtype == "bf16" ? report.peak.bf16 : int8_dtype(dtype) ? report.peak.int8 : report.peak.fp32;
-  const std::string label = fmt::format("{} {} {} n{}", layer.name, dtype, conv_pass_name(pass), d.n);
+  const std::string label = fmt::format("{} {} {} n{}{}", layer.name, dtype, conv_pass_name(pass), d.n,
+                                        format == "nhwc" ? " nhwc" : "");
   if (device)
     chart.add(label, context, p.record, p.dlk_seconds, {{"cudnn", p.cudnn_seconds.value_or(0)}});
   else
     chart.add(label, context, p.record, p.dlk_seconds,
-              {{"onednn nchw", p.onednn_nchw_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
-  Cell any_rate, any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, nchw_rate,
-      nchw_ratio, cudnn_rate, cudnn_ratio, cudnn_impl, cudnn_difference, any_impl, nchw_impl;
-  if (p.onednn_nchw_seconds > 0)
-    nchw_rate = p.flops / p.onednn_nchw_seconds, nchw_ratio = p.onednn_nchw_seconds / p.dlk_seconds;
-  if (!p.onednn_nchw_implementation.empty()) nchw_impl = p.onednn_nchw_implementation;
+              {{"onednn plain", p.onednn_plain_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
+  Cell any_rate, any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, plain_rate,
+      plain_ratio, cudnn_rate, cudnn_ratio, cudnn_impl, cudnn_difference, any_impl, plain_impl;
+  if (p.onednn_plain_seconds > 0)
+    plain_rate = p.flops / p.onednn_plain_seconds, plain_ratio = p.onednn_plain_seconds / p.dlk_seconds;
+  if (!p.onednn_plain_implementation.empty()) plain_impl = p.onednn_plain_implementation;
   if (!p.onednn_any_implementation.empty()) any_impl = p.onednn_any_implementation;
   if (p.cudnn_seconds) {
     cudnn_rate = p.flops / *p.cudnn_seconds, cudnn_ratio = *p.cudnn_seconds / p.dlk_seconds;
@@ -152,12 +157,12 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
     any_reorder_ratio = (any_s + ro_s + wro_s) / p.dlk_seconds;
   }
   report.points.add_row(
-      {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)),
+      {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)), format,
        fmt::format("{}>{} {}x{} {}x{}/{}{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h,
                    d.groups > 1 ? fmt::format(" g{}", d.groups) : ""),
        p.flops, std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak, any_rate,
-       any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, nchw_rate, nchw_ratio,
-       cudnn_rate, cudnn_ratio, p.dlk_seconds, std::string(p.record.implementation), any_impl, nchw_impl,
+       any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, plain_rate, plain_ratio,
+       cudnn_rate, cudnn_ratio, p.dlk_seconds, std::string(p.record.implementation), any_impl, plain_impl,
        cudnn_impl, cudnn_difference});
 }
 
@@ -211,7 +216,7 @@ int run_conv(const ConvOptions &o) {
   report.peak = device ? theoretical_dtype_peaks(report.info) : measure_dtype_peaks(report.info, threads);
   const std::string onednn_isa = device ? "" : onednn_effective_isa();
   ConvPeers peers;
-  peers.nchw = std::find(o.peers.begin(), o.peers.end(), "nchw") != o.peers.end();
+  peers.plain = std::find(o.peers.begin(), o.peers.end(), "plain") != o.peers.end();
   peers.any = std::find(o.peers.begin(), o.peers.end(), "any") != o.peers.end();
   TimingOptions timing = o.timing;
   if (o.quick) timing = peer_interleaved_timing(0, 1), timing.min_samples = 1;
@@ -220,6 +225,7 @@ int run_conv(const ConvOptions &o) {
     ConvLayer layer;
     std::int64_t batch;
     std::string pass;
+    std::string format;
   };
   std::vector<Point> points;
   std::vector<std::string> not_measured;
@@ -236,27 +242,38 @@ int run_conv(const ConvOptions &o) {
                 : fmt::format("{} {}: the {} backend does not implement it", dtype, pass, report.info.backend));
       }
     }
-  for (const std::string &dtype : o.dtypes)
-    for (const ConvLayer &layer : layers)
-      for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
-        for (const std::string &pass : o.passes) {
-          const dlk_dtype src = src_dtype(dtype);
-          const dlk_dtype wei = int8_dtype(dtype) ? DLK_DTYPE_S8 : src, dst = int8_dst(dtype, src);
-          if (context.supports(conv_op(pass), src, wei, dst)) points.push_back({dtype, layer, batch, pass});
-        }
+  // cuDNN, the device backends' peer here, is set up for NCHW tensors only.
+  std::vector<std::string> formats = o.formats;
+  if (device && std::find(formats.begin(), formats.end(), "nhwc") != formats.end()) {
+    not_measured.push_back("nhwc: the cuDNN peer of a device backend takes NCHW tensors only");
+    formats.erase(std::remove(formats.begin(), formats.end(), "nhwc"), formats.end());
+  }
+  for (const std::string &format : formats)
+    for (const std::string &dtype : o.dtypes)
+      for (const ConvLayer &layer : layers)
+        for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
+          for (const std::string &pass : o.passes) {
+            const dlk_dtype src = src_dtype(dtype);
+            const dlk_dtype wei = int8_dtype(dtype) ? DLK_DTYPE_S8 : src, dst = int8_dst(dtype, src);
+            if (context.supports(conv_op(pass), src, wei, dst))
+              points.push_back({dtype, layer, batch, pass, format});
+          }
   Progress progress(o.output.progress());
   const double total = static_cast<double>(points.size());
   int done = 0;
   for (const Point &p : points) {
-    progress.update(fmt::format("conv {} {} {} n{}", p.dtype, p.layer.name, p.pass, p.batch), done++ / total);
-    add_point(report, chart, context, p.dtype, p.layer, p.batch, pass_from_name(p.pass), threads, timing, peers);
+    progress.update(fmt::format("conv {} {} {} {} n{}", p.format, p.dtype, p.layer.name, p.pass, p.batch),
+                    done++ / total);
+    add_point(report, chart, context, p.dtype, p.layer, p.batch, pass_from_name(p.pass), p.format, threads, timing,
+              peers);
   }
   progress.finish();
-  chart.write(fmt::format("dlk-perf conv: NCHW, backend {}, {} threads", report.info.backend, threads));
+  chart.write(fmt::format("dlk-perf conv: {}, backend {}, {} threads", fmt::join(formats, " and "),
+                          report.info.backend, threads));
   report.wall_seconds = now_seconds() - start;
   if (o.output.json) {
     nlohmann::ordered_json doc;
-    doc["schema"] = "dlk-perf/conv/3";
+    doc["schema"] = "dlk-perf/conv/4";
     doc["dlk"] = {{"version", dlk_version_text()}, {"backend", report.info.backend},
                   {"device", report.info.device}, {"isa", report.info.isa}};
     doc["threads"] = threads;
@@ -300,14 +317,15 @@ int run_conv(const ConvOptions &o) {
                    : "");
   for (const std::string &line : not_measured) fmt::print("not measured: {}\n", line);
   if (o.quick) fmt::print("--quick: one burst per candidate, a check that runs, not figures to quote\n");
-  fmt::print("\nNCHW, int8 = u8 x s8 -> s32, int8_u8 = u8 x s8 -> u8 (a scale per channel, ReLU); G/s = 10^9 FLOP (int8: OP) per second, median per call "
+  fmt::print("\nint8 = u8 x s8 -> s32, int8_u8 = u8 x s8 -> u8 (a scale per channel, ReLU); G/s = 10^9 FLOP (int8: OP) per second, median per call "
              "over interleaved bursts; %peak of the dtype's peak (AVX-512 loops: AMX can pass 100); "
              "x peer = peer time / dlk time (> 1: dlk faster); any = oneDNN in its own blocked "
-             "layouts (format_tag::any); ro = its data reorders per call (src/dst or their diffs, nchw in and "
-             "out), w ro = its weights reorder (in; diff out for bwd_weights), once per training step; "
-             "any+ro = with both, as an NCHW framework pays in training (forward inference keeps its "
-             "weights reordered: JSON ratio_to_onednn_any_with_data_reorders); nchw = oneDNN on plain "
-             "nchw/oihw memory, \"-\" where only its reference code runs (not timed)\n{}",
+             "layouts (format_tag::any); ro = its data reorders per call (src/dst or their diffs, the point's "
+             "format in and out), w ro = its weights reorder (in; diff out for bwd_weights), once per "
+             "training step; any+ro = with both, as a framework keeping plain tensors pays in training "
+             "(forward inference keeps its weights reordered: JSON ratio_to_onednn_any_with_data_reorders); "
+             "plain = oneDNN on the same plain memory as dlk (nchw/oihw, nhwc/ohwi), \"-\" where only its "
+             "reference code runs (not timed)\n{}",
              report.points.text());
   fmt::print("\nwall time {:.1f} s\n", report.wall_seconds);
   return 0;
@@ -338,9 +356,15 @@ RunFn setup_conv(CLI::App &command) {
       ->delimiter(',')
       ->check(CLI::IsMember({"fwd", "bwd_data", "bwd_weights"}))
       ->capture_default_str();
-  command.add_option("--peers", o->peers, "oneDNN forms to time: nchw (plain), any (blocked, with its reorders)")
+  command.add_option("--formats", o->formats,
+                     "data layouts: nchw (weights oihw), nhwc (weights ohwi); each point runs in each")
       ->delimiter(',')
-      ->check(CLI::IsMember({"nchw", "any"}))
+      ->check(CLI::IsMember({"nchw", "nhwc"}))
+      ->capture_default_str();
+  command.add_option("--peers", o->peers,
+                     "oneDNN forms to time: plain (the same memory as dlk), any (blocked, with its reorders)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"plain", "any"}))
       ->capture_default_str();
   command.add_option("--onednn-max-isa", o->onednn_max_isa,
                      "cap oneDNN's ISA (dnnl::set_max_cpu_isa) for the whole run; avx512_core_bf16 is the "
@@ -348,7 +372,7 @@ RunFn setup_conv(CLI::App &command) {
       ->check(CLI::IsMember(onednn_isa_names()))
       ->capture_default_str();
   command.add_flag("--quick", o->quick, "one short burst per candidate: seconds per point, figures not to quote");
-  o->output.add_to(command, "dlk-perf/conv/3", "the points on the roofline of the backend's ceilings");
+  o->output.add_to(command, "dlk-perf/conv/4", "the points on the roofline of the backend's ceilings");
   command.add_option("--min-seconds", o->timing.min_seconds,
                      "time each point at least this long (all implementations together)")
       ->check(CLI::NonNegativeNumber)
@@ -360,7 +384,8 @@ RunFn setup_conv(CLI::App &command) {
 }
 
 const RegisterSubcommand kConv{
-    {"conv", "dlk's NCHW convolution (f32, bf16 every pass; int8 fwd) against oneDNN nchw and blocked, interleaved",
+    {"conv", "dlk's NCHW / NHWC convolution (f32, bf16 every pass; int8 fwd) against oneDNN plain and blocked, "
+             "interleaved",
      setup_conv}};
 
 }  // namespace

@@ -309,7 +309,7 @@ class Tour {
           fmt::format("{} n{} {}>{} {}x{} {}x{}/{}", plan_.conv.name, d.n, d.c, d.k, d.h, d.w, d.kh,
                       d.kw, d.stride_h),
           p.record, p.dlk_seconds,
-          f32 ? PeerRate{"onednn", p.onednn_nchw_implementation, p.flops / p.onednn_nchw_seconds} : PeerRate{});
+          f32 ? PeerRate{"onednn", p.onednn_plain_implementation, p.flops / p.onednn_plain_seconds} : PeerRate{});
     }
   }
 

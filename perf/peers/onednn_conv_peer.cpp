@@ -96,7 +96,9 @@ OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, co
   const dims src_dims{d.n, d.c, d.h, d.w}, dst_dims{d.n, d.k, oh, ow};
   const dims wei_dims = d.groups == 1 ? dims{d.k, d.c, d.kh, d.kw}
                                       : dims{d.groups, d.k / d.groups, d.c / d.groups, d.kh, d.kw};
-  const tag wei_tag = d.groups == 1 ? tag::oihw : tag::goihw;
+  const bool nhwc = d.format == DLK_FORMAT_NHWC;
+  const tag data_tag = nhwc ? tag::nhwc : tag::nchw;
+  const tag wei_tag = d.groups == 1 ? (nhwc ? tag::ohwi : tag::oihw) : (nhwc ? tag::gohwi : tag::goihw);
   const dims strides{d.stride_h, d.stride_w}, dilates{d.dilation_h - 1, d.dilation_w - 1};
   const dims pad_l{d.pad_h, d.pad_w};
   const dims pad_r{(oh - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1 - d.h - d.pad_h,
@@ -105,8 +107,8 @@ OneDnnConv::OneDnnConv(const dlk_conv2d_desc &d, ConvPass pass, bool blocked, co
   try {
     const dt src_type = data_type(d.src_type), wei_type = data_type(d.weights_type),
              dst_type = data_type(d.dst_type);
-    const dnnl::memory::desc src_plain = md(src_dims, tag::nchw, src_type),
-                             dst_plain = md(dst_dims, tag::nchw, dst_type),
+    const dnnl::memory::desc src_plain = md(src_dims, data_tag, src_type),
+                             dst_plain = md(dst_dims, data_tag, dst_type),
                              wei_plain = md(wei_dims, wei_tag, wei_type);
     // What the primitive is told: the plain layouts, or `any` for each.
     const dnnl::memory::desc src_md = blocked ? md(src_dims, tag::any, src_type) : src_plain,

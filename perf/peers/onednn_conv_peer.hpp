@@ -1,9 +1,10 @@
-// oneDNN's convolution and pooling as the CPU peers of dlk's, NCHW, on the
-// caller's host arrays (which must outlive the objects): pooling f32,
-// convolution in the desc's dtypes (f32 and bf16 every pass; u8 x s8 -> s32
-// forward: oneDNN has no int8 backward). A convolution runs in one of two
-// forms: plain, with nchw / oihw memory as a framework that keeps NCHW tensors
-// hands it; or `any`, in the blocked layouts oneDNN picks for itself. In the
+// oneDNN's convolution and pooling as the CPU peers of dlk's, on the caller's
+// host arrays (which must outlive the objects): pooling f32 NCHW, convolution
+// in the desc's dtypes (f32 and bf16 every pass; u8 x s8 -> s32 forward:
+// oneDNN has no int8 backward) and format. A convolution runs in one of two
+// forms: plain, with the nchw / oihw (or nhwc / ohwi) memory a framework that
+// keeps such tensors hands it; or `any`, in the blocked layouts oneDNN picks
+// for itself. In the
 // `any` form the reorders between the caller's arrays and those layouts are
 // run once at construction (so the primitive reads the caller's data) and
 // can be timed apart: the data reorders (src / dst or their diffs, in and

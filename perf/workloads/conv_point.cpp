@@ -52,9 +52,9 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
     candidates.push_back({name, std::move(run)});
     return static_cast<int>(candidates.size()) - 1;
   };
-  if (peers.nchw) {
+  if (peers.plain) {
     plain = std::make_unique<OneDnnConv>(d, pass, false, ConvTensors{src.data(), wei.data(), dst.data()}, threads);
-    if (!plain->is_reference()) plain_at = add("onednn_nchw", [&] { plain->run(threads); });
+    if (!plain->is_reference()) plain_at = add("onednn_plain", [&] { plain->run(threads); });
   }
   if (peers.any) {
     blocked = std::make_unique<OneDnnConv>(d, pass, true, ConvTensors{src.data(), wei.data(), dst.data()}, threads);
@@ -73,8 +73,8 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
   p.flops = 2.0 * static_cast<double>(dst_n) * static_cast<double>(d.c / d.groups) * d.kh * d.kw;
   p.dlk_seconds = t[0].summary().median;
   if (plain) {
-    p.onednn_nchw_seconds = median(plain_at);
-    p.onednn_nchw_implementation = plain->implementation() + (plain_at < 0 ? " (reference: not timed)" : "");
+    p.onednn_plain_seconds = median(plain_at);
+    p.onednn_plain_implementation = plain->implementation() + (plain_at < 0 ? " (reference: not timed)" : "");
   }
   if (blocked) {
     p.onednn_any_implementation = blocked->implementation() + (any_at < 0 ? " (reference: not timed)" : "");

@@ -1,9 +1,10 @@
 // One convolution point as `dlk-perf conv` and `dlk-perf report` time it: dlk's
-// NCHW call and oneDNN's forms (plain nchw; its own blocked layouts, and apart
-// the reorders to and from them that an NCHW framework pays) on copies of the
-// same random data, on the same thread count, interleaved; or dlk's forward
-// alone. A oneDNN form that runs oneDNN's reference code is not timed (int8
-// on plain nchw runs ref_int8 at about 0.15 GOP/s): its implementation says so.
+// call (NCHW or NHWC, as the desc says) and oneDNN's forms (plain: the same
+// nchw / oihw or nhwc / ohwi memory; its own blocked layouts, and apart the
+// reorders to and from them that such a framework pays) on copies of the same
+// random data, on the same thread count, interleaved; or dlk's forward alone.
+// A oneDNN form that runs oneDNN's reference code is not timed (int8 on plain
+// nchw runs ref_int8 at about 0.15 GOP/s): its implementation says so.
 #pragma once
 
 #include <optional>
@@ -19,8 +20,8 @@ struct ConvPointTiming {
   dlk_op_record record{};  // dlk's last call: implementation, FLOPs, bytes
   double flops = 0;        // 2 x dst elements x (c / groups) x kh x kw
   double dlk_seconds = 0;  // median per call
-  double onednn_nchw_seconds = 0;  // median per call; 0: not timed
-  std::string onednn_nchw_implementation;
+  double onednn_plain_seconds = 0;  // median per call; 0: not timed
+  std::string onednn_plain_implementation;
   // oneDNN in its blocked layouts; its data reorders (src / dst or their diffs,
   // in and out) and its weights reorder (in, or diff out), 0 where none is needed.
   std::optional<double> onednn_any_seconds, onednn_reorder_seconds, onednn_weights_reorder_seconds;
@@ -34,7 +35,7 @@ struct ConvPointTiming {
 
 // Which oneDNN forms a point times.
 struct ConvPeers {
-  bool nchw = true, any = true;
+  bool plain = true, any = true;
 };
 
 // In the desc's types: f32 and bf16 for every pass; u8 x s8 -> s32 forward.

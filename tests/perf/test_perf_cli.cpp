@@ -331,8 +331,8 @@ TEST_CASE("each compute subcommand draws its points on the roofline and follows 
   doc = run_with_chart(box, "conv",
                        "--sets lenet5 --dtypes f32,int8,int8_u8 --passes fwd,bwd_data --min-seconds 0.01 "
                        "--min-samples 1",
-                       "dlk-perf/conv/3",
-                       {"dlk-perf conv", "arithmetic intensity", "peer: onednn nchw", "conv2 f32 fwd n64",
+                       "dlk-perf/conv/4",
+                       {"dlk-perf conv", "arithmetic intensity", "peer: onednn plain", "conv2 f32 fwd n64",
                         "conv2 int8 fwd n64", "conv2 int8_u8 fwd n64"});
   for (const char *key : {"fp32_flops_per_second", "bf16_flops_per_second", "int8_ops_per_second"})
     check_number(doc.at("peak"), key);
@@ -344,22 +344,37 @@ TEST_CASE("each compute subcommand draws its points on the roofline and follows 
   CHECK(doc.at("not_measured").at(1).get<std::string>().find("int8_u8 bwd_data") == 0);
   // f32 every pass asked for, int8 and int8_u8 forward only: lenet5's two layers.
   REQUIRE(doc.at("points").size() == 8);
-  for (const auto &p : doc.at("points")) {
-    INFO(p.dump());
+  const auto check_any = [](const nlohmann::json &p) {
     for (const char *key : {"batch", "flops", "dlk_flops_per_second", "percent_of_peak", "onednn_any_flops_per_second",
                             "onednn_any_percent_of_peak", "ratio_to_onednn_any", "onednn_reorder_seconds",
                             "onednn_weights_reorder_seconds", "ratio_to_onednn_any_with_data_reorders",
                             "ratio_to_onednn_any_with_reorders"})
       check_number(p, key);
     CHECK(p.at("onednn_any_implementation").is_string());
+  };
+  for (const auto &p : doc.at("points")) {
+    INFO(p.dump());
+    check_any(p);
+    CHECK(p.at("format") == "nchw");
     CHECK((p.at("dtype") == "f32" || p.at("pass") == "fwd"));
     // oneDNN 2.6 runs int8 on plain nchw with its reference code only: not timed.
     if (p.at("dtype") == "f32") {
-      check_number(p, "ratio_to_onednn_nchw");
+      check_number(p, "ratio_to_onednn_plain");
     } else {
-      CHECK(p.at("ratio_to_onednn_nchw").is_null());
-      CHECK(p.at("onednn_nchw_implementation").get<std::string>().find("not timed") != std::string::npos);
+      CHECK(p.at("ratio_to_onednn_plain").is_null());
+      CHECK(p.at("onednn_plain_implementation").get<std::string>().find("not timed") != std::string::npos);
     }
+  }
+  // NHWC: dlk's call and both oneDNN forms on nhwc / ohwi memory.
+  doc = run_with_chart(box, "conv",
+                       "--sets lenet5 --layers conv2 --dtypes f32,int8 --passes fwd --formats nhwc "
+                       "--min-seconds 0.01 --min-samples 1",
+                       "dlk-perf/conv/4", {"dlk-perf conv: nhwc", "conv2 f32 fwd n64 nhwc", "conv2 int8 fwd n64 nhwc"});
+  REQUIRE(doc.at("points").size() == 2);
+  for (const auto &p : doc.at("points")) {
+    INFO(p.dump());
+    check_any(p);
+    CHECK(p.at("format") == "nhwc");
   }
 
   doc = run_with_chart(box, "pool", "--batches 1 --passes fwd --min-seconds 0.01", "dlk-perf/pool/1",
