@@ -173,6 +173,10 @@ bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa) {
       (kernels::conv2d_direct_rows_forward_applies(args) ||
        kernels::conv2d_direct_few_channels_applies(args)))
     return false;
+  // NHWC: the kernel's lanes run along the channels, of which there is one; the
+  // GEMM, its panels staged a pixel at a time, ran LeNet-5's conv1 11-21x as
+  // fast (Zen 5, f32 and int8, 1 and 2 threads; docs/conv_pool_speed.md).
+  if (d.c == 1 && d.format == DLK_FORMAT_NHWC) return false;
   if (is_int8(d.src_type) && d.kh * d.kw > kMaxInt8Taps) return false;
   // f32 NCHW needs no scratch; the rest must fit the bound (else the GEMM).
   return DepthwiseScratch(args, 1).bytes() <= kScratchBound;
