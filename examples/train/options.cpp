@@ -113,6 +113,12 @@ std::optional<int> parse_options(int argc, char **argv, Options &o) {
                  "Stop once the test accuracy (%) reaches this (0: never)")
       ->check(CLI::Range(0.0, 100.0));
   app.add_flag("--quiet", o.quiet, "No progress line");
+  app.add_option("--trace-norms", o.trace_norms,
+                 "Every N steps rank 0 prints to stderr its batch's loss and, per parameter, the "
+                 "L2 norms of the weights, of its momentum and of the gradient it applied (the "
+                 "all-reduced gradient, or with the momentum correction the all-reduced momentum); "
+                 "0: never")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--inject-divergence", o.inject_divergence,
                  "Test of the cross-rank check: this rank changes a weight after a step")
       ->group("");

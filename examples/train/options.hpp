@@ -45,6 +45,7 @@ struct Options {
   int64_t eval_every = 0;        // also test every N steps (time to accuracy); 0: per epoch only
   double target_accuracy = 0;    // percent: stop once the test accuracy reaches it; 0: never
   bool quiet = false;
+  int64_t trace_norms = 0;  // every N steps rank 0 prints the loss and each parameter's norms; 0: never
   // Self-test of the cross-rank check: this rank nudges one weight after its
   // first step (-1: none), so the epoch's checksum must stop the run.
   int inject_divergence = -1;

@@ -142,8 +142,10 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
   gather_batch(data_.train, order, first, local_batch_, pixels, network_.input(), labels_.data());
 
   const float *logits = network_.forward(ops_);
-  loss_sum_ += softmax_cross_entropy(logits, labels_.data(), local_batch_, model_.classes,
-                                     1.0f / static_cast<float>(options_.batch), dlogits_.data());
+  const double loss = softmax_cross_entropy(logits, labels_.data(), local_batch_, model_.classes,
+                                            1.0f / static_cast<float>(options_.batch),
+                                            dlogits_.data());
+  loss_sum_ += loss;
   // One rank has nothing to all-reduce: like PyTorch without DDP, it skips the synchronizer.
   const bool all_reduce = ranks_ > 1;
   const bool correction = options_.momentum_correction;
@@ -190,6 +192,8 @@ Trainer::StepMeasure Trainer::train_step(int64_t step, const std::vector<int32_t
     float &w = network_.parameters().front()->value[0];
     w = std::nextafter(w, 1.0f);
   }
+  if (options_.trace_norms > 0 && rank_ == 0 && step % options_.trace_norms == 0)
+    print_norms(step, loss / static_cast<double>(local_batch_));
   network_.refresh_low_precision();
   if (!options_.error_feedback && all_reduce)
     for (dlk::comm::Synchronizer *s : synchronizers()) s->reset_residuals();
@@ -310,6 +314,19 @@ void Trainer::progress(int epoch, int64_t step_in_epoch, double loss, double ste
                static_cast<long long>(step_in_epoch), static_cast<long long>(steps_per_epoch_),
                loss, step_seconds * 1e3, done ? "\n" : "   ");
   std::fflush(stderr);
+}
+
+void Trainer::print_norms(int64_t step, double loss) {
+  const auto norm = [](const std::vector<float> &v) {
+    double sum = 0;
+    for (const float x : v) sum += static_cast<double>(x) * x;
+    return std::sqrt(sum);
+  };
+  std::fprintf(stderr, "trace step %lld loss %.4f", static_cast<long long>(step), loss);
+  for (const Parameter *p : network_.parameters())
+    std::fprintf(stderr, " | %s w %.4g momentum %.4g grad %.4g", p->name.c_str(), norm(p->value),
+                 norm(p->momentum), norm(p->grad));
+  std::fprintf(stderr, "\n");
 }
 
 RunRecord Trainer::run(const std::function<void(const EpochRow &)> &on_epoch) {

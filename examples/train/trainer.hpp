@@ -54,6 +54,9 @@ class Trainer {
   void resume(const std::string &path);
   void save(const std::string &path);
   void progress(int epoch, int64_t step_in_epoch, double loss, double step_seconds, bool done);
+  // --trace-norms: one line on stderr, "trace step S loss L" then per parameter
+  // "| NAME w |w| momentum |m| grad |g|" (L2 norms), after the step's update.
+  void print_norms(int64_t step, double loss);
 
   const Options &options_;
   const ModelSpec &model_;

@@ -1,5 +1,5 @@
 # Runs dlk-train for one check of tests/train/CMakeLists.txt and fails with the
-# reason. Variables: CHECK (learn, resume, momentum_correction, lr_warmup,
+# reason. Variables: CHECK (learn, resume, momentum_correction, lr_warmup, trace_norms,
 # min_compress_bytes, bad_data, bad_checkpoint, staged, divergence), TRAIN (the program), MPIEXEC (mpiexec plus its flags, a list),
 # WORK (a scratch directory), DATA (the Fashion-MNIST directory).
 cmake_minimum_required(VERSION 3.25)
@@ -163,6 +163,29 @@ elseif(CHECK STREQUAL "lr_warmup")
     message(FATAL_ERROR "--lr-warmup-steps: none ${plain}, 1 ${one}, 20 ${warm} (JSON ${steps})")
   endif()
   expect_resume_identical(${common} --lr-warmup-steps 20)
+elseif(CHECK STREQUAL "trace_norms")
+  # --trace-norms 4 over 10 steps: rank 0 alone prints steps 0, 4 and 8, each the
+  # batch's loss and the three norms of every parameter (LeNet-5 has 10), and the
+  # run's bits are those of the run without it.
+  run_ok(out ${short} --steps 10 --trace-norms 4 --json ${WORK}/traced.json)
+  run_ok(plain ${short} --steps 10 --json ${WORK}/plain.json)
+  string(REGEX MATCHALL "trace step [0-9]+ " steps "${out}")
+  if(NOT steps STREQUAL "trace step 0 ;trace step 4 ;trace step 8 ")
+    message(FATAL_ERROR "--trace-norms 4 over 10 steps printed '${steps}':\n${out}")
+  endif()
+  set(number "[0-9][0-9.e+-]*")
+  string(REGEX MATCH "trace step 4 loss ${number}( \\| [a-z0-9]+\\.[a-z]+ w ${number} momentum ${number} grad ${number})+\n" line "${out}")
+  string(REGEX MATCHALL " grad " grads "${line}")
+  list(LENGTH grads count)
+  if(NOT line MATCHES "^trace step 4 loss ${number} \\| conv1\\.weight w " OR NOT count EQUAL 10)
+    message(FATAL_ERROR "--trace-norms: step 4's line is not the loss and 10 parameters' norms "
+                        "(${count}):\n${out}")
+  endif()
+  json_get(traced ${WORK}/traced.json final weights_checksum)
+  json_get(untraced ${WORK}/plain.json final weights_checksum)
+  if(NOT traced STREQUAL untraced)
+    message(FATAL_ERROR "--trace-norms changed the weights: ${traced} against ${untraced}")
+  endif()
 elseif(CHECK STREQUAL "min_compress_bytes")
   # By default onebit and topk all-reduce LeNet-5's gradients under 16 KiB (every
   # bias, conv1, conv2 and fc3: 3,626 floats) with native, in a bucket of their own
