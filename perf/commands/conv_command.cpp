@@ -91,6 +91,11 @@ ReportTable points_table() {
                       {"cudnn_relative_difference", "cudnn diff", 1, 0, Show::json}});
 }
 
+dlk_format format_from_name(const std::string &name) {
+  return name == "nhwc" ? DLK_FORMAT_NHWC : DLK_FORMAT_NCHW;
+}
+const char *format_name(dlk_format format) { return format == DLK_FORMAT_NHWC ? "nhwc" : "nchw"; }
+
 ConvPass pass_from_name(const std::string &name) {
   if (name == "bwd_data") return ConvPass::backward_data;
   if (name == "bwd_weights") return ConvPass::backward_weights;
@@ -121,10 +126,10 @@ struct Report {
 
 // One layer at one batch and pass: dlk and the oneDNN forms on copies of the same data.
 void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const std::string &dtype,
-               const ConvLayer &layer, std::int64_t batch, ConvPass pass, const std::string &format, int threads,
+               const ConvLayer &layer, std::int64_t batch, ConvPass pass, dlk_format format, int threads,
                const TimingOptions &timing, const ConvPeers &peers) {
   dlk_conv2d_desc d = conv_desc(layer, batch);
-  d.format = format == "nhwc" ? DLK_FORMAT_NHWC : DLK_FORMAT_NCHW;
+  d.format = format;
   const std::vector<float> scales(static_cast<size_t>(d.k), 1.0f / 1024);
   set_dtype(d, dtype, scales.data());
   const bool device = is_device_backend(report.info);
@@ -132,7 +137,7 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
                                    : time_conv_point(context, d, pass, threads, timing, peers);
   const double peak = dtype == "bf16" ? report.peak.bf16 : int8_dtype(dtype) ? report.peak.int8 : report.peak.fp32;
   const std::string label = fmt::format("{} {} {} n{}{}", layer.name, dtype, conv_pass_name(pass), d.n,
-                                        format == "nhwc" ? " nhwc" : "");
+                                        format == DLK_FORMAT_NHWC ? " nhwc" : "");
   if (device)
     chart.add(label, context, p.record, p.dlk_seconds, {{"cudnn", p.cudnn_seconds.value_or(0)}});
   else
@@ -157,7 +162,7 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
     any_reorder_ratio = (any_s + ro_s + wro_s) / p.dlk_seconds;
   }
   report.points.add_row(
-      {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)), format,
+      {dtype, layer.set, layer.name, d.n, std::string(conv_pass_name(pass)), std::string(format_name(format)),
        fmt::format("{}>{} {}x{} {}x{}/{}{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h,
                    d.groups > 1 ? fmt::format(" g{}", d.groups) : ""),
        p.flops, std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak, any_rate,
@@ -225,7 +230,7 @@ int run_conv(const ConvOptions &o) {
     ConvLayer layer;
     std::int64_t batch;
     std::string pass;
-    std::string format;
+    dlk_format format;
   };
   std::vector<Point> points;
   std::vector<std::string> not_measured;
@@ -243,12 +248,13 @@ int run_conv(const ConvOptions &o) {
       }
     }
   // cuDNN, the device backends' peer here, is set up for NCHW tensors only.
-  std::vector<std::string> formats = o.formats;
-  if (device && std::find(formats.begin(), formats.end(), "nhwc") != formats.end()) {
+  std::vector<dlk_format> formats;
+  for (const std::string &name : o.formats) formats.push_back(format_from_name(name));
+  if (device && std::find(formats.begin(), formats.end(), DLK_FORMAT_NHWC) != formats.end()) {
     not_measured.push_back("nhwc: the cuDNN peer of a device backend takes NCHW tensors only");
-    formats.erase(std::remove(formats.begin(), formats.end(), "nhwc"), formats.end());
+    formats.erase(std::remove(formats.begin(), formats.end(), DLK_FORMAT_NHWC), formats.end());
   }
-  for (const std::string &format : formats)
+  for (const dlk_format format : formats)
     for (const std::string &dtype : o.dtypes)
       for (const ConvLayer &layer : layers)
         for (const std::int64_t batch : layer.batch ? std::vector<std::int64_t>{layer.batch} : o.batches)
@@ -262,13 +268,15 @@ int run_conv(const ConvOptions &o) {
   const double total = static_cast<double>(points.size());
   int done = 0;
   for (const Point &p : points) {
-    progress.update(fmt::format("conv {} {} {} {} n{}", p.format, p.dtype, p.layer.name, p.pass, p.batch),
+    progress.update(fmt::format("conv {} {} {} {} n{}", format_name(p.format), p.dtype, p.layer.name, p.pass, p.batch),
                     done++ / total);
     add_point(report, chart, context, p.dtype, p.layer, p.batch, pass_from_name(p.pass), p.format, threads, timing,
               peers);
   }
   progress.finish();
-  chart.write(fmt::format("dlk-perf conv: {}, backend {}, {} threads", fmt::join(formats, " and "),
+  std::vector<std::string> format_names;
+  for (const dlk_format format : formats) format_names.emplace_back(format_name(format));
+  chart.write(fmt::format("dlk-perf conv: {}, backend {}, {} threads", fmt::join(format_names, " and "),
                           report.info.backend, threads));
   report.wall_seconds = now_seconds() - start;
   if (o.output.json) {
