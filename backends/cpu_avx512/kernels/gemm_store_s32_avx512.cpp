@@ -74,10 +74,10 @@ __attribute__((always_inline)) inline void store_s32_lanes(const S32TileStore &t
 }
 
 // f32, s8 or u8 C: the rule on 16 sums whose products are sums x scale,
-// stored at `at` as f32 or requantized bytes.
+// stored at `at` as f32 or requantized bytes (`lanes`: null for f32 C).
 template <CKind K>
 __attribute__((always_inline)) inline void store_scaled_lanes(const S32TileStore &t,
-                                                              const RequantizeLanes &lanes,
+                                                              const RequantizeLanes *lanes,
                                                               __m512i sums, __m512 scale,
                                                               const __m512 *bias, __mmask16 n,
                                                               void *at) {
@@ -89,12 +89,12 @@ __attribute__((always_inline)) inline void store_scaled_lanes(const S32TileStore
   if constexpr (K == CKind::f32)
     _mm512_mask_storeu_ps(at, n, v);
   else
-    _mm512_mask_cvtepi32_storeu_epi8(at, n, requantize16(v, lanes));
+    _mm512_mask_cvtepi32_storeu_epi8(at, n, requantize16(v, *lanes));
 }
 
 // C row-major: 16 columns of a row a step.
 template <CKind K>
-void store_rows(const S32TileStore &t, const RequantizeLanes &lanes) {
+void store_rows(const S32TileStore &t, const RequantizeLanes *lanes) {
   for (int64_t i = 0; i < t.rows; ++i) {
     for (int64_t j = 0; j < t.cols; j += 16) {
       const __mmask16 n = first_lanes(t.cols - j);
@@ -119,7 +119,7 @@ void store_rows(const S32TileStore &t, const RequantizeLanes &lanes) {
 // C column-major: a 16 x 16 block of the accumulator turned so that each
 // register holds 16 rows of one column, C's contiguous run.
 template <CKind K>
-void store_columns(const S32TileStore &t, const RequantizeLanes &lanes) {
+void store_columns(const S32TileStore &t, const RequantizeLanes *lanes) {
   for (int64_t i0 = 0; i0 < t.rows; i0 += 16) {
     const int64_t rows = std::min<int64_t>(16, t.rows - i0);
     const __mmask16 n = first_lanes(rows);
@@ -153,19 +153,20 @@ void store_columns(const S32TileStore &t, const RequantizeLanes &lanes) {
 }
 
 template <CKind K>
-void store_tile(const S32TileStore &t, const RequantizeLanes &lanes) {
+void store_tile(const S32TileStore &t, const RequantizeLanes *lanes) {
   return t.cs_c == 1 ? store_rows<K>(t, lanes) : store_columns<K>(t, lanes);
 }
 
 }  // namespace
 
 void gemm_store_s32_avx512(const S32TileStore &t) {
-  // The requantizing constants serve s8/u8 C only; the other kinds ignore them.
-  const RequantizeLanes lanes(t.c_type, t.zero_point);
   switch (t.c_type) {
-    case DLK_DTYPE_S32: return store_tile<CKind::s32>(t, lanes);
-    case DLK_DTYPE_F32: return store_tile<CKind::f32>(t, lanes);
-    default: return store_tile<CKind::bytes>(t, lanes);
+    case DLK_DTYPE_S32: return store_tile<CKind::s32>(t, nullptr);
+    case DLK_DTYPE_F32: return store_tile<CKind::f32>(t, nullptr);
+    default: {
+      const RequantizeLanes lanes(t.c_type, t.zero_point);
+      return store_tile<CKind::bytes>(t, &lanes);
+    }
   }
 }
 
