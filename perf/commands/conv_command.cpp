@@ -350,7 +350,8 @@ RunFn setup_conv(CLI::App &command) {
       ->capture_default_str();
   command.add_option("--sets", o->sets,
                      "layer sets: resnet50 (every distinct convolution, 1x1 included), resnet50_3x3, "
-                     "resnext50_3x3 (32 groups), vgg16, lenet5 (batch 64)")
+                     "resnext50_3x3 (32 groups), vgg16, lenet5 (batch 64), depthwise_multiplier (groups = c, "
+                     "few channels, batch 64)")
       ->delimiter(',')
       ->check(CLI::IsMember(conv_layer_sets()))
       ->capture_default_str();

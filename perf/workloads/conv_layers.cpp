@@ -34,11 +34,26 @@ constexpr std::int64_t kResNeXtGroups = 32;
 
 constexpr Row kLeNet5[] = {{"conv1", 1, 32, 6, 5, 1, 0}, {"conv2", 6, 14, 16, 5, 1, 0}};
 
+// Depthwise (groups = c) with few channels and a channel multiplier m = k / c,
+// at batch 64: the shapes either side of the rule that sends NHWC with m >= c
+// below 16 channels to the GEMM (conv2d_depthwise.cpp).
+constexpr Row kDepthwiseMultiplier[] = {
+    {"c2_m1", 2, 32, 2, 5, 1, 0},    {"c2_m2", 2, 32, 4, 5, 1, 0},    {"c2_m6", 2, 32, 12, 5, 1, 0},
+    {"c4_m1", 4, 32, 4, 5, 1, 0},    {"c4_m2", 4, 32, 8, 5, 1, 0},    {"c4_m4", 4, 32, 16, 5, 1, 0},
+    {"c4_m6", 4, 32, 24, 5, 1, 0},   {"c8_m6", 8, 32, 48, 3, 1, 0},   {"c8_m8", 8, 32, 64, 3, 1, 0},
+    {"c16_m16", 16, 32, 256, 3, 1, 0},
+};
+
 template <size_t N>
 void append(std::vector<ConvLayer> &out, const char *set, const Row (&rows)[N], std::int64_t batch,
             std::int64_t groups = 1) {
   for (const Row &r : rows)
     out.push_back({set, r.name, r.c, r.hw, r.hw, r.k, r.kernel, r.kernel, r.stride, r.pad, batch, groups});
+}
+
+void append_depthwise(std::vector<ConvLayer> &out, const char *set, std::int64_t batch) {
+  for (const Row &r : kDepthwiseMultiplier)
+    out.push_back({set, r.name, r.c, r.hw, r.hw, r.k, r.kernel, r.kernel, r.stride, r.pad, batch, r.c});
 }
 
 // ResNet-50's distinct convolutions (resnet50_layers.cpp has all 53), the first
@@ -59,7 +74,7 @@ void append_resnet50(std::vector<ConvLayer> &out, bool only_3x3) {
 
 const std::vector<std::string> &conv_layer_sets() {
   static const std::vector<std::string> sets{"resnet50", "resnet50_3x3", "resnext50_3x3", "vgg16",
-                                             "lenet5"};
+                                             "lenet5", "depthwise_multiplier"};
   return sets;
 }
 
@@ -70,6 +85,7 @@ std::vector<ConvLayer> conv_layers(const std::string &set) {
   else if (set == "resnext50_3x3") append(out, "resnext50", kResNeXt50, 0, kResNeXtGroups);
   else if (set == "vgg16") append(out, "vgg16", kVgg16, 0);
   else if (set == "lenet5") append(out, "lenet5", kLeNet5, 64);
+  else if (set == "depthwise_multiplier") append_depthwise(out, "depthwise", 64);
   else throw std::invalid_argument("unknown layer set '" + set + "'");
   return out;
 }
