@@ -15,6 +15,11 @@
 // and the order of the additions cannot matter; the s32 accumulation of the
 // GEMM (which wraps modulo 2^32 only far beyond that) gives the same value, so
 // int8 is bit-exact with the reference on every tier.
+//
+// NHWC with fewer input channels than a vector has lanes is staged the same
+// way, transposed to NCHW (f32 included), and run by the NCHW loops: the NHWC
+// loops run their lanes along the input channels, a pass per channel
+// multiplier, so there most lanes would idle.
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -37,16 +42,21 @@ constexpr int64_t kMaxInt8Taps = (int64_t{1} << 24) / (255 * 128);  // 514
 
 bool is_int8(dlk_dtype t) { return t == DLK_DTYPE_U8 || t == DLK_DTYPE_S8; }
 
+// NHWC staged as NCHW: fewer channels than an AVX-512 register's 16 f32 lanes
+// (1.4-24x as fast as the NHWC loops on 1-8 channels, Zen 5; 16 channels, the
+// NHWC loops' lanes full, unchanged: docs/conv_pool_speed.md, sixth sitting).
+bool staged_as_nchw(const dlk_conv2d_desc &d) { return d.format == DLK_FORMAT_NHWC && d.c < 16; }
+
 // What a call keeps in scratch, in floats (int8 s32 sums count as floats),
 // with `stagings` images staged at once (one per thread).
 struct DepthwiseScratch {
   int64_t weights = 0, by_tap = 0, src = 0, dst = 0, sums = 0;
   DepthwiseScratch(const core::Conv2dArgs &a, int stagings) {
     const dlk_conv2d_desc &d = a.desc;
-    const bool staged = d.src_type != DLK_DTYPE_F32;
+    const bool converted = d.src_type != DLK_DTYPE_F32, staged = converted || staged_as_nchw(d);
     const int64_t weight_count = d.k * d.kh * d.kw;
-    weights = staged ? weight_count : 0;
-    by_tap = d.format == DLK_FORMAT_NHWC ? weight_count : 0;
+    weights = converted ? weight_count : 0;
+    by_tap = d.format == DLK_FORMAT_NHWC && !staged_as_nchw(d) ? weight_count : 0;
     src = staged ? stagings * d.c * d.h * d.w : 0;
     dst = staged ? stagings * d.k * a.oh * a.ow : 0;
     sums = is_int8(d.src_type) ? stagings * d.k * a.oh * a.ow : 0;
@@ -70,7 +80,9 @@ void run_kernel(const core::Conv2dArgs &args, const float *by_tap, core::CpuIsa 
 // f32 value of a staged element: f16/bf16 converted, int8 less the zero point.
 template <class T>
 float staged(T v, dlk_dtype type, int32_t zero_point) {
-  if constexpr (std::is_same_v<T, uint16_t>)
+  if constexpr (std::is_same_v<T, float>)
+    return v;
+  else if constexpr (std::is_same_v<T, uint16_t>)
     return type == DLK_DTYPE_F16 ? core::f16_to_f32(v) : core::bf16_to_f32(v);
   else
     return static_cast<float>(static_cast<int32_t>(v) - zero_point);
@@ -97,19 +109,31 @@ int image_team(const core::Conv2dArgs &a, int threads) {
   return team > 1 && (a.desc.n % team == 0 || a.desc.n >= 4 * team) ? team : 1;
 }
 
+// One NHWC image (pixels x c) staged as NCHW (c x pixels) in f32.
+template <class T>
+void convert_to_nchw(const T *in, int64_t pixels, int64_t c, dlk_dtype type, int32_t zero_point,
+                     float *out, int threads) {
+  parallel_for(c, threads, [&](int64_t ch, int) {
+    for (int64_t p = 0; p < pixels; ++p) out[ch * pixels + p] = staged(in[p * c + ch], type, zero_point);
+  });
+}
+
 // The staged forward pass: image by image through the f32 kernel, `team`
 // threads each staging its own images in its own part of src, dst and sums
 // (else one image at a time on all threads).
 template <class T>
-void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *weights,
+void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, const float *weights,
                     float *src, float *dst, int32_t *sums, core::CpuIsa isa, int threads,
                     int team) {
   const dlk_conv2d_desc &d = a.desc;
-  const bool int8 = is_int8(d.src_type);
+  const bool int8 = is_int8(d.src_type), nchw_staged = staged_as_nchw(d);
+  // The layout of the staged src and dst.
+  const bool staged_nhwc = d.format == DLK_FORMAT_NHWC && !nchw_staged;
   const int64_t image_in = d.c * d.h * d.w, pixels = a.oh * a.ow, image_out = d.k * pixels;
   core::Conv2dArgs f = a;
   f.desc.n = 1;
   f.desc.src_type = f.desc.weights_type = f.desc.dst_type = DLK_DTYPE_F32;
+  if (nchw_staged) f.desc.format = DLK_FORMAT_NCHW, by_tap_in = nullptr;
   f.weights = weights;
   // int8: the kernel gives the bare sums; the GEMM's store applies the rest.
   if (int8) f.bias = nullptr, f.desc.relu = 0;
@@ -122,8 +146,11 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
   const kernels::S32TileStoreKernel store_s32 = gemm_kernel_set(isa).store_s32;
   const auto stage = [&](int64_t image, float *src_image, float *dst_image, int32_t *sums_image,
                          int workers) {
-    convert(static_cast<const T *>(a.src) + image * image_in, image_in, d.src_type,
-            d.src_zero_point, src_image, workers);
+    const T *in = static_cast<const T *>(a.src) + image * image_in;
+    if (nchw_staged)
+      convert_to_nchw(in, d.h * d.w, d.c, d.src_type, d.src_zero_point, src_image, workers);
+    else
+      convert(in, image_in, d.src_type, d.src_zero_point, src_image, workers);
     core::Conv2dArgs staged = f;
     staged.src = src_image, staged.dst = dst_image;
     run_kernel(staged, by_tap_in, isa, workers);
@@ -132,6 +159,12 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
       with_float_storage(d.dst_type, [&](auto storage) {
         using Storage = decltype(storage);
         auto *o = static_cast<typename Storage::type *>(out);
+        if (nchw_staged) {  // back to NHWC
+          parallel_for(pixels, workers, [&](int64_t p, int) {
+            for (int64_t ch = 0; ch < d.k; ++ch) o[p * d.k + ch] = Storage::store(dst_image[ch * pixels + p]);
+          });
+          return;
+        }
         parallel_for(d.k, workers, [&](int64_t ch, int) {
           for (int64_t p = ch * pixels; p < (ch + 1) * pixels; ++p) o[p] = Storage::store(dst_image[p]);
         });
@@ -139,7 +172,6 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
       return;
     }
     // The sums as s32, pixels x k, then the integer store, a block of pixels per task.
-    const bool nhwc = d.format == DLK_FORMAT_NHWC;
     const int64_t blocks = std::max<int64_t>(1, pixels / 64);
     core::GemmArgs image_store = store;
     image_store.c = out;
@@ -148,7 +180,7 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, float *we
       for (int64_t p = p0; p < p1; ++p)
         for (int64_t ch = 0; ch < d.k; ++ch)
           sums_image[p * d.k + ch] =
-              static_cast<int32_t>(nhwc ? dst_image[p * d.k + ch] : dst_image[ch * pixels + p]);
+              static_cast<int32_t>(staged_nhwc ? dst_image[p * d.k + ch] : dst_image[ch * pixels + p]);
       store_s32_tile(image_store, TileSpot{0, p0, 0, p1 - p0, d.k}, sums_image + p0 * d.k, d.k,
                      store_s32);
     });
@@ -173,12 +205,8 @@ bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa) {
       (kernels::conv2d_direct_rows_forward_applies(args) ||
        kernels::conv2d_direct_few_channels_applies(args)))
     return false;
-  // NHWC: the kernel's lanes run along the channels, of which there is one; the
-  // GEMM, its panels staged a pixel at a time, ran LeNet-5's conv1 11-21x as
-  // fast (Zen 5, f32 and int8, 1 and 2 threads; docs/conv_pool_speed.md).
-  if (d.c == 1 && d.format == DLK_FORMAT_NHWC) return false;
   if (is_int8(d.src_type) && d.kh * d.kw > kMaxInt8Taps) return false;
-  // f32 NCHW needs no scratch; the rest must fit the bound (else the GEMM).
+  // f32 NCHW and wide NHWC need no staging; the rest must fit the bound (else the GEMM).
   return DepthwiseScratch(args, 1).bytes() <= kScratchBound;
 }
 
@@ -189,7 +217,7 @@ core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuI
   int team = image_team(args, threads);
   if (DepthwiseScratch(args, team).bytes() > kScratchBound) team = 1;
   const DepthwiseScratch plan(args, team);
-  // (f32 NCHW asks for nothing; a carver needs some base all the same.)
+  // (f32 unstaged asks for little; a carver needs some base all the same.)
   ScratchCarver carve(scratch.get(std::max<size_t>(plan.bytes(), 64), "dlk_conv2d_forward",
                                   "the depthwise staging"));
   float *weights = carve.carve<float>(plan.weights);
@@ -222,20 +250,27 @@ core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuI
   }
   const char *type = "f32";
   switch (d.src_type) {
-    case DLK_DTYPE_F32: run_kernel(args, by_tap, isa, threads); break;
+    case DLK_DTYPE_F32:
+      if (staged_as_nchw(d))
+        forward_staged<float>(args, by_tap, w32, src, dst, sums, isa, threads, team);
+      else
+        run_kernel(args, by_tap, isa, threads);
+      break;
     case DLK_DTYPE_U8:
-      forward_staged<uint8_t>(args, by_tap, weights, src, dst, sums, isa, threads, team);
+      forward_staged<uint8_t>(args, by_tap, w32, src, dst, sums, isa, threads, team);
       type = "u8";
       break;
     case DLK_DTYPE_S8:
-      forward_staged<int8_t>(args, by_tap, weights, src, dst, sums, isa, threads, team);
+      forward_staged<int8_t>(args, by_tap, w32, src, dst, sums, isa, threads, team);
       type = "s8";
       break;
     default:
-      forward_staged<uint16_t>(args, by_tap, weights, src, dst, sums, isa, threads, team);
+      forward_staged<uint16_t>(args, by_tap, w32, src, dst, sums, isa, threads, team);
       type = d.src_type == DLK_DTYPE_F16 ? "f16" : "bf16";
   }
-  return {std::string(core::cpu_isa_name(isa)) + ":depthwise_direct_" + type, 0};
+  return {std::string(core::cpu_isa_name(isa)) +
+              (staged_as_nchw(d) ? ":depthwise_direct_via_nchw_" : ":depthwise_direct_") + type,
+          0};
 }
 
 }  // namespace dlk::cpu

@@ -16,7 +16,7 @@ namespace dlk::cpu {
 // convolution lowers to the GEMM, im2col packed into its panels (no scratch),
 // or runs a direct kernel of its own (conv2d_im2col.cpp). One input channel
 // is depthwise in name only: it goes to the direct kernel for few output
-// channels where `isa` has it, and to the GEMM in NHWC.
+// channels where `isa` has it (NCHW). NHWC below 16 channels is staged as NCHW.
 bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa);
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch);

@@ -1,7 +1,8 @@
 // Which lowering a forward convolution takes on the CPU backend: depthwise
 // (groups == c, any channel multiplier; f32, and f16/bf16/int8 staged in f32;
-// int8 up to 514 taps) runs the direct depthwise kernel of the context's tier,
-// every other convolution the GEMM (the rule of
+// int8 up to 514 taps) runs the direct depthwise kernel of the context's tier
+// (NHWC below 16 channels staged as NCHW), every other convolution the GEMM
+// (the rule of
 // backends/cpu_avx512/cpu_ops.hpp). Its results are checked by the
 // conformance suite on every tier; here, that the rule holds, as
 // dlk_context_last_op names what ran, and that the tiers' direct kernels,
@@ -47,23 +48,23 @@ TEST_CASE("conv2d forward: depthwise runs the direct kernel of the tier, the res
     const Context ctx(tier);
     for (dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}) {
       INFO(tier << (format == DLK_FORMAT_NCHW ? " nchw" : " nhwc"));
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 8, 8, 8) ==
-            tier + ":depthwise_direct_f32");
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 8, 24, 8) ==
-            tier + ":depthwise_direct_f32");
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F16, 8, 8, 8) ==
-            tier + ":depthwise_direct_f16");
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_BF16, 8, 16, 8) ==
-            tier + ":depthwise_direct_bf16");
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8) ==
+      // 8 channels: NHWC stages them as NCHW.
+      const std::string direct =
+          tier + (format == DLK_FORMAT_NHWC ? ":depthwise_direct_via_nchw_" : ":depthwise_direct_");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 8, 8, 8) == direct + "f32");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 8, 24, 8) == direct + "f32");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F16, 8, 8, 8) == direct + "f16");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_BF16, 8, 16, 8) == direct + "bf16");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8) == direct + "s8");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_U8, 8, 8, 8) == direct + "u8");
+      // 15 channels staged, 16 (a full AVX-512 vector) in place.
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 15, 15, 15) == direct + "f32");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 16, 32, 16) ==
             tier + ":depthwise_direct_s8");
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_U8, 8, 8, 8) ==
-            tier + ":depthwise_direct_u8");
       // int8 with more taps than f32 sums exactly (3 x 172 = 516 > 514), and
       // a grouped convolution: the GEMM.
       CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8, 172).find("im2col") == 0);
-      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8, 171) ==
-            tier + ":depthwise_direct_s8");
+      CHECK(forward_implementation(ctx, format, DLK_DTYPE_S8, 8, 8, 8, 171) == direct + "s8");
       CHECK(forward_implementation(ctx, format, DLK_DTYPE_F32, 8, 8, 4).find("im2col") == 0);
     }
   }
@@ -72,12 +73,15 @@ TEST_CASE("conv2d forward: depthwise runs the direct kernel of the tier, the res
 TEST_CASE("conv2d forward: the direct depthwise kernels of every tier agree bit for bit",
           "[cpu][conv2d]") {
   // Rows and channels past every tier's vector blocks, stride 2 and 1,
-  // padding, a channel multiplier of 2, bias and ReLU.
+  // padding, a channel multiplier of 2, bias and ReLU; 5 channels (NHWC
+  // staged as NCHW) and 37.
+  for (const int64_t c : {37, 5})
   for (dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}) {
+    INFO(c << (format == DLK_FORMAT_NCHW ? " nchw" : " nhwc"));
     dlk_conv2d_desc d;
-    dlk_conv2d_desc_init(&d, DLK_DTYPE_F32, 2, 37, 9, 83, 74, 3, 5);
+    dlk_conv2d_desc_init(&d, DLK_DTYPE_F32, 2, c, 9, 83, 2 * c, 3, 5);
     d.format = format;
-    d.groups = 37;
+    d.groups = c;
     d.stride_h = 2;
     d.pad_h = 1, d.pad_w = 2;
     d.relu = 1;
