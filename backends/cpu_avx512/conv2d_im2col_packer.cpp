@@ -239,12 +239,13 @@ void pack_nhwc(const Layout &layout, const ConvShape &s, const kernels::GemmPack
 }
 
 // NHWC with few channels (fewer than kKernelChannels: ResNet-50's conv1 has 3,
-// LeNet-5's 1) in one group: a pixel's taps on one kernel row are kw x c
-// contiguous elements of src, so each panel row (a pixel's taps) is staged
-// whole, kh stretches and the padding's value, and the tier's packing kernel
-// turns the staged rows into the panel. pack_nhwc stores such panels an element
-// at a time down their columns: conv1's NHWC forward ran 0.09-0.11x oneDNN-any
-// (int8) and 0.33-0.43x (f32). False where it does not apply.
+// LeNet-5's 1) in one group (nhwc_panels_staged): a pixel's taps on one kernel
+// row are kw x c contiguous elements of src, so each panel row (a pixel's taps)
+// is staged whole, kh stretches and the padding's value, and the tier's packing
+// kernel turns the staged rows into the panel. pack_nhwc stores such panels an
+// element at a time down their columns: conv1's NHWC forward ran 0.09-0.11x
+// oneDNN-any (int8) and 0.33-0.43x (f32). False where the panel's staged rows
+// do not fit the stage.
 constexpr int64_t kStagedBytes = int64_t{32} << 10;
 
 template <class Layout>
@@ -254,9 +255,7 @@ bool pack_nhwc_staged(const Layout &layout, const ConvShape &s,
                       int nruns, int64_t cols, typename Layout::Out *out, int width) {
   using In = typename Layout::In;
   const int64_t row = s.kw * s.cg, taps = s.kh * row;  // elements of a kernel row, of a pixel
-  if (s.cg >= kKernelChannels || s.groups != 1 || s.dilation_w != 1 ||
-      s.src_pixel_stride() != s.cg || taps * cols * int64_t{sizeof(In)} > kStagedBytes)
-    return false;
+  if (taps * cols * int64_t{sizeof(In)} > kStagedBytes) return false;
   alignas(64) unsigned char buffer[kStagedBytes];
   In *staged = reinterpret_cast<In *>(buffer);
   const In pad = layout.source_pad();
@@ -287,16 +286,17 @@ bool pack_nhwc_staged(const Layout &layout, const ConvShape &s,
 
 // A panel of the forward B (or of the int8 A) in `layout`, from src of one
 // image and group (src_offset elements from the tensor's start): pixels
-// [j0, j0 + cols), taps [p0, p0 + kc).
+// [j0, j0 + cols), taps [p0, p0 + kc); `nhwc_staged` as nhwc_panels_staged(s).
 template <class Layout>
-void pack_forward(const Layout &layout, const ConvShape &s,
+void pack_forward(const Layout &layout, const ConvShape &s, bool nhwc_staged,
                   const kernels::GemmPackKernels &kernels, dlk_dtype dtype,
                   const typename Layout::In *src, int64_t src_offset, int64_t p0, int64_t kc,
                   int64_t j0, int64_t cols, typename Layout::Out *out, int width) {
   Run runs[kMaxWidth];
   const int nruns = runs_of(s, j0, cols, runs);
   if (s.nhwc) {
-    if (!pack_nhwc_staged(layout, s, kernels, dtype, src, p0, kc, runs, nruns, cols, out, width))
+    if (!nhwc_staged ||
+        !pack_nhwc_staged(layout, s, kernels, dtype, src, p0, kc, runs, nruns, cols, out, width))
       pack_nhwc(layout, s, kernels, dtype, src, src_offset, p0, kc, runs, nruns, cols, out, width);
   } else {
     pack_nchw(layout, s, src, p0, kc, runs, nruns, cols, out, width);
@@ -414,6 +414,11 @@ bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
 
 }  // namespace
 
+bool nhwc_panels_staged(const ConvShape &s) {
+  return s.nhwc && s.cg < kKernelChannels && s.groups == 1 && s.dilation_w == 1 &&
+         s.src_pixel_stride() == s.cg;
+}
+
 void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j,
                                       int64_t cols, const PackedPanel &panel) const {
   const int64_t j0 = first_column_ + j;
@@ -440,8 +445,8 @@ void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, 
   const auto run = [&](const auto &layout, auto *out) {
     using In = typename std::decay_t<decltype(layout)>::In;
     const int64_t offset = s_.src_offset(batch, group_);
-    pack_forward(layout, s_, kernels_, dtype_, static_cast<const In *>(src_) + offset, offset, p0,
-                 kc, j0, cols, out, panel.width);
+    pack_forward(layout, s_, nhwc_staged_, kernels_, dtype_, static_cast<const In *>(src_) + offset,
+                 offset, p0, kc, j0, cols, out, panel.width);
   };
   if (panel.type == PackedType::bf16_pairs)  // the GEMM asks for it with bf16 src only
     return run(Bf16PairLayout{}, static_cast<uint16_t *>(panel.data));
@@ -465,7 +470,7 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
     const auto *src = static_cast<const typename Layout::In *>(src_) + offset;
     const int64_t size = (kc + Layout::group - 1) / Layout::group * Layout::group * width;
     for (int64_t r0 = 0; r0 < rows; r0 += width, out += size)
-      pack_forward(layout, s_, kernels_, dtype_, src, offset, p0, kc, i0 + r0,
+      pack_forward(layout, s_, nhwc_staged_, kernels_, dtype_, src, offset, p0, kc, i0 + r0,
                    std::min<int64_t>(width, rows - r0), out, width);
   };
   switch (first.type) {

@@ -17,6 +17,11 @@
 
 namespace dlk::cpu {
 
+// Whether the forward panels of NHWC `s` are packed from pixel rows staged
+// whole (few channels, one group, no horizontal dilation), decided once per
+// packer; a panel whose staged rows outgrow the stage is packed as any other.
+bool nhwc_panels_staged(const ConvShape &s);
+
 class Im2colPanelPacker final : public BPanelPacker {
  public:
   // B of group `group`; GEMM batch entry b is image b, and column j is output
@@ -27,7 +32,8 @@ class Im2colPanelPacker final : public BPanelPacker {
   Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
                     const kernels::GemmPackKernels &kernels,
                     kernels::Im2colNchwF32 nchw_f32 = nullptr)
-      : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels), nchw_f32_(nchw_f32) {}
+      : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels), nchw_f32_(nchw_f32),
+        nhwc_staged_(nhwc_panels_staged(s)) {}
 
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
             const PackedPanel &panel) const override;
@@ -39,6 +45,7 @@ class Im2colPanelPacker final : public BPanelPacker {
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
   kernels::Im2colNchwF32 nchw_f32_;
+  bool nhwc_staged_;
 };
 
 // A = im2col^T (pixels x taps) of one group, for the forward passes that take
@@ -56,7 +63,8 @@ class Im2colAPanelPacker final : public APanelPacker {
                      kernels::Im2colNchwF32 nchw_f32 = nullptr,
                      kernels::Im2colNchwU8Quads nchw_u8_quads = nullptr)
       : s_(s), src_(src), dtype_(dtype), zero_point_(zero_point), group_(group),
-        kernels_(kernels), nchw_f32_(nchw_f32), nchw_u8_quads_(nchw_u8_quads) {}
+        kernels_(kernels), nchw_f32_(nchw_f32), nchw_u8_quads_(nchw_u8_quads),
+        nhwc_staged_(nhwc_panels_staged(s)) {}
 
   void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
             const PackedPanel &first) const override;
@@ -70,6 +78,7 @@ class Im2colAPanelPacker final : public APanelPacker {
   const kernels::GemmPackKernels &kernels_;
   kernels::Im2colNchwF32 nchw_f32_;
   kernels::Im2colNchwU8Quads nchw_u8_quads_;
+  bool nhwc_staged_;
 };
 
 // B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch
