@@ -238,15 +238,36 @@ void pack_nhwc(const Layout &layout, const ConvShape &s, const kernels::GemmPack
     for (int64_t t = 0; t < width; ++t) out[index<Layout>(p, t, width)] = Out{0};
 }
 
-// NHWC with few channels (fewer than kKernelChannels: ResNet-50's conv1 has 3,
-// LeNet-5's 1) in one group (nhwc_panels_staged): a pixel's taps on one kernel
-// row are kw x c contiguous elements of src, so each panel row (a pixel's taps)
-// is staged whole, kh stretches and the padding's value, and the tier's packing
-// kernel turns the staged rows into the panel. pack_nhwc stores such panels an
-// element at a time down their columns: conv1's NHWC forward ran 0.09-0.11x
-// oneDNN-any (int8) and 0.33-0.43x (f32). False where the panel's staged rows
-// do not fit the stage.
-constexpr int64_t kStagedBytes = int64_t{32} << 10;
+// NHWC in one group without horizontal dilation (nhwc_rows_stageable): a
+// pixel's taps on one kernel row are kw x c contiguous elements of src, so each
+// panel row (a pixel's taps [p0, p0 + kc)) is staged whole, stretches of src and
+// the padding's value, and the tier's packing kernel turns the staged rows into
+// the panel in one call. pack_nhwc stores an element at a time down the panel's
+// columns where a block has fewer than kKernelChannels channels (conv1's NHWC
+// forward ran 0.09-0.11x oneDNN-any int8, 0.33-0.43x f32) and wherever the
+// panel's pixels straddle output rows (every int8 panel of res5b's 7-pixel
+// rows). False where the staged rows do not fit the stage.
+constexpr int64_t kStagedBytes = int64_t{64} << 10;
+
+// memcpy of `bytes`; 4 to 32 of them (a kernel row of conv1: 21 bytes int8) as
+// two overlapping fixed-size copies the compiler inlines: the call per kernel
+// row cost conv1's int8 NHWC forward about a tenth of its time.
+inline void copy_bytes(void *to, const void *from, int64_t bytes) {
+  auto *d = static_cast<unsigned char *>(to);
+  const auto *f = static_cast<const unsigned char *>(from);
+  const auto pair = [&](auto piece) {
+    constexpr int64_t n = sizeof(piece);
+    std::memcpy(d, f, n);
+    std::memcpy(d + bytes - n, f + bytes - n, n);
+  };
+  struct Bytes16 {
+    unsigned char b[16];
+  };
+  if (bytes >= 16 && bytes <= 32) pair(Bytes16{});
+  else if (bytes >= 8 && bytes < 16) pair(uint64_t{});
+  else if (bytes >= 4 && bytes < 8) pair(uint32_t{});
+  else std::memcpy(d, f, static_cast<size_t>(bytes));
+}
 
 template <class Layout>
 bool pack_nhwc_staged(const Layout &layout, const ConvShape &s,
@@ -254,49 +275,65 @@ bool pack_nhwc_staged(const Layout &layout, const ConvShape &s,
                       const typename Layout::In *src, int64_t p0, int64_t kc, const Run *runs,
                       int nruns, int64_t cols, typename Layout::Out *out, int width) {
   using In = typename Layout::In;
-  const int64_t row = s.kw * s.cg, taps = s.kh * row;  // elements of a kernel row, of a pixel
-  if (taps * cols * int64_t{sizeof(In)} > kStagedBytes) return false;
+  if (kc * cols * int64_t{sizeof(In)} > kStagedBytes) return false;
   alignas(64) unsigned char buffer[kStagedBytes];
   In *staged = reinterpret_cast<In *>(buffer);
   const In pad = layout.source_pad();
+  const int64_t row = s.kw * s.cg;  // elements of a kernel row
+  // Kernel rows [r0, r1] hold [p0, p0 + kc): the whole of each but [first, row)
+  // of r0 and [0, last) of r1.
+  const int64_t r0 = p0 / row, r1 = (p0 + kc - 1) / row;
+  const int64_t first = p0 - r0 * row, last = p0 + kc - r1 * row;
   for (int i = 0; i < nruns; ++i) {
     const Run &run = runs[i];
     for (int64_t t = run.t0; t < run.t1; ++t) {
       const int64_t ix0 = run.ix0 + (t - run.t0) * s.stride_w;
-      // Kernel columns [q0, q1) read inside the image.
-      const int64_t q0 = std::clamp<int64_t>(-ix0, 0, s.kw);
-      const int64_t q1 = std::clamp<int64_t>(s.w - ix0, q0, s.kw);
-      for (int64_t r = 0; r < s.kh; ++r) {
-        In *o = staged + t * taps + r * row;
+      // Elements [in0, in1) of a kernel row read inside the image.
+      const int64_t in0 = std::clamp<int64_t>(-ix0, 0, s.kw) * s.cg;
+      const int64_t in1 = std::max(std::clamp<int64_t>(s.w - ix0, 0, s.kw) * s.cg, in0);
+      const int64_t pixel = ix0 * s.cg;  // (an offset: before src left of the image)
+      In *o = staged + t * kc;
+      // Elements [a, b) of kernel row r, at o.
+      const auto stage = [&](int64_t r, int64_t a, int64_t b) {
         const int64_t iy = run.iy0 + r * s.dilation_h;
-        if (iy < 0 || iy >= s.h || q0 == q1) {
-          std::fill(o, o + row, pad);
-          continue;
+        const int64_t lo = std::clamp(in0, a, b), hi = std::clamp(in1, lo, b);
+        if (iy < 0 || iy >= s.h || lo == hi) {
+          std::fill(o, o + (b - a), pad);
+        } else {
+          std::fill(o, o + (lo - a), pad);
+          copy_bytes(o + (lo - a), src + (pixel + iy * s.w * s.cg + lo), (hi - lo) * int64_t{sizeof(In)});
+          std::fill(o + (hi - a), o + (b - a), pad);
         }
-        std::fill(o, o + q0 * s.cg, pad);
-        std::memcpy(o + q0 * s.cg, src + (iy * s.w + ix0 + q0) * s.cg,
-                    static_cast<size_t>((q1 - q0) * s.cg) * sizeof(In));
-        std::fill(o + q1 * s.cg, o + row, pad);
+        o += b - a;
+      };
+      if (r0 == r1) {
+        stage(r0, first, last);
+        continue;
       }
+      stage(r0, first, row);
+      for (int64_t r = r0 + 1; r < r1; ++r) stage(r, 0, row);
+      stage(r1, 0, last);
     }
   }
-  layout.pack_block(kernels, PanelSource{staged + p0, dtype, taps, 1}, cols, kc, width, out);
+  layout.pack_block(kernels, PanelSource{staged, dtype, kc, 1}, cols, kc, width, out);
   return true;
 }
 
 // A panel of the forward B (or of the int8 A) in `layout`, from src of one
 // image and group (src_offset elements from the tensor's start): pixels
-// [j0, j0 + cols), taps [p0, p0 + kc); `nhwc_staged` as nhwc_panels_staged(s).
+// [j0, j0 + cols), taps [p0, p0 + kc); `stageable` as nhwc_rows_stageable(s).
 template <class Layout>
-void pack_forward(const Layout &layout, const ConvShape &s, bool nhwc_staged,
+void pack_forward(const Layout &layout, const ConvShape &s, bool stageable,
                   const kernels::GemmPackKernels &kernels, dlk_dtype dtype,
                   const typename Layout::In *src, int64_t src_offset, int64_t p0, int64_t kc,
                   int64_t j0, int64_t cols, typename Layout::Out *out, int width) {
   Run runs[kMaxWidth];
   const int nruns = runs_of(s, j0, cols, runs);
   if (s.nhwc) {
-    if (!nhwc_staged ||
-        !pack_nhwc_staged(layout, s, kernels, dtype, src, p0, kc, runs, nruns, cols, out, width))
+    const bool staged = stageable && (s.cg < kKernelChannels || nruns > 1) &&
+                        pack_nhwc_staged(layout, s, kernels, dtype, src, p0, kc, runs, nruns, cols,
+                                         out, width);
+    if (!staged)
       pack_nhwc(layout, s, kernels, dtype, src, src_offset, p0, kc, runs, nruns, cols, out, width);
   } else {
     pack_nchw(layout, s, src, p0, kc, runs, nruns, cols, out, width);
@@ -414,9 +451,8 @@ bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
 
 }  // namespace
 
-bool nhwc_panels_staged(const ConvShape &s) {
-  return s.nhwc && s.cg < kKernelChannels && s.groups == 1 && s.dilation_w == 1 &&
-         s.src_pixel_stride() == s.cg;
+bool nhwc_rows_stageable(const ConvShape &s) {
+  return s.nhwc && s.groups == 1 && s.dilation_w == 1 && s.src_pixel_stride() == s.cg;
 }
 
 void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j,
@@ -445,7 +481,7 @@ void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, 
   const auto run = [&](const auto &layout, auto *out) {
     using In = typename std::decay_t<decltype(layout)>::In;
     const int64_t offset = s_.src_offset(batch, group_);
-    pack_forward(layout, s_, nhwc_staged_, kernels_, dtype_, static_cast<const In *>(src_) + offset,
+    pack_forward(layout, s_, stageable_, kernels_, dtype_, static_cast<const In *>(src_) + offset,
                  offset, p0, kc, j0, cols, out, panel.width);
   };
   if (panel.type == PackedType::bf16_pairs)  // the GEMM asks for it with bf16 src only
@@ -470,7 +506,7 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
     const auto *src = static_cast<const typename Layout::In *>(src_) + offset;
     const int64_t size = (kc + Layout::group - 1) / Layout::group * Layout::group * width;
     for (int64_t r0 = 0; r0 < rows; r0 += width, out += size)
-      pack_forward(layout, s_, nhwc_staged_, kernels_, dtype_, src, offset, p0, kc, i0 + r0,
+      pack_forward(layout, s_, stageable_, kernels_, dtype_, src, offset, p0, kc, i0 + r0,
                    std::min<int64_t>(width, rows - r0), out, width);
   };
   switch (first.type) {

@@ -17,10 +17,10 @@
 
 namespace dlk::cpu {
 
-// Whether the forward panels of NHWC `s` are packed from pixel rows staged
-// whole (few channels, one group, no horizontal dilation), decided once per
-// packer; a panel whose staged rows outgrow the stage is packed as any other.
-bool nhwc_panels_staged(const ConvShape &s);
+// Whether forward panels of NHWC `s` may be packed from pixel rows staged whole
+// (one group, no horizontal dilation), decided once per packer; those with few
+// channels or straddling output rows are, where the staged rows fit the stage.
+bool nhwc_rows_stageable(const ConvShape &s);
 
 class Im2colPanelPacker final : public BPanelPacker {
  public:
@@ -33,7 +33,7 @@ class Im2colPanelPacker final : public BPanelPacker {
                     const kernels::GemmPackKernels &kernels,
                     kernels::Im2colNchwF32 nchw_f32 = nullptr)
       : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels), nchw_f32_(nchw_f32),
-        nhwc_staged_(nhwc_panels_staged(s)) {}
+        stageable_(nhwc_rows_stageable(s)) {}
 
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
             const PackedPanel &panel) const override;
@@ -45,7 +45,7 @@ class Im2colPanelPacker final : public BPanelPacker {
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
   kernels::Im2colNchwF32 nchw_f32_;
-  bool nhwc_staged_;
+  bool stageable_;
 };
 
 // A = im2col^T (pixels x taps) of one group, for the forward passes that take
@@ -64,7 +64,7 @@ class Im2colAPanelPacker final : public APanelPacker {
                      kernels::Im2colNchwU8Quads nchw_u8_quads = nullptr)
       : s_(s), src_(src), dtype_(dtype), zero_point_(zero_point), group_(group),
         kernels_(kernels), nchw_f32_(nchw_f32), nchw_u8_quads_(nchw_u8_quads),
-        nhwc_staged_(nhwc_panels_staged(s)) {}
+        stageable_(nhwc_rows_stageable(s)) {}
 
   void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
             const PackedPanel &first) const override;
@@ -78,7 +78,7 @@ class Im2colAPanelPacker final : public APanelPacker {
   const kernels::GemmPackKernels &kernels_;
   kernels::Im2colNchwF32 nchw_f32_;
   kernels::Im2colNchwU8Quads nchw_u8_quads_;
-  bool nhwc_staged_;
+  bool stageable_;
 };
 
 // B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch
