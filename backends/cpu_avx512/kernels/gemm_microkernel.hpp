@@ -51,7 +51,7 @@ struct S32Tile {
   int64_t ldc;
   int rows, cols;
   bool accumulate;
-  const int32_t *col_sums;  // NR values
+  const int32_t *col_sums;  // NR values, read only where a_zero != 0
   int32_t a_zero;
   int64_t a_rs;  // as F32Tile's: u8 A read in place, row i's k-quad u at a + i * a_rs + 4 u
 };

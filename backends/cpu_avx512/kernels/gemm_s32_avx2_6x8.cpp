@@ -44,7 +44,8 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
   }
   const __m256i mask = first_lanes(tile.cols);
   const __m256i comp =
-      _mm256_mullo_epi32(_mm256_set1_epi32(tile.a_zero), _mm256_maskload_epi32(tile.col_sums, mask));
+      tile.a_zero ? _mm256_mullo_epi32(_mm256_set1_epi32(tile.a_zero), _mm256_maskload_epi32(tile.col_sums, mask))
+                  : _mm256_setzero_si256();
 #pragma GCC unroll 6
   for (int i = 0; i < R; ++i) {
     if (i >= tile.rows) break;

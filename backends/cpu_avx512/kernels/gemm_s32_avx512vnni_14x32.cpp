@@ -40,7 +40,8 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
   const __m512i zero = _mm512_set1_epi32(tile.a_zero);
   for (int v = 0; v < V; ++v) {
     mask[v] = first_lanes(tile.cols - 16 * v);
-    comp[v] = _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(mask[v], tile.col_sums + 16 * v));
+    comp[v] = tile.a_zero ? _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(mask[v], tile.col_sums + 16 * v))
+                          : _mm512_setzero_si512();
   }
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {

@@ -20,7 +20,7 @@ void gemm_s32_generic_4x8(int64_t kc, const uint8_t *__restrict a, const int8_t 
     int32_t *c = tile.c + i * tile.ldc;
     for (int j = 0; j < tile.cols; ++j) {
       const uint32_t compensation =
-          static_cast<uint32_t>(tile.a_zero) * static_cast<uint32_t>(tile.col_sums[j]);
+          tile.a_zero ? static_cast<uint32_t>(tile.a_zero) * static_cast<uint32_t>(tile.col_sums[j]) : 0u;
       const uint32_t before = tile.accumulate ? static_cast<uint32_t>(c[j]) : 0u;
       c[j] = static_cast<int32_t>(before + acc[i][j] - compensation);
     }
