@@ -203,6 +203,7 @@ bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa) {
   // (LeNet-5 conv1, 1 > 6 channels: 1.2-1.35x as fast direct, 1 thread.)
   if (d.c == 1 && isa == core::CpuIsa::avx512 &&
       (kernels::conv2d_direct_rows_forward_applies(args) ||
+       kernels::conv2d_direct_rows_forward_nhwc_applies(args) ||
        kernels::conv2d_direct_few_channels_applies(args)))
     return false;
   if (is_int8(d.src_type) && d.kh * d.kw > kMaxInt8Taps) return false;

@@ -174,6 +174,29 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
         scratch.get(plan.bytes, "dlk_conv2d_forward", "the turned weights and padded images"));
     return {"avx512:conv2d_direct_rows_f32", 0};
   }
+  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
+    core::Conv2dArgs twin = kernels::nchw_twin(args);
+    const kernels::DirectRowsPlan plan(twin, threads, false);
+    const dlk_conv2d_desc &d = args.desc;
+    const int64_t pixels = args.oh * args.ow, image_out = d.k * pixels;
+    const size_t plan_bytes = ScratchCarver::aligned(plan.bytes);
+    const size_t dst_bytes = static_cast<size_t>(d.n * image_out) * sizeof(float);
+    if (plan_bytes + dst_bytes <= kScratchBound) {
+      auto *base = static_cast<unsigned char *>(scratch.get(
+          plan_bytes + dst_bytes, "dlk_conv2d_forward", "the turned weights, padded images and NCHW dst"));
+      auto *nchw_dst = reinterpret_cast<float *>(base + plan_bytes);
+      twin.dst = nchw_dst;
+      kernels::conv2d_direct_rows_forward_avx512(twin, plan, base);
+      auto *dst = static_cast<float *>(args.dst);
+      parallel_for(d.n, threads, [&](int64_t image, int) {
+        const float *in = nchw_dst + image * image_out;
+        float *out = dst + image * image_out;
+        for (int64_t p = 0; p < pixels; ++p)
+          for (int64_t ch = 0; ch < d.k; ++ch) out[p * d.k + ch] = in[ch * pixels + p];
+      });
+      return {"avx512:conv2d_direct_rows_f32_nhwc", 0};
+    }
+  }
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_few_channels_applies(args)) {
     kernels::conv2d_direct_few_channels_avx512(
         args, threads,

@@ -37,6 +37,12 @@ const Shape kShapes[] = {
     // k past one k block of every kernel (bf16 1024, int8 2048): 250 x 3 x 3.
     {DLK_FORMAT_NHWC, 1, 250, 3, 36, 17, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 250, 5, 6, 17, 3, 3, 1, 1, 1, 1},
+    // NHWC with one input channel (LeNet-5's conv1): the direct-rows kernel
+    // on its NCHW twin, dst turned into NHWC; with padding, and a row too
+    // short for it (k x 1 vector >= 6 columns).
+    {DLK_FORMAT_NHWC, 3, 1, 20, 36, 6, 5, 5, 1, 0, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 1, 9, 19, 5, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 1, 8, 8, 6, 3, 3, 1, 0, 1, 1},
     // NCHW: odd taps, stride, dilation, groups, a row past a panel's width.
     {DLK_FORMAT_NCHW, 2, 6, 9, 40, 10, 3, 5, 1, 2, 1, 2},
     {DLK_FORMAT_NCHW, 1, 5, 13, 13, 7, 3, 3, 2, 1, 2, 1},
@@ -306,6 +312,10 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       const bool direct = avx512_nchw && !rows && kg <= 16 &&
                           (kg >= 8 || (cg == 1 && kg >= 4)) && (d.pad_h == 0 || kg < 16);
       CHECK((implementation(ctx) == "avx512:conv2d_direct_rows_f32") == rows);
+      const bool rows_nhwc = tier == "avx512" && d.format == DLK_FORMAT_NHWC && d.c == 1 &&
+                             d.kh * d.kw > 1 && d.stride_h == 1 && d.k < 16 &&
+                             d.k * ((p.ow + 15) / 16) < p.ow;
+      CHECK((implementation(ctx) == "avx512:conv2d_direct_rows_f32_nhwc") == rows_nhwc);
       CHECK((implementation(ctx) == "avx512:conv2d_direct_f32") == direct);
     }
   }

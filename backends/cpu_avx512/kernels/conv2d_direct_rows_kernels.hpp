@@ -57,6 +57,19 @@ inline bool conv2d_direct_rows_forward_applies(const core::Conv2dArgs &a) {
          d.k * ((a.ow + 15) / 16) < a.ow;
 }
 
+// NHWC with one input channel is NCHW but for dst (and its ohwi weights are
+// oihw): the forward runs on the NCHW twin of `a` where that applies, into an
+// NCHW dst that is then turned into NHWC (LeNet-5's conv1).
+inline core::Conv2dArgs nchw_twin(const core::Conv2dArgs &a) {
+  core::Conv2dArgs twin = a;
+  twin.desc.format = DLK_FORMAT_NCHW;
+  return twin;
+}
+inline bool conv2d_direct_rows_forward_nhwc_applies(const core::Conv2dArgs &a) {
+  return a.desc.format == DLK_FORMAT_NHWC && a.desc.c == 1 &&
+         conv2d_direct_rows_forward_applies(nchw_twin(a));
+}
+
 // Backward data: at most 16 input and 16 output channels (more make the GEMM
 // deep enough), padding at most (kernel - 1) x dilation on each side, a padded
 // diff_dst of at most kMaxDirectPaddedFloats.
