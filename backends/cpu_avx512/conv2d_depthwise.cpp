@@ -161,7 +161,7 @@ void forward_staged(const core::Conv2dArgs &a, const float *by_tap_in, const flo
         auto *o = static_cast<typename Storage::type *>(out);
         if (nchw_staged) {  // back to NHWC
           parallel_for(pixels, workers, [&](int64_t p, int) {
-            for (int64_t ch = 0; ch < d.k; ++ch) o[p * d.k + ch] = Storage::store(dst_image[ch * pixels + p]);
+            nchw_pixels_to_nhwc(dst_image, d.k, pixels, p, p + 1, o, Storage::store);
           });
           return;
         }

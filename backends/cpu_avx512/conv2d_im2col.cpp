@@ -189,10 +189,8 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       kernels::conv2d_direct_rows_forward_avx512(twin, plan, base);
       auto *dst = static_cast<float *>(args.dst);
       parallel_for(d.n, threads, [&](int64_t image, int) {
-        const float *in = nchw_dst + image * image_out;
-        float *out = dst + image * image_out;
-        for (int64_t p = 0; p < pixels; ++p)
-          for (int64_t ch = 0; ch < d.k; ++ch) out[p * d.k + ch] = in[ch * pixels + p];
+        nchw_pixels_to_nhwc(nchw_dst + image * image_out, d.k, pixels, 0, pixels, dst + image * image_out,
+                            [](float v) { return v; });
       });
       return {"avx512:conv2d_direct_rows_f32_nhwc", 0};
     }

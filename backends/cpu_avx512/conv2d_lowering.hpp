@@ -109,4 +109,14 @@ inline void inside(int64_t ix0, int64_t n, int64_t stride, int64_t w, int64_t &l
   inside_clipped(ix0, n, stride, w, lo, hi);
 }
 
+// Pixels [p0, p1) of one image's NCHW f32 values (`channels` x `pixels`)
+// written into its NHWC dst, each through `store`: the NHWC forward passes that
+// run an NCHW kernel on staged images turn their dst back with it.
+template <class Out, class Store>
+void nchw_pixels_to_nhwc(const float *in, int64_t channels, int64_t pixels, int64_t p0, int64_t p1,
+                         Out *out, Store store) {
+  for (int64_t p = p0; p < p1; ++p)
+    for (int64_t ch = 0; ch < channels; ++ch) out[p * channels + ch] = store(in[ch * pixels + p]);
+}
+
 }  // namespace dlk::cpu
