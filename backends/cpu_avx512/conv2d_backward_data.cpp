@@ -65,12 +65,15 @@ constexpr int64_t kChunkTaps = 256;
 constexpr int64_t kColBytes = int64_t{512} << 10;
 
 // How the work is split: `outer` threads take items (an image and group)
-// whole, or `inner` threads take the channel chunks of one item; every worker
-// runs its GEMMs on one thread, so no GEMM waits at a barrier, and col2im adds
-// the chunk's band into the chunk's own channels right after its GEMM.
+// whole, or `inner` threads take the parts of one item: NCHW its channel
+// chunks, NHWC slabs of its image rows (see below). Every worker runs its
+// GEMMs on one thread, so no GEMM waits at a barrier, and col2im adds the
+// band into the worker's own part of the image right after its GEMM.
 struct DataPlan {
   int outer = 1, inner = 1;
   int64_t chunks = 1, chunk_taps = 0, rows = 1;
+  int64_t slabs = 1;  // of image rows, NHWC
+  int shared = 1;      // threads sharing each GEMM and col2im (NHWC without slabs)
   size_t col_bytes = 0, image_bytes = 0;  // per worker; per outer thread (f16/bf16)
   int workers() const { return std::max(outer, inner); }
   size_t bytes() const { return col_bytes * workers() + image_bytes * outer + 64; }
@@ -80,12 +83,20 @@ DataPlan plan_data(const ConvShape &s, bool in_place, int threads) {
   DataPlan p;
   const int64_t items = s.n * s.groups, khw = s.kh * s.kw;
   if (items >= threads) p.outer = team_size(items, threads);
-  else p.inner = team_size(s.cg, threads);
+  else p.inner = team_size(s.nhwc ? s.h : s.cg, threads);
   // Chunks of equal channel counts, a multiple of the inner threads, whose
   // taps fill whole panels of 32 columns where the channels allow (32
   // channels of a 3x3 kernel: a chunk of 26 filled 7.3 panels). NHWC taps run
   // channels innermost, so a chunk of channels is no range of them: one
-  // chunk, its GEMM and col2im shared by the inner threads.
+  // chunk, and the inner threads take slabs of the image's rows instead, each
+  // computing the output rows that reach its slab: a slab boundary costs
+  // (kh - 1) x dilation / stride rows computed twice, so slabs run only where
+  // those are at most a quarter of a slab's rows. Otherwise the inner threads
+  // share each band's GEMM and split its col2im by channels, which makes them
+  // meet at the GEMM's barriers and read half of each band from the other
+  // core's cache (Zen 5, 2 threads, slabs against sharing: res2a 1.23-1.34x,
+  // VGG-16 conv1_2 1.51-1.85x, res3b 1.03-1.10x, res4b 1.03-1.14x, but res5b,
+  // 7 rows, 0.60-0.65x).
   const int64_t unit = 32 / std::gcd<int64_t>(khw, 32);
   const int64_t per_chunk = std::max<int64_t>(1, kChunkTaps / (unit * khw)) * unit;
   p.chunks = s.nhwc ? 1 : (s.cg + per_chunk - 1) / per_chunk;
@@ -104,22 +115,39 @@ DataPlan plan_data(const ConvShape &s, bool in_place, int threads) {
     p.chunks = s.cg, p.chunk_taps = khw;
     p.col_bytes = ScratchCarver::aligned(static_cast<size_t>(s.ow * khw) * sizeof(float));
   }
+  if (s.nhwc) {
+    const int64_t twice = ((s.kh - 1) * s.dilation_h + s.stride_h - 1) / s.stride_h;
+    if (4 * twice * p.inner <= s.oh) p.slabs = p.inner;
+    else p.shared = p.inner;
+  }
   return p;
 }
 
+// The output rows [begin, end) whose taps reach image rows [ih0, ih1).
+struct RowSpan {
+  int64_t begin, end;
+};
+RowSpan output_rows_reaching(const ConvShape &s, int64_t ih0, int64_t ih1) {
+  const int64_t first = ih0 + s.pad_h - (s.kh - 1) * s.dilation_h;
+  const int64_t begin = first <= 0 ? 0 : (first + s.stride_h - 1) / s.stride_h;
+  const int64_t end = std::min(s.oh, (ih1 - 1 + s.pad_h) / s.stride_h + 1);
+  return {begin, std::max(begin, end)};
+}
+
 // Calls f(ci, pixel, count) on the runs of channels [c0, c1) x an image's
-// pixels that are contiguous in memory, so that zeroing the sum and rounding
-// it into diff_src sweep along lines: `count` pixels from (ci, pixel) in NCHW,
-// `count` channels from (ci, pixel) in NHWC. (Channel-outer loops over an
-// NHWC image touched a line per element: 32 % of res3a's NHWC time.)
+// pixels [p0, p1) that are contiguous in memory, so that zeroing the sum and
+// rounding it into diff_src sweep along lines: `count` pixels from (ci,
+// pixel) in NCHW, `count` channels from (ci, pixel) in NHWC. (Channel-outer
+// loops over an NHWC image touched a line per element: 32 % of res3a's NHWC
+// time.)
 template <class F>
-void for_each_channel_run(const ConvShape &s, int64_t c0, int64_t c1, F f) {
-  const int64_t pixels = s.h * s.w;
+void for_each_channel_run(const ConvShape &s, int64_t c0, int64_t c1, int64_t p0, int64_t p1,
+                          F f) {
   if (s.nhwc) {
     if (c1 > c0)
-      for (int64_t pixel = 0; pixel < pixels; ++pixel) f(c0, pixel, c1 - c0);
-  } else {
-    for (int64_t ci = c0; ci < c1; ++ci) f(ci, 0, pixels);
+      for (int64_t pixel = p0; pixel < p1; ++pixel) f(c0, pixel, c1 - c0);
+  } else if (p1 > p0) {
+    for (int64_t ci = c0; ci < c1; ++ci) f(ci, p0, p1 - p0);
   }
 }
 
@@ -154,13 +182,36 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
     const T *weights = static_cast<const T *>(a.weights) + g * s.kg * taps;
     const T *diff_dst = static_cast<const T *>(a.diff_dst) + s.dst_offset(image, g);
     const int64_t cst_d = s.dst_channel_stride(), pst_d = s.dst_pixel_stride();
-    parallel_for(plan.chunks, plan.inner, [&](int64_t chunk, int inner_thread) {
+    parallel_for(plan.chunks * plan.slabs, plan.inner, [&](int64_t part, int inner_thread) {
       float *col = reinterpret_cast<float *>(base + plan.col_bytes * (outer_thread + inner_thread));
+      const int64_t chunk = part / plan.slabs, slab = part % plan.slabs;
       const int64_t c0 = s.cg * chunk / plan.chunks, c1 = s.cg * (chunk + 1) / plan.chunks;
       const int64_t t0 = c0 * khw, ct = (c1 - c0) * khw;
-      const int shared = s.nhwc ? team_size(s.cg, plan.inner) : 1;
-      for (int64_t oy0 = 0; oy0 < s.oh; oy0 += plan.rows) {
-        const int64_t oy1 = std::min(s.oh, oy0 + plan.rows), pixels = (oy1 - oy0) * s.ow;
+      // The slab's image rows [ih0, ih1); col2im sees them as an image of
+      // their own whose top padding covers the rows above, so that taps
+      // outside the slab are dropped as padding ones are.
+      const int64_t ih0 = s.h * slab / plan.slabs, ih1 = s.h * (slab + 1) / plan.slabs;
+      ConvShape slab_shape = s;
+      slab_shape.h = ih1 - ih0, slab_shape.pad_h = s.pad_h + ih0;
+      const kernels::Col2imImage slab_sum{sum.data + ih0 * s.w * sum.pixel_stride,
+                                          sum.channel_stride, sum.pixel_stride};
+      // Channel parts for the threads that share this slab's GEMMs.
+      const auto for_each_part = [&](auto body) {
+        parallel_for(plan.shared, plan.shared, [&](int64_t q, int) {
+          body(c0 + (c1 - c0) * q / plan.shared, c0 + (c1 - c0) * (q + 1) / plan.shared);
+        });
+      };
+      for_each_part([&](int64_t p0, int64_t p1) {
+        for_each_channel_run(s, p0, p1, ih0 * s.w, ih1 * s.w,
+                             [&](int64_t ci, int64_t pixel, int64_t count) {
+                               std::fill_n(sum.data + ci * sum.channel_stride +
+                                               pixel * sum.pixel_stride,
+                                           count, 0.0f);
+                             });
+      });
+      const RowSpan reaching = output_rows_reaching(s, ih0, ih1);
+      for (int64_t oy0 = reaching.begin; oy0 < reaching.end; oy0 += plan.rows) {
+        const int64_t oy1 = std::min(reaching.end, oy0 + plan.rows), pixels = (oy1 - oy0) * s.ow;
         const T *band = diff_dst + oy0 * s.ow * pst_d;
         // C (pixels x ct) = diff_dst^T (pixels x kg) * the chunk's columns of
         // the weights (kg x ct), or tap-major C^T = weights^T * diff_dst.
@@ -174,29 +225,23 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
                 : gemm_strided(single_gemm(pixels, ct, s.kg, {band, dtype, pst_d, cst_d, 0},
                                            {weights + t0, dtype, taps, 1, 0}, col, DLK_DTYPE_F32,
                                            ld, 1),
-                               isa, shared);
+                               isa, plan.shared);
         if (outer_thread + inner_thread == 0) kernel = name;
-        // Parts of the channels for the threads sharing an NHWC chunk; each
-        // zeroes its part of the sum before the first band and rounds it into
-        // diff_src after the last.
-        parallel_for(shared, shared, [&](int64_t part, int) {
-          const int64_t p0 = c0 + (c1 - c0) * part / shared;
-          const int64_t p1 = c0 + (c1 - c0) * (part + 1) / shared;
-          if (oy0 == 0)
-            for_each_channel_run(s, p0, p1, [&](int64_t ci, int64_t pixel, int64_t count) {
-              std::fill_n(sum.data + ci * sum.channel_stride + pixel * sum.pixel_stride, count,
-                          0.0f);
-            });
-          col2im_add(s, col, ld, tap_major, oy0, oy1, p0, p1, sum, isa);
-          if constexpr (!in_place)
-            if (oy1 == s.oh)
-              for_each_channel_run(s, p0, p1, [&](int64_t ci, int64_t pixel, int64_t count) {
-                const float *from = sum.data + ci * sum.channel_stride + pixel * sum.pixel_stride;
-                T *to = diff_src + ci * cst + pixel * pst;
-                for (int64_t e = 0; e < count; ++e) to[e] = Storage::store(from[e]);
-              });
+        for_each_part([&](int64_t p0, int64_t p1) {
+          col2im_add(slab_shape, col, ld, tap_major, oy0, oy1, p0, p1, slab_sum, isa);
         });
       }
+      if constexpr (!in_place)
+        for_each_part([&](int64_t p0, int64_t p1) {
+          for_each_channel_run(s, p0, p1, ih0 * s.w, ih1 * s.w,
+                               [&](int64_t ci, int64_t pixel, int64_t count) {
+                                 const float *from = sum.data + ci * sum.channel_stride +
+                                                     pixel * sum.pixel_stride;
+                                 T *to = diff_src + ci * cst + pixel * pst;
+                                 for (int64_t e = 0; e < count; ++e)
+                                   to[e] = Storage::store(from[e]);
+                               });
+        });
     });
   });
   return kernel;

@@ -45,7 +45,80 @@ const ConvShape kShapes[] = {
 };
 
 
+// NHWC through GEMM and col2im: with fewer images (x groups) than threads,
+// the threads take slabs of the image rows, each computing the output rows
+// that reach its slab, where a slab has at least 4 x the rows computed twice
+// ((kh - 1) x dilation / stride) per thread, else they share each GEMM and
+// split col2im by channels (conv2d_backward_data.cpp). Shapes either side of
+// that, slabs of one row, padding past the kernel, stride and dilation, a
+// stride that skips rows, and batches below and at the thread count.
+const ConvShape kNhwcShapes[] = {
+    {1, 24, 26, 7, 20, 3, 3, 1, 1, 1, 1},  // 26 rows: slabs on 2 and 3 threads
+    {1, 24, 9, 11, 20, 3, 3, 1, 1, 1, 1},  // 9 rows: shared
+    {1, 20, 3, 7, 9, 1, 3, 1, 0, 1, 1},    // a 1-row kernel: slabs of 1 row
+    {1, 17, 1, 9, 5, 1, 3, 1, 0, 1, 1},    // 1 row
+    {1, 19, 40, 6, 7, 5, 3, 1, 2, 1, 1},   // a 5-row kernel: slabs on 2 threads, shared on 3
+    {1, 16, 40, 8, 12, 3, 3, 2, 1, 1, 1},  // stride 2
+    {1, 16, 40, 8, 12, 2, 2, 3, 0, 1, 1},  // 2x2/3: rows no output reaches
+    {1, 18, 34, 5, 10, 3, 3, 1, 2, 2, 1},  // dilation 2
+    {1, 12, 20, 6, 8, 3, 3, 1, 3, 1, 1},   // padding past the kernel's reach
+    {2, 16, 24, 7, 10, 3, 3, 1, 1, 1, 1},  // 2 images: slabs on 3 threads, whole on 2
+    {1, 16, 24, 7, 12, 3, 3, 1, 1, 1, 2},  // 2 groups
+};
+
+// An NCHW (or OIHW) tensor's values in NHWC (OHWI) order.
+template <class V>
+std::vector<V> to_nhwc(const std::vector<V> &v, int64_t n, int64_t c, int64_t hw) {
+  std::vector<V> out(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t p = 0; p < hw; ++p) out[(i * hw + p) * c + ci] = v[(i * c + ci) * hw + p];
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or channels split among 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(12);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16})
+        for (const ConvShape &s : kNhwcShapes) {
+          dlk_conv2d_desc d = conv_desc(s, type);
+          d.format = DLK_FORMAT_NHWC;
+          int64_t oh = 0, ow = 0;
+          REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
+          const std::vector<int> diff_dst = random_ints(d.n * d.k * oh * ow, -3, 3, rng);
+          const std::vector<int> weights = random_ints(d.k * d.c / d.groups * d.kh * d.kw, -3, 3, rng);
+          const std::vector<int> expected = cast<int>(to_nhwc(
+              exact_backward_data(d, oh, ow, diff_dst, weights), d.n, d.c, d.h * d.w));
+          const std::vector<int> dd = to_nhwc(diff_dst, d.n, d.k, oh * ow);
+          const std::vector<int> w = to_nhwc(weights, d.k, d.c / d.groups, d.kh * d.kw);
+          if (type == DLK_DTYPE_F32) {
+            Buffer<float> dd_f(ctx, cast<float>(dd)), w_f(ctx, cast<float>(w));
+            Buffer<float> diff_src(ctx, std::vector<float>(expected.size(), NAN));
+            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd_f.data(), w_f.data(),
+                                             diff_src.data()) == DLK_STATUS_SUCCESS);
+            CHECK(diff_src.values() == cast<float>(expected));
+          } else {
+            const auto bits = [](int v) { return bf16_bits(static_cast<float>(v)); };
+            std::vector<uint16_t> dd_bits, w_bits, expected_bits;
+            for (const int v : dd) dd_bits.push_back(bits(v));
+            for (const int v : w) w_bits.push_back(bits(v));
+            for (const int v : expected) expected_bits.push_back(bits(v));
+            Buffer<uint16_t> dd_b(ctx, dd_bits), w_b(ctx, w_bits);
+            Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd_b.data(), w_b.data(),
+                                             diff_src.data()) == DLK_STATUS_SUCCESS);
+            CHECK(diff_src.values() == expected_bits);
+          }
+          CHECK(implementation(ctx).rfind("gemm+col2im:", 0) == 0);
+        }
+    }
+}
 
 TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel's edges, 1-3 threads",
           "[cpu][conv2d]") {
