@@ -235,11 +235,9 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
         for_each_part([&](int64_t p0, int64_t p1) {
           for_each_channel_run(s, p0, p1, ih0 * s.w, ih1 * s.w,
                                [&](int64_t ci, int64_t pixel, int64_t count) {
-                                 const float *from = sum.data + ci * sum.channel_stride +
-                                                     pixel * sum.pixel_stride;
-                                 T *to = diff_src + ci * cst + pixel * pst;
-                                 for (int64_t e = 0; e < count; ++e)
-                                   to[e] = Storage::store(from[e]);
+                                 store_run<Storage>(
+                                     sum.data + ci * sum.channel_stride + pixel * sum.pixel_stride,
+                                     count, diff_src + ci * cst + pixel * pst, isa);
                                });
         });
     });

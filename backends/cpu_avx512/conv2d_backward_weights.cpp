@@ -123,14 +123,15 @@ class WeightsGradient {
     }
   }
 
-  // Stores accumulator `acc` of group g into diff_weights and diff_bias.
-  void store(int64_t g, const float *acc) const {
-    T *weights = static_cast<T *>(a_.diff_weights) + g * s_.kg * s_.taps();
+  // Stores columns [j0, j1) of accumulator `acc` of group g into diff_weights
+  // (taps) and diff_bias (column taps, where given).
+  void store(int64_t g, const float *acc, int64_t j0, int64_t j1, core::CpuIsa isa) const {
+    const int64_t taps = s_.taps(), jw = std::min(j1, taps);
+    T *weights = static_cast<T *>(a_.diff_weights) + g * s_.kg * taps;
     for (int64_t kk = 0; kk < s_.kg; ++kk) {
       const float *row = acc + kk * cols_;
-      std::transform(row, row + s_.taps(), weights + kk * s_.taps(),
-                     [](float v) { return Storage::store(v); });
-      if (a_.diff_bias) a_.diff_bias[g * s_.kg + kk] = row[s_.taps()];
+      if (j0 < jw) store_run<Storage>(row + j0, jw - j0, weights + kk * taps + j0, isa);
+      if (a_.diff_bias && j1 > taps) a_.diff_bias[g * s_.kg + kk] = row[taps];
     }
   }
 
@@ -177,7 +178,9 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
   if (!over_images) {
     // The threads sharing a group take runs of its columns (of 32, whole
     // panels), each its own GEMMs on one thread: no barriers, and each thread
-    // packs only its own columns of B.
+    // packs only its own columns of B and rounds only them into diff_weights
+    // (by one thread after the GEMMs, that took half of res5b_1x1a's bf16
+    // time on 1 thread and left the second thread waiting).
     const int64_t columns = direct ? s.taps() : grad.columns();
     const int parts = team_size((columns + 31) / 32, inner);
     parallel_for(s.groups, outer, [&](int64_t g, int thread) {
@@ -191,8 +194,8 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
                                              image == 0, isa, 1, j0, j1);
           if (thread == 0 && part == 0) kernel = name;
         }
+        if (!direct) grad.store(g, c, j0, j1, isa);
       });
-      if (!direct) grad.store(g, c);
     });
     return kernel;
   }
@@ -220,7 +223,7 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
         for (int64_t e = e0; e < e1; ++e) sum[e] += add[e];
       }
     });
-    grad.store(g, acc_of(0));
+    grad.store(g, acc_of(0), 0, grad.columns(), isa);
   }
   return kernel;
 }

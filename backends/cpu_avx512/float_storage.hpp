@@ -2,8 +2,12 @@
 // every CPU computation runs in (core/numeric.hpp rounds to nearest even).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
+#include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
+#include "core/backend.hpp"
 #include "core/numeric.hpp"
 #include "dlk/dlk.h"
 
@@ -32,6 +36,19 @@ struct FloatStorage<DLK_DTYPE_BF16> {
   static float load(uint16_t v) { return core::bf16_to_f32(v); }
   static uint16_t store(float v) { return core::f32_to_bf16(v); }
 };
+
+// out[i] = Storage::store(in[i]) for i < n, bit for bit: bf16 by the AVX-512
+// tier's kernel where `isa` is that tier, else element by element.
+template <class Storage>
+void store_run(const float *in, int64_t n, typename Storage::type *out, core::CpuIsa isa) {
+  if constexpr (std::is_same_v<Storage, FloatStorage<DLK_DTYPE_BF16>>) {
+    if (isa == core::CpuIsa::avx512) {
+      kernels::round_to_bf16_avx512(in, n, out);
+      return;
+    }
+  }
+  std::transform(in, in + n, out, [](float v) { return Storage::store(v); });
+}
 
 // Calls body(FloatStorage<D>{}) for the runtime dtype (f32, f16 or bf16), so one
 // template serves all three.

@@ -278,4 +278,59 @@ TEST_CASE("conv2d backward data f32: the direct kernel's edges give the exact su
     }
 }
 
+// bf16 through the GEMM (shapes outside the direct kernels' rules): the f32
+// sums are rounded once into diff_weights, on the AVX-512 tier by a vector
+// kernel, each thread its own columns (backends/cpu_avx512/float_storage.hpp,
+// store_run). Integers up to 16 (exact in bf16) summed over 60-144 pixels
+// pass 256, so many sums round, ties to even; a NaN channel of src and an
+// infinite one must come out as NaN and infinity. Rows of 37 and 54 taps end
+// in partial vectors.
+TEST_CASE("conv2d backward weights bf16 through the GEMM: f32 sums rounded once, ties to even, NaN and infinity kept, 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(29);
+  for (const ConvShape &s : {ConvShape{2, 37, 6, 5, 5, 1, 1, 1, 0, 1, 1},
+                             ConvShape{1, 6, 12, 12, 12, 3, 3, 1, 1, 1, 1},
+                             ConvShape{1, 8, 10, 9, 20, 3, 3, 1, 1, 1, 2}})
+    for (const std::string &tier : cpu_tiers())
+      for (const int threads : {1, 2, 3})
+        for (const bool special : {false, true}) {
+          INFO(tier << " threads " << threads << describe(s) << (special ? " NaN and infinity" : ""));
+          const Context ctx(tier, threads);
+          Case k = make_case(s, rng, 16);
+          k.d = conv_desc(s, DLK_DTYPE_BF16);
+          const int64_t cg = s.c / s.groups, plane = s.h * s.w;
+          std::vector<float> x = cast<float>(k.src);
+          if (special) {  // diff_dst all 1: channel 0 of src NaN, channel 1 +infinity
+            std::fill(k.dy.begin(), k.dy.end(), 1);
+            for (int64_t i = 0; i < s.n; ++i)
+              for (int64_t p = 0; p < plane; ++p) {
+                x[static_cast<size_t>(i * s.c * plane + p)] = NAN;
+                x[static_cast<size_t>((i * s.c + 1) * plane + p)] = INFINITY;
+              }
+          }
+          std::vector<uint16_t> src_bits, dy_bits;
+          for (const float v : x) src_bits.push_back(bf16_bits(v));
+          for (const int v : k.dy) dy_bits.push_back(bf16_bits(static_cast<float>(v)));
+          Buffer<uint16_t> src(ctx, src_bits), dy(ctx, dy_bits);
+          Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(k.weights.size(), 0xffff));
+          REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
+                                              diff_weights.data(), nullptr) == DLK_STATUS_SUCCESS);
+          CHECK(implementation(ctx).rfind("avx512:", 0) != 0);
+          const std::vector<uint16_t> got = diff_weights.values();
+          const int64_t taps = cg * s.kh * s.kw;
+          for (size_t e = 0; e < got.size(); ++e) {
+            const int64_t ci = static_cast<int64_t>(e) % taps / (s.kh * s.kw);
+            INFO("weight " << e);
+            if (!special) {
+              CHECK(got[e] == bf16_bits(k.diff_weights[e]));
+            } else if (s.groups == 1 && ci == 0) {
+              CHECK((got[e] & 0x7fc0) == 0x7fc0);  // a quiet NaN
+              CHECK((got[e] & 0x3f) == 0);
+            } else if (s.groups == 1 && ci == 1) {
+              CHECK(got[e] == 0x7f80);
+            }
+          }
+        }
+}
+
 }  // namespace dlk::cpu_test
