@@ -39,6 +39,12 @@ namespace {
 // images instead, each summing into an accumulator of its own.
 constexpr int64_t kSharedGemmMacs = int64_t{1} << 22;
 
+// A block of C: rows (output channels) [i0, i1), columns [j0, j1) (taps, then
+// the bias column).
+struct CBlock {
+  int64_t i0, i1, j0, j1;
+};
+
 template <class Storage>
 class WeightsGradient {
   using T = typename Storage::type;
@@ -56,13 +62,16 @@ class WeightsGradient {
   // GEMM's k runs over them all (C loaded and stored once, not per image).
   int64_t images_per_gemm() const { return is_pointwise(s_) && s_.nhwc ? s_.n : 1; }
 
-  // Columns [j0, j1) of C (+)= diff_dst * im2col^T of images [image, image +
-  // count) (count > 1 only up to images_per_gemm), group g; C has row stride ldc.
+  // Block b of C (+)= diff_dst * im2col^T of images [image, image + count)
+  // (count > 1 only up to images_per_gemm), group g; C has row stride ldc.
   const char *add_images(int64_t g, int64_t image, int64_t count, float *c, int64_t ldc,
-                         bool first, core::CpuIsa isa, int threads, int64_t j0, int64_t j1) const {
-    const T *diff_dst = static_cast<const T *>(a_.diff_dst) + s_.dst_offset(image, g);
+                         bool first, core::CpuIsa isa, int threads, const CBlock &b) const {
+    const T *diff_dst = static_cast<const T *>(a_.diff_dst) + s_.dst_offset(image, g) +
+                        b.i0 * s_.dst_channel_stride();
     const core::MatrixView a{diff_dst, a_.desc.src_type, s_.dst_channel_stride(),
                              s_.dst_pixel_stride(), 0};
+    const int64_t rows = b.i1 - b.i0, j0 = b.j0, j1 = b.j1;
+    c += b.i0 * ldc;
     if (is_pointwise(s_)) {
       // im2col^T is src^T itself, a strided view (no packer: 1.03-1.26x as
       // fast on ResNet-50's 1x1 layers, 1 thread); diff_bias a sum of its own.
@@ -70,7 +79,7 @@ class WeightsGradient {
       const char *kernel = "none";
       if (j0 < jw) {
         core::GemmArgs gemm = single_gemm(
-            s_.kg, jw - j0, count * s_.pixels(), a,
+            rows, jw - j0, count * s_.pixels(), a,
             {static_cast<const T *>(a_.src) + s_.src_offset(image, g) +
                  j0 * s_.src_channel_stride(),
              a_.desc.src_type, s_.src_pixel_stride(), s_.src_channel_stride(), 0},
@@ -78,7 +87,7 @@ class WeightsGradient {
         gemm.beta = first ? 0.0f : 1.0f;
         kernel = gemm_strided(gemm, isa, threads);
       }
-      if (j1 > taps) add_bias_column(diff_dst, count * s_.pixels(), c + taps, ldc, first);
+      if (j1 > taps) add_bias_column(diff_dst, rows, count * s_.pixels(), c + taps, ldc, first);
       return kernel;
     }
     const size_t elem = sizeof(T);
@@ -87,7 +96,7 @@ class WeightsGradient {
                                             gemm_kernel_set(isa).pack, j0);
     // B's dtype (the packer's source) lets bf16 run the bf16 kernel where the
     // tier has one: the packer then writes k-pairs.
-    core::GemmArgs gemm = single_gemm(s_.kg, j1 - j0, s_.pixels(), a,
+    core::GemmArgs gemm = single_gemm(rows, j1 - j0, s_.pixels(), a,
                                       {nullptr, a_.desc.src_type, 0, 0, 0}, c + j0,
                                       DLK_DTYPE_F32, ldc, 1);
     gemm.beta = first ? 0.0f : 1.0f;
@@ -95,18 +104,18 @@ class WeightsGradient {
   }
 
   // C's bias column (column with row stride ldc) (+)= the sums of the first
-  // `pixels` pixels of diff_dst (one group's channels), in kLanes partial sums
+  // `pixels` pixels of diff_dst's first `rows` channels, in kLanes partial sums
   // that the compiler vectorises (one running sum was a chain of dependent
   // adds: 0.87x the fused ones column's speed on res2a_1x1a).
-  void add_bias_column(const T *diff_dst, int64_t pixels, float *column, int64_t ldc,
-                       bool first) const {
+  void add_bias_column(const T *diff_dst, int64_t rows, int64_t pixels, float *column,
+                       int64_t ldc, bool first) const {
     constexpr int64_t kLanes = 64;
     const int64_t cst = s_.dst_channel_stride(), pst = s_.dst_pixel_stride();
-    for (int64_t k0 = 0; k0 < s_.kg; k0 += s_.nhwc ? kLanes : 1) {
+    for (int64_t k0 = 0; k0 < rows; k0 += s_.nhwc ? kLanes : 1) {
       float lanes[kLanes] = {};
       float total = 0.0f;
       if (s_.nhwc) {  // lanes are channels, contiguous
-        const int64_t width = std::min(kLanes, s_.kg - k0);
+        const int64_t width = std::min(kLanes, rows - k0);
         for (int64_t p = 0; p < pixels; ++p)
           for (int64_t l = 0; l < width; ++l) lanes[l] += Storage::load(diff_dst[p * pst + k0 + l]);
         for (int64_t l = 0; l < width; ++l)
@@ -123,12 +132,12 @@ class WeightsGradient {
     }
   }
 
-  // Stores columns [j0, j1) of accumulator `acc` of group g into diff_weights
-  // (taps) and diff_bias (column taps, where given).
-  void store(int64_t g, const float *acc, int64_t j0, int64_t j1, core::CpuIsa isa) const {
-    const int64_t taps = s_.taps(), jw = std::min(j1, taps);
+  // Stores block b of accumulator `acc` of group g into diff_weights (columns
+  // below taps) and diff_bias (column taps, where given).
+  void store(int64_t g, const float *acc, const CBlock &b, core::CpuIsa isa) const {
+    const int64_t taps = s_.taps(), j0 = b.j0, j1 = b.j1, jw = std::min(j1, taps);
     T *weights = static_cast<T *>(a_.diff_weights) + g * s_.kg * taps;
-    for (int64_t kk = 0; kk < s_.kg; ++kk) {
+    for (int64_t kk = b.i0; kk < b.i1; ++kk) {
       const float *row = acc + kk * cols_;
       if (j0 < jw) store_run<Storage>(row + j0, jw - j0, weights + kk * taps + j0, isa);
       if (a_.diff_bias && j1 > taps) a_.diff_bias[g * s_.kg + kk] = row[taps];
@@ -176,25 +185,35 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
   const char *kernel = "";
 
   if (!over_images) {
-    // The threads sharing a group take runs of its columns (of 32, whole
-    // panels), each its own GEMMs on one thread: no barriers, and each thread
-    // packs only its own columns of B and rounds only them into diff_weights
-    // (by one thread after the GEMMs, that took half of res5b_1x1a's bf16
-    // time on 1 thread and left the second thread waiting).
+    // The threads sharing a group take blocks of its C, each its own GEMMs on
+    // one thread: no barriers, and each thread rounds only its own block into
+    // diff_weights (by one thread after the GEMMs, that took half of
+    // res5b_1x1a's bf16 time on 1 thread and left the second thread waiting).
+    // Each thread packs all of the operand the split leaves whole: runs of
+    // columns (of 32, whole panels of B) leave diff_dst whole, runs of rows
+    // (of the micro-kernel's MR) B. Rows where C has more rows than columns
+    // and B is src itself (1x1 at stride 1): by columns, each of 2 threads
+    // packed all of diff_dst for 32 of res2a_1x1b's 64 columns (rows: NHWC
+    // 1.13-1.29x on 2 threads). im2col^T costs more an element to pack than
+    // diff_dst, and the strided 1x1 projections ran 0.80-1.12x by rows.
     const int64_t columns = direct ? s.taps() : grad.columns();
-    const int parts = team_size((columns + 31) / 32, inner);
+    const bool by_rows = is_pointwise(s) && s.kg > columns;
+    const int64_t unit = by_rows ? gemm_kernel_set(isa).f32.blocking.mr : 32;
+    const int64_t extent = by_rows ? s.kg : columns, units = (extent + unit - 1) / unit;
+    const int parts = team_size(units, inner);
     parallel_for(s.groups, outer, [&](int64_t g, int thread) {
       float *c = direct ? grad.weights_of(g) : acc_of(thread);
       parallel_for(parts, parts, [&](int64_t part, int) {
-        const int64_t j0 = (columns + 31) / 32 * part / parts * 32;
-        const int64_t j1 = std::min(columns, (columns + 31) / 32 * (part + 1) / parts * 32);
+        const int64_t u0 = units * part / parts * unit;
+        const int64_t u1 = std::min(extent, units * (part + 1) / parts * unit);
+        const CBlock block = by_rows ? CBlock{u0, u1, 0, columns} : CBlock{0, s.kg, u0, u1};
         const int64_t step = grad.images_per_gemm();
         for (int64_t image = 0; image < s.n; image += step) {
           const char *name = grad.add_images(g, image, std::min(step, s.n - image), c, columns,
-                                             image == 0, isa, 1, j0, j1);
+                                             image == 0, isa, 1, block);
           if (thread == 0 && part == 0) kernel = name;
         }
-        if (!direct) grad.store(g, c, j0, j1, isa);
+        if (!direct) grad.store(g, c, block, isa);
       });
     });
     return kernel;
@@ -208,8 +227,8 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
       const int64_t step = grad.images_per_gemm();
       for (int64_t image = i0; image < i1; image += step) {
         const char *name = grad.add_images(g, image, std::min(step, i1 - image), c,
-                                           grad.columns(), image == i0, isa, 1, 0,
-                                           grad.columns());
+                                           grad.columns(), image == i0, isa, 1,
+                                           CBlock{0, s.kg, 0, grad.columns()});
         if (part == 0) kernel = name;
       }
     });
@@ -223,7 +242,7 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
         for (int64_t e = e0; e < e1; ++e) sum[e] += add[e];
       }
     });
-    grad.store(g, acc_of(0), 0, grad.columns(), isa);
+    grad.store(g, acc_of(0), CBlock{0, s.kg, 0, grad.columns()}, isa);
   }
   return kernel;
 }

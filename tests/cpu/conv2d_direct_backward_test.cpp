@@ -41,6 +41,9 @@ const ConvShape kShapes[] = {
     {2, 5, 6, 6, 8, 1, 1, 1, 0, 1, 1},
     // Five images on 2 and 3 threads (uneven shares).
     {5, 2, 9, 7, 9, 3, 3, 1, 1, 1, 1},
+    // A 1x1 with more output channels than taps: the GEMM's C split by rows
+    // among the threads (runs of MR = 14 on AVX-512, 6 on AVX2, 4 scalar).
+    {1, 6, 7, 9, 44, 1, 1, 1, 0, 1, 1},
     // Backward data's blocks: 16 channels (two blocks of 8), an odd number of
     // rows (a block of one), rows of 33 (two vectors and a lane); 9 channels
     // (blocks of 4 and 5), padding of the kernel's whole reach with dilation;
@@ -284,11 +287,12 @@ TEST_CASE("conv2d backward data f32: the direct kernel's edges give the exact su
 // store_run). Integers up to 16 (exact in bf16) summed over 60-144 pixels
 // pass 256, so many sums round, ties to even; a NaN channel of src and an
 // infinite one must come out as NaN and infinity. Rows of 37 and 54 taps end
-// in partial vectors.
+// in partial vectors; 40 output channels of 5 taps split C by rows.
 TEST_CASE("conv2d backward weights bf16 through the GEMM: f32 sums rounded once, ties to even, NaN and infinity kept, 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(29);
   for (const ConvShape &s : {ConvShape{2, 37, 6, 5, 5, 1, 1, 1, 0, 1, 1},
+                             ConvShape{1, 5, 12, 10, 40, 1, 1, 1, 0, 1, 1},
                              ConvShape{1, 6, 12, 12, 12, 3, 3, 1, 1, 1, 1},
                              ConvShape{1, 8, 10, 9, 20, 3, 3, 1, 1, 1, 2}})
     for (const std::string &tier : cpu_tiers())
