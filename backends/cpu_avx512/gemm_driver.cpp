@@ -77,9 +77,9 @@ struct FloatPath {
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
             bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0};
   }
-  static void store(kernels::S32TileStoreKernel, const core::GemmArgs &g, const TileSpot &s,
+  static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
                     const float *acc, int64_t ld) {
-    store_f32_tile(g, s, acc, ld);
+    store_f32_tile(g, s, acc, ld, set.round_bf16);
   }
 };
 
@@ -135,9 +135,9 @@ struct IntegerPath {
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate, sums,
             a_zero(g), 0};
   }
-  static void store(kernels::S32TileStoreKernel store_s32, const core::GemmArgs &g,
-                    const TileSpot &s, const int32_t *acc, int64_t ld) {
-    store_s32_tile(g, s, acc, ld, store_s32);
+  static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
+                    const int32_t *acc, int64_t ld) {
+    store_s32_tile(g, s, acc, ld, set.store_s32);
   }
 };
 
@@ -157,7 +157,7 @@ class BlockedGemm {
       : g_(g),
         kernel_(Path::kernel(set)),
         pack_kernels_(set.pack),
-        store_s32_(set.store_s32),
+        set_(set),
         strided_(g, set.pack),
         b_packer_(b_packer ? *b_packer : strided_),
         a_packer_(a_packer),
@@ -312,7 +312,7 @@ class BlockedGemm {
           }
           if (!in_place_ && last) {
             const int64_t cols = std::min(nc, q1 * nr_) - q0 * nr_;
-            Path::store(store_s32_, g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
+            Path::store(set_, g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
                         workspace + i0 * nc_ + q0 * nr_, nc_);
           }
         }
@@ -331,7 +331,7 @@ class BlockedGemm {
   const core::GemmArgs &g_;
   const GemmKernel<typename Path::Microkernel> &kernel_;
   const kernels::GemmPackKernels &pack_kernels_;
-  const kernels::S32TileStoreKernel store_s32_;
+  const GemmKernelSet &set_;
   const StridedBPanelPacker strided_;
   const BPanelPacker &b_packer_;
   const APanelPacker *a_packer_;

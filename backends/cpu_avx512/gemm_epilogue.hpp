@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
 #include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
 #include "core/backend.hpp"
 
@@ -17,8 +18,10 @@ struct TileSpot {
 };
 
 // f32, f16 or bf16 C: C = alpha * acc + beta * C, then bias and ReLU, rounded
-// once to C's type.
-void store_f32_tile(const core::GemmArgs &g, const TileSpot &spot, const float *acc, int64_t ld);
+// once to C's type; bf16 rows along C's contiguous dimension by `round_bf16`
+// where given (the same bits as core::f32_to_bf16).
+void store_f32_tile(const core::GemmArgs &g, const TileSpot &spot, const float *acc, int64_t ld,
+                    kernels::RoundToBf16 round_bf16 = nullptr);
 // s32, f32, s8 or u8 C from an integer accumulator, by
 // `kernel` (the tier's GemmKernelSet::store_s32) where it is given and one of
 // C's strides is 1, else by the scalar rule. Both give the same bits.

@@ -70,7 +70,7 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true)
           : GemmKernel<GemmBf16Microkernel>{},
       {pack_k_contiguous_avx512, pack_panel_contiguous_avx512, pack_column_sums_avx512},
-      gemm_store_s32_avx512};
+      gemm_store_s32_avx512, round_to_bf16_avx512};
   switch (isa) {
     case core::CpuIsa::avx512: return avx512;
     case core::CpuIsa::avx2: return avx2;

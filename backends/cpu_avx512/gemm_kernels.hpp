@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
 #include "backends/cpu_avx512/kernels/gemm_microkernel.hpp"
 #include "backends/cpu_avx512/kernels/gemm_pack_kernels.hpp"
 #include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
@@ -36,6 +37,8 @@ struct GemmKernelSet {
   kernels::GemmPackKernels pack;
   // s32/f32/s8/u8 C from the s32 accumulator; null: store_s32_tile's scalar rule.
   kernels::S32TileStoreKernel store_s32 = nullptr;
+  // bf16 C's rounding of rows of f32 values; null: core::f32_to_bf16 each.
+  kernels::RoundToBf16 round_bf16 = nullptr;
 };
 
 // A GEMM thread (blocked or unpacked loops) asks for at least this many

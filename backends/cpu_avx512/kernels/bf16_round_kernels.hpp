@@ -10,6 +10,7 @@ namespace dlk::cpu::kernels {
 
 // out[i] = core::f32_to_bf16(in[i]) for i < n, bit for bit (denormals kept:
 // vcvtneps2bf16 would flush them).
+using RoundToBf16 = void (*)(const float *in, int64_t n, uint16_t *out);
 void round_to_bf16_avx512(const float *in, int64_t n, uint16_t *out);
 
 }  // namespace dlk::cpu::kernels
