@@ -47,6 +47,7 @@
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
+#include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
@@ -237,7 +238,8 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
                                [&](int64_t ci, int64_t pixel, int64_t count) {
                                  store_run<Storage>(
                                      sum.data + ci * sum.channel_stride + pixel * sum.pixel_stride,
-                                     count, diff_src + ci * cst + pixel * pst, isa);
+                                     count, diff_src + ci * cst + pixel * pst,
+                                     gemm_kernel_set(isa).round_bf16);
                                });
         });
     });

@@ -139,7 +139,9 @@ class WeightsGradient {
     T *weights = static_cast<T *>(a_.diff_weights) + g * s_.kg * taps;
     for (int64_t kk = b.i0; kk < b.i1; ++kk) {
       const float *row = acc + kk * cols_;
-      if (j0 < jw) store_run<Storage>(row + j0, jw - j0, weights + kk * taps + j0, isa);
+      if (j0 < jw)
+        store_run<Storage>(row + j0, jw - j0, weights + kk * taps + j0,
+                           gemm_kernel_set(isa).round_bf16);
       if (a_.diff_bias && j1 > taps) a_.diff_bias[g * s_.kg + kk] = row[taps];
     }
   }

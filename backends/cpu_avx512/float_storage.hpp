@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
-#include "core/backend.hpp"
 #include "core/numeric.hpp"
 #include "dlk/dlk.h"
 
@@ -37,13 +36,15 @@ struct FloatStorage<DLK_DTYPE_BF16> {
   static uint16_t store(float v) { return core::f32_to_bf16(v); }
 };
 
-// out[i] = Storage::store(in[i]) for i < n, bit for bit: bf16 by the AVX-512
-// tier's kernel where `isa` is that tier, else element by element.
+// out[i] = Storage::store(in[i]) for i < n, bit for bit: bf16 by
+// `round_bf16` where given (the tier's GemmKernelSet::round_bf16), else
+// element by element.
 template <class Storage>
-void store_run(const float *in, int64_t n, typename Storage::type *out, core::CpuIsa isa) {
+void store_run(const float *in, int64_t n, typename Storage::type *out,
+               kernels::RoundToBf16 round_bf16) {
   if constexpr (std::is_same_v<Storage, FloatStorage<DLK_DTYPE_BF16>>) {
-    if (isa == core::CpuIsa::avx512) {
-      kernels::round_to_bf16_avx512(in, n, out);
+    if (round_bf16) {
+      round_bf16(in, n, out);
       return;
     }
   }

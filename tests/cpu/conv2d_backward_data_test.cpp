@@ -76,6 +76,34 @@ std::vector<V> to_nhwc(const std::vector<V> &v, int64_t n, int64_t c, int64_t hw
   return out;
 }
 
+// Runs backward data of d (f32, f16 or bf16) on the integers diff_dst and
+// weights, in d's layouts, and checks diff_src against the exact sums rounded
+// once to the type.
+void check_exact_backward_data(const Context &ctx, const dlk_conv2d_desc &d,
+                               const std::vector<int> &diff_dst, const std::vector<int> &weights,
+                               const std::vector<int64_t> &sums) {
+  if (d.src_type == DLK_DTYPE_F32) {
+    Buffer<float> dd(ctx, cast<float>(diff_dst)), w(ctx, cast<float>(weights));
+    Buffer<float> diff_src(ctx, std::vector<float>(sums.size(), NAN));
+    REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
+            DLK_STATUS_SUCCESS);
+    CHECK(diff_src.values() == cast<float>(sums));
+    return;
+  }
+  const auto bits = [&](int64_t v) {
+    return d.src_type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
+  };
+  std::vector<uint16_t> dd_bits, w_bits, expected;
+  for (const int v : diff_dst) dd_bits.push_back(bits(v));
+  for (const int v : weights) w_bits.push_back(bits(v));
+  for (const int64_t v : sums) expected.push_back(bits(v));
+  Buffer<uint16_t> dd(ctx, dd_bits), w(ctx, w_bits);
+  Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(sums.size(), 0xffff));
+  REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
+          DLK_STATUS_SUCCESS);
+  CHECK(diff_src.values() == expected);
+}
+
 }  // namespace
 
 TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or channels split among 1-3 threads",
@@ -93,28 +121,10 @@ TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
           const std::vector<int> diff_dst = random_ints(d.n * d.k * oh * ow, -3, 3, rng);
           const std::vector<int> weights = random_ints(d.k * d.c / d.groups * d.kh * d.kw, -3, 3, rng);
-          const std::vector<int> expected = cast<int>(to_nhwc(
-              exact_backward_data(d, oh, ow, diff_dst, weights), d.n, d.c, d.h * d.w));
-          const std::vector<int> dd = to_nhwc(diff_dst, d.n, d.k, oh * ow);
-          const std::vector<int> w = to_nhwc(weights, d.k, d.c / d.groups, d.kh * d.kw);
-          if (type == DLK_DTYPE_F32) {
-            Buffer<float> dd_f(ctx, cast<float>(dd)), w_f(ctx, cast<float>(w));
-            Buffer<float> diff_src(ctx, std::vector<float>(expected.size(), NAN));
-            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd_f.data(), w_f.data(),
-                                             diff_src.data()) == DLK_STATUS_SUCCESS);
-            CHECK(diff_src.values() == cast<float>(expected));
-          } else {
-            const auto bits = [](int v) { return bf16_bits(static_cast<float>(v)); };
-            std::vector<uint16_t> dd_bits, w_bits, expected_bits;
-            for (const int v : dd) dd_bits.push_back(bits(v));
-            for (const int v : w) w_bits.push_back(bits(v));
-            for (const int v : expected) expected_bits.push_back(bits(v));
-            Buffer<uint16_t> dd_b(ctx, dd_bits), w_b(ctx, w_bits);
-            Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
-            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd_b.data(), w_b.data(),
-                                             diff_src.data()) == DLK_STATUS_SUCCESS);
-            CHECK(diff_src.values() == expected_bits);
-          }
+          check_exact_backward_data(
+              ctx, d, to_nhwc(diff_dst, d.n, d.k, oh * ow),
+              to_nhwc(weights, d.k, d.c / d.groups, d.kh * d.kw),
+              to_nhwc(exact_backward_data(d, oh, ow, diff_dst, weights), d.n, d.c, d.h * d.w));
           CHECK(implementation(ctx).rfind("gemm+col2im:", 0) == 0);
         }
     }
@@ -137,27 +147,8 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
           const std::vector<int> diff_dst = random_ints(d.n * d.k * oh * ow, -range, range, rng);
           const std::vector<int> weights =
               random_ints(d.k * d.c / d.groups * d.kh * d.kw, -range, range, rng);
-          const std::vector<int64_t> sums = exact_backward_data(d, oh, ow, diff_dst, weights);
-          if (type == DLK_DTYPE_F32) {
-            Buffer<float> dd(ctx, cast<float>(diff_dst)), w(ctx, cast<float>(weights));
-            Buffer<float> diff_src(ctx, std::vector<float>(sums.size(), NAN));
-            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(),
-                                             diff_src.data()) == DLK_STATUS_SUCCESS);
-            CHECK(diff_src.values() == cast<float>(sums));
-          } else {
-            const auto bits = [&](int64_t v) {
-              return type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
-            };
-            std::vector<uint16_t> dd_bits, w_bits, expected;
-            for (const int v : diff_dst) dd_bits.push_back(bits(v));
-            for (const int v : weights) w_bits.push_back(bits(v));
-            for (const int64_t v : sums) expected.push_back(bits(v));
-            Buffer<uint16_t> dd(ctx, dd_bits), w(ctx, w_bits);
-            Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(sums.size(), 0xffff));
-            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(),
-                                             diff_src.data()) == DLK_STATUS_SUCCESS);
-            CHECK(diff_src.values() == expected);
-          }
+          check_exact_backward_data(ctx, d, diff_dst, weights,
+                                    exact_backward_data(d, oh, ow, diff_dst, weights));
           // The rule (kernels/conv2d_direct_kernels.hpp on the turned
           // convolution): stride 1, no dilation, one group, 16 or more
           // channels (its outputs) and 4 or more output channels (its
