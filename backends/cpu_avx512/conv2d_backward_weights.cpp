@@ -19,6 +19,7 @@
 // diff_dst into the same column, and in NHWC the images are one GEMM, k
 // running over all their pixels.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -249,6 +250,87 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
   return kernel;
 }
 
+// NHWC with fewer than 16 channels (ResNet-50's conv1: 3) packs its im2col^T
+// rows as runs of c values, and ran at 0.22-0.32x oneDNN-any (Zen 5, batch 1)
+// where NCHW's channel-block kernel ran 1.16-1.18x. Such a shape runs that
+// kernel on its NCHW twin: src and diff_dst staged transposed into the
+// context's scratch (as they are: bits are moved, not converted), the
+// gradient in OIHW turned into OHWI; where everything fits the scratch bound.
+struct NhwcStaging {
+  size_t src_bytes = 0, dst_bytes = 0, weights_bytes = 0, kernel_bytes = 0;
+  size_t bytes() const { return src_bytes + dst_bytes + weights_bytes + kernel_bytes; }
+};
+
+core::Conv2dArgs staged_twin(const core::Conv2dArgs &a) {
+  core::Conv2dArgs twin = a;
+  twin.desc.format = DLK_FORMAT_NCHW;
+  return twin;
+}
+
+bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
+                      NhwcStaging *staging) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC || d.groups != 1 || d.c >= 16 ||
+      !kernels::conv2d_channel_blocks_backward_weights_applies(staged_twin(a), threads))
+    return false;
+  const size_t elem = dlk_dtype_size(d.src_type);
+  staging->src_bytes = ScratchCarver::aligned(static_cast<size_t>(d.n * d.c * d.h * d.w) * elem);
+  staging->dst_bytes = ScratchCarver::aligned(static_cast<size_t>(d.n * d.k * a.oh * a.ow) * elem);
+  staging->weights_bytes = ScratchCarver::aligned(static_cast<size_t>(d.k * d.c * d.kh * d.kw) * elem);
+  staging->kernel_bytes = kernels::ChannelBlocksBackwardWeightsPlan(staged_twin(a), threads).bytes;
+  return staging->bytes() <= kScratchBound;
+}
+
+// count images of `channels` x `pixels` elements of elem (2 or 4) bytes,
+// from pixel-major (NHWC) into channel-major (NCHW), or back where !to_nchw;
+// in blocks of kBlock pixels, whose every channel stays in L1 while the
+// block's lines are read or written (an element at a time, down the channels
+// of a pixel-major image, each read was a line of its own).
+template <class E>
+void transpose_blocks(const E *in, int64_t count, int64_t channels, int64_t pixels, bool to_nchw,
+                      E *out, int threads) {
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (pixels + kBlock - 1) / kBlock;
+  parallel_for(count * blocks, threads, [&](int64_t item, int) {
+    const int64_t base = item / blocks * channels * pixels, p0 = item % blocks * kBlock;
+    const int64_t p1 = std::min(pixels, p0 + kBlock);
+    for (int64_t ch = 0; ch < channels; ++ch)
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t nhwc = base + p * channels + ch, nchw = base + ch * pixels + p;
+        out[to_nchw ? nchw : nhwc] = in[to_nchw ? nhwc : nchw];
+      }
+  });
+}
+void transpose_images(const void *in, int64_t count, int64_t channels, int64_t pixels,
+                      size_t elem, bool to_nchw, void *out, int threads) {
+  if (elem == 2)
+    transpose_blocks(static_cast<const uint16_t *>(in), count, channels, pixels, to_nchw,
+                     static_cast<uint16_t *>(out), threads);
+  else
+    transpose_blocks(static_cast<const uint32_t *>(in), count, channels, pixels, to_nchw,
+                     static_cast<uint32_t *>(out), threads);
+}
+
+std::string backward_weights_nhwc_staged(const core::Conv2dArgs &a, const NhwcStaging &staging,
+                                         int threads, Scratch &scratch) {
+  const dlk_conv2d_desc &d = a.desc;
+  const size_t elem = dlk_dtype_size(d.src_type);
+  auto *base = static_cast<unsigned char *>(scratch.get(
+      staging.bytes(), "dlk_conv2d_backward_weights",
+      "src, diff_dst and the weight gradient staged as NCHW, and the channel-block kernel's sums"));
+  core::Conv2dArgs twin = staged_twin(a);
+  unsigned char *src = base, *diff_dst = src + staging.src_bytes;
+  unsigned char *weights = diff_dst + staging.dst_bytes;
+  transpose_images(a.src, d.n, d.c, d.h * d.w, elem, true, src, threads);
+  transpose_images(a.diff_dst, d.n, d.k, a.oh * a.ow, elem, true, diff_dst, threads);
+  twin.src = src, twin.diff_dst = diff_dst, twin.diff_weights = weights;
+  const kernels::ChannelBlocksBackwardWeightsPlan plan(twin, threads);
+  kernels::conv2d_channel_blocks_backward_weights_avx512(twin, plan, weights + staging.weights_bytes);
+  // OIHW (k images of c x kh*kw) into OHWI (k images of kh*kw x c).
+  transpose_images(weights, d.k, d.c, d.kh * d.kw, elem, false, a.diff_weights, threads);
+  return kernels::conv2d_channel_blocks_backward_weights_name(d.src_type, plan.pairs, true);
+}
+
 }  // namespace
 
 core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIsa isa,
@@ -270,6 +352,8 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
                     "the channel-block kernel's sums, pixel-major diff_dst and padded image"));
     return {kernels::conv2d_channel_blocks_backward_weights_name(args.desc.src_type, plan.pairs), 0};
   }
+  if (NhwcStaging staging; runs_nhwc_staged(args, isa, threads, &staging))
+    return {backward_weights_nhwc_staged(args, staging, threads, scratch), 0};
   const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
     return backward_weights<decltype(storage)>(args, isa, threads, scratch);
   });

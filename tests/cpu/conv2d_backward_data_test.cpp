@@ -66,16 +66,6 @@ const ConvShape kNhwcShapes[] = {
     {1, 16, 24, 7, 12, 3, 3, 1, 1, 1, 2},  // 2 groups
 };
 
-// An NCHW (or OIHW) tensor's values in NHWC (OHWI) order.
-template <class V>
-std::vector<V> to_nhwc(const std::vector<V> &v, int64_t n, int64_t c, int64_t hw) {
-  std::vector<V> out(v.size());
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ci = 0; ci < c; ++ci)
-      for (int64_t p = 0; p < hw; ++p) out[(i * hw + p) * c + ci] = v[(i * c + ci) * hw + p];
-  return out;
-}
-
 // Runs backward data of d (f32, f16 or bf16) on the integers diff_dst and
 // weights, in d's layouts, and checks diff_src against the exact sums rounded
 // once to the type.

@@ -222,6 +222,61 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
     }
 }
 
+// NHWC with fewer than 16 channels runs the channel-block kernel on its NCHW
+// twin, src and diff_dst staged transposed and the gradient turned back into
+// OHWI (backends/cpu_avx512/conv2d_backward_weights.cpp): ResNet-50's conv1
+// shape, 3 and 15 channels, pixels not a multiple of the staging's blocks of
+// 64; 16 channels, and 8 output channels (outside the kernel's rule), keep
+// the GEMM.
+TEST_CASE("conv2d backward weights NHWC f32/bf16, few channels: staged as NCHW for the channel-block kernel, exact sums on 1-3 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(31);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16})
+        for (const ConvShape &s : {ConvShape{1, 3, 31, 29, 40, 7, 7, 2, 3, 1, 1},
+                                   ConvShape{2, 3, 12, 11, 32, 3, 3, 1, 1, 1, 1},
+                                   ConvShape{1, 15, 13, 9, 20, 5, 5, 1, 2, 1, 1},
+                                   ConvShape{1, 16, 10, 10, 24, 3, 3, 1, 1, 1, 1},
+                                   ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1}}) {
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
+          Case k = make_case(s, rng);
+          k.d = conv_desc(s, type);
+          k.d.format = DLK_FORMAT_NHWC;
+          const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
+          const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
+          const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c, s.kh * s.kw);
+          const bool staged = tier == "avx512" && s.c < 16 && s.k > 16 &&
+                              (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
+          for (const bool with_bias : {false, true}) {
+            Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
+            float *bias = with_bias ? diff_bias.data() : nullptr;
+            if (type == DLK_DTYPE_F32) {
+              Buffer<float> x(ctx, cast<float>(src)), y(ctx, cast<float>(dy));
+              Buffer<float> diff_weights(ctx, std::vector<float>(expected.size(), NAN));
+              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, x.data(), y.data(),
+                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
+              CHECK(diff_weights.values() == expected);
+            } else {
+              std::vector<uint16_t> x_bits, y_bits, expected_bits;
+              for (const int v : src) x_bits.push_back(bf16_bits(static_cast<float>(v)));
+              for (const int v : dy) y_bits.push_back(bf16_bits(static_cast<float>(v)));
+              for (const float v : expected) expected_bits.push_back(bf16_bits(v));
+              Buffer<uint16_t> x(ctx, x_bits), y(ctx, y_bits);
+              Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, x.data(), y.data(),
+                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
+              CHECK(diff_weights.values() == expected_bits);
+            }
+            if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
+            CHECK((implementation(ctx).rfind("avx512:nchw_staged_channel_blocks_", 0) == 0) ==
+                  staged);
+          }
+        }
+    }
+}
+
 // bf16 in pixel pairs: the dummy pixel past an odd output row reads input
 // columns that no pixel multiplies at that tap (stride 1: column ow at tap 0;
 // stride 2: the last column, which no tap reads); an infinity there must not

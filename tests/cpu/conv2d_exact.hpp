@@ -22,4 +22,14 @@ std::string describe(const ConvShape &s);
 std::vector<int64_t> exact_backward_data(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
                                          const std::vector<int> &diff_dst, const std::vector<int> &weights);
 
+// An NCHW (or OIHW) tensor's values in NHWC (OHWI) order: n images of c x hw.
+template <class V>
+std::vector<V> to_nhwc(const std::vector<V> &v, int64_t n, int64_t c, int64_t hw) {
+  std::vector<V> out(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t p = 0; p < hw; ++p) out[(i * hw + p) * c + ci] = v[(i * c + ci) * hw + p];
+  return out;
+}
+
 }  // namespace dlk::cpu_test

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/scratch.hpp"
@@ -124,12 +125,17 @@ constexpr int64_t kMinChannelBlockPixels = 128;
 bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args, int threads);
 
 // diff_weights and diff_bias (if not null) as above; `scratch` holds plan.bytes.
-// Its name in dlk_context_last_op: f16 and bf16 say that they ran widened.
-inline const char *conv2d_channel_blocks_backward_weights_name(dlk_dtype type, bool pairs) {
-  if (pairs) return "avx512:channel_blocks_bwd_weights_bf16";
-  return type == DLK_DTYPE_BF16  ? "avx512:channel_blocks_bwd_weights_bf16_as_f32"
-         : type == DLK_DTYPE_F16 ? "avx512:channel_blocks_bwd_weights_f16_as_f32"
-                                 : "avx512:channel_blocks_bwd_weights_f32";
+// Its name in dlk_context_last_op: f16 and bf16 say that they ran widened,
+// an NHWC convolution run on its NCHW twin that it was staged (a shorter stem:
+// dlk_op_record keeps 47 characters).
+inline std::string conv2d_channel_blocks_backward_weights_name(dlk_dtype type, bool pairs,
+                                                               bool nchw_staged = false) {
+  return std::string(nchw_staged ? "avx512:nchw_staged_channel_blocks_"
+                                 : "avx512:channel_blocks_bwd_weights_") +
+         (pairs                    ? "bf16"
+          : type == DLK_DTYPE_BF16 ? "bf16_as_f32"
+          : type == DLK_DTYPE_F16  ? "f16_as_f32"
+                                   : "f32");
 }
 void conv2d_channel_blocks_backward_weights_avx512(const core::Conv2dArgs &args,
                                                    const ChannelBlocksBackwardWeightsPlan &plan,
