@@ -256,6 +256,15 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
 // kernel on its NCHW twin: src and diff_dst staged transposed into the
 // context's scratch (as they are: bits are moved, not converted), the
 // gradient in OIHW turned into OHWI; where everything fits the scratch bound.
+// So do images of at least kStagedMinPixels output pixels with up to
+// kStagedMaxChannels channels, where the kernel's work per staged byte is
+// high (against the GEMM, Zen 5, batch 1, 1 / 2 threads: ResNet-50 res2a f32
+// 1.27 / 1.40x, bf16 2.06x on 1 thread; res3b 1.07-1.53x; VGG-16 conv1_2,
+// conv2_2, conv3_2 f32 0.97-1.20x, bf16 1.36-2.00x), but not smaller images
+// or more channels (res4a, res4b 0.59-0.88x, res5b 0.46-0.58x, conv4_2
+// 0.83-0.97x).
+constexpr int64_t kStagedMinPixels = 28 * 28;
+constexpr int64_t kStagedMaxChannels = 256;
 struct NhwcStaging {
   size_t src_bytes = 0, dst_bytes = 0, weights_bytes = 0, kernel_bytes = 0;
   size_t bytes() const { return src_bytes + dst_bytes + weights_bytes + kernel_bytes; }
@@ -270,7 +279,10 @@ core::Conv2dArgs staged_twin(const core::Conv2dArgs &a) {
 bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
                       NhwcStaging *staging) {
   const dlk_conv2d_desc &d = a.desc;
-  if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC || d.groups != 1 || d.c >= 16 ||
+  const bool few_channels = d.c < 16;
+  const bool large_image = d.c <= kStagedMaxChannels && a.oh * a.ow >= kStagedMinPixels;
+  if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC || d.groups != 1 ||
+      !(few_channels || large_image) ||
       !kernels::conv2d_channel_blocks_backward_weights_applies(staged_twin(a), threads))
     return false;
   const size_t elem = dlk_dtype_size(d.src_type);

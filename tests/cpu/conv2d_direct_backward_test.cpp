@@ -222,13 +222,14 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
     }
 }
 
-// NHWC with fewer than 16 channels runs the channel-block kernel on its NCHW
-// twin, src and diff_dst staged transposed and the gradient turned back into
-// OHWI (backends/cpu_avx512/conv2d_backward_weights.cpp): ResNet-50's conv1
-// shape, 3 and 15 channels, pixels not a multiple of the staging's blocks of
-// 64; 16 channels, and 8 output channels (outside the kernel's rule), keep
-// the GEMM.
-TEST_CASE("conv2d backward weights NHWC f32/bf16, few channels: staged as NCHW for the channel-block kernel, exact sums on 1-3 threads",
+// NHWC with fewer than 16 channels, or up to 256 over at least 28 x 28 output
+// pixels, runs the channel-block kernel on its NCHW twin, src and diff_dst
+// staged transposed and the gradient turned back into OHWI
+// (backends/cpu_avx512/conv2d_backward_weights.cpp): ResNet-50's conv1
+// shape, 3 and 15 channels, 20 channels over 30 x 30 pixels, pixels not a
+// multiple of the staging's blocks of 64; 16 and 20 channels over fewer
+// pixels, and 8 output channels (outside the kernel's rule), keep the GEMM.
+TEST_CASE("conv2d backward weights NHWC f32/bf16: staged as NCHW for the channel-block kernel, exact sums on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(31);
   for (const std::string &tier : cpu_tiers())
@@ -238,6 +239,8 @@ TEST_CASE("conv2d backward weights NHWC f32/bf16, few channels: staged as NCHW f
         for (const ConvShape &s : {ConvShape{1, 3, 31, 29, 40, 7, 7, 2, 3, 1, 1},
                                    ConvShape{2, 3, 12, 11, 32, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 15, 13, 9, 20, 5, 5, 1, 2, 1, 1},
+                                   ConvShape{1, 20, 30, 30, 24, 3, 3, 1, 1, 1, 1},
+                                   ConvShape{1, 20, 27, 27, 24, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 16, 10, 10, 24, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1}}) {
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
@@ -247,7 +250,8 @@ TEST_CASE("conv2d backward weights NHWC f32/bf16, few channels: staged as NCHW f
           const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
           const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
           const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c, s.kh * s.kw);
-          const bool staged = tier == "avx512" && s.c < 16 && s.k > 16 &&
+          const bool staged = tier == "avx512" && s.k > 16 &&
+                              (s.c < 16 || (s.c <= 256 && k.oh * k.ow >= 28 * 28)) &&
                               (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
           for (const bool with_bias : {false, true}) {
             Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
