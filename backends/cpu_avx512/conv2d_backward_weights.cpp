@@ -270,12 +270,6 @@ struct NhwcStaging {
   size_t bytes() const { return src_bytes + dst_bytes + weights_bytes + kernel_bytes; }
 };
 
-core::Conv2dArgs staged_twin(const core::Conv2dArgs &a) {
-  core::Conv2dArgs twin = a;
-  twin.desc.format = DLK_FORMAT_NCHW;
-  return twin;
-}
-
 bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
                       NhwcStaging *staging) {
   const dlk_conv2d_desc &d = a.desc;
@@ -283,13 +277,14 @@ bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
   const bool large_image = d.c <= kStagedMaxChannels && a.oh * a.ow >= kStagedMinPixels;
   if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC || d.groups != 1 ||
       !(few_channels || large_image) ||
-      !kernels::conv2d_channel_blocks_backward_weights_applies(staged_twin(a), threads))
+      !kernels::conv2d_channel_blocks_backward_weights_applies(kernels::nchw_twin(a), threads))
     return false;
   const size_t elem = dlk_dtype_size(d.src_type);
   staging->src_bytes = ScratchCarver::aligned(static_cast<size_t>(d.n * d.c * d.h * d.w) * elem);
   staging->dst_bytes = ScratchCarver::aligned(static_cast<size_t>(d.n * d.k * a.oh * a.ow) * elem);
   staging->weights_bytes = ScratchCarver::aligned(static_cast<size_t>(d.k * d.c * d.kh * d.kw) * elem);
-  staging->kernel_bytes = kernels::ChannelBlocksBackwardWeightsPlan(staged_twin(a), threads).bytes;
+  staging->kernel_bytes =
+      kernels::ChannelBlocksBackwardWeightsPlan(kernels::nchw_twin(a), threads).bytes;
   return staging->bytes() <= kScratchBound;
 }
 
@@ -330,7 +325,7 @@ std::string backward_weights_nhwc_staged(const core::Conv2dArgs &a, const NhwcSt
   auto *base = static_cast<unsigned char *>(scratch.get(
       staging.bytes(), "dlk_conv2d_backward_weights",
       "src, diff_dst and the weight gradient staged as NCHW, and the channel-block kernel's sums"));
-  core::Conv2dArgs twin = staged_twin(a);
+  core::Conv2dArgs twin = kernels::nchw_twin(a);
   unsigned char *src = base, *diff_dst = src + staging.src_bytes;
   unsigned char *weights = diff_dst + staging.dst_bytes;
   transpose_images(a.src, d.n, d.c, d.h * d.w, elem, true, src, threads);

@@ -97,6 +97,33 @@ Case make_case(const ConvShape &s, std::mt19937 &rng, int range = 3) {
   return k;
 }
 
+// Runs backward weights of d (f32, f16 or bf16) on the integers src and dy,
+// in d's layouts, into diff_bias where not null, and checks diff_weights
+// against the exact sums `expected` rounded once to the type.
+void check_exact_backward_weights(const Context &ctx, const dlk_conv2d_desc &d,
+                                  const std::vector<int> &src, const std::vector<int> &dy,
+                                  const std::vector<float> &expected, float *diff_bias) {
+  if (d.src_type == DLK_DTYPE_F32) {
+    Buffer<float> x(ctx, cast<float>(src)), y(ctx, cast<float>(dy));
+    Buffer<float> diff_weights(ctx, std::vector<float>(expected.size(), NAN));
+    REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, x.data(), y.data(), diff_weights.data(),
+                                        diff_bias) == DLK_STATUS_SUCCESS);
+    CHECK(diff_weights.values() == expected);
+    return;
+  }
+  const auto bits = [&](float v) {
+    return d.src_type == DLK_DTYPE_F16 ? f16_bits(static_cast<int64_t>(v)) : bf16_bits(v);
+  };
+  std::vector<uint16_t> x_bits, y_bits, expected_bits;
+  for (const int v : src) x_bits.push_back(bits(static_cast<float>(v)));
+  for (const int v : dy) y_bits.push_back(bits(static_cast<float>(v)));
+  for (const float v : expected) expected_bits.push_back(bits(v));
+  Buffer<uint16_t> x(ctx, x_bits), y(ctx, y_bits);
+  Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+  REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, x.data(), y.data(), diff_weights.data(),
+                                      diff_bias) == DLK_STATUS_SUCCESS);
+  CHECK(diff_weights.values() == expected_bits);
+}
 
 }  // namespace
 
@@ -182,26 +209,7 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
           for (const bool with_bias : {false, true}) {
             Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
             float *bias = with_bias ? diff_bias.data() : nullptr;
-            if (type == DLK_DTYPE_F32) {
-              Buffer<float> src(ctx, cast<float>(k.src)), dy(ctx, cast<float>(k.dy));
-              Buffer<float> diff_weights(ctx, std::vector<float>(k.weights.size(), NAN));
-              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
-                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
-              CHECK(diff_weights.values() == k.diff_weights);
-            } else {
-              const auto bits = [&](float v) {
-                return type == DLK_DTYPE_F16 ? f16_bits(static_cast<int64_t>(v)) : bf16_bits(v);
-              };
-              std::vector<uint16_t> src_bits, dy_bits, expected;
-              for (const int v : k.src) src_bits.push_back(bits(static_cast<float>(v)));
-              for (const int v : k.dy) dy_bits.push_back(bits(static_cast<float>(v)));
-              for (const float v : k.diff_weights) expected.push_back(bits(v));
-              Buffer<uint16_t> src(ctx, src_bits), dy(ctx, dy_bits);
-              Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
-              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, src.data(), dy.data(),
-                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
-              CHECK(diff_weights.values() == expected);
-            }
+            check_exact_backward_weights(ctx, k.d, k.src, k.dy, k.diff_weights, bias);
             if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
             const std::string name = implementation(ctx);
             const std::string widened = std::string("avx512:channel_blocks_bwd_weights_") +
@@ -256,23 +264,7 @@ TEST_CASE("conv2d backward weights NHWC f32/bf16: staged as NCHW for the channel
           for (const bool with_bias : {false, true}) {
             Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
             float *bias = with_bias ? diff_bias.data() : nullptr;
-            if (type == DLK_DTYPE_F32) {
-              Buffer<float> x(ctx, cast<float>(src)), y(ctx, cast<float>(dy));
-              Buffer<float> diff_weights(ctx, std::vector<float>(expected.size(), NAN));
-              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, x.data(), y.data(),
-                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
-              CHECK(diff_weights.values() == expected);
-            } else {
-              std::vector<uint16_t> x_bits, y_bits, expected_bits;
-              for (const int v : src) x_bits.push_back(bf16_bits(static_cast<float>(v)));
-              for (const int v : dy) y_bits.push_back(bf16_bits(static_cast<float>(v)));
-              for (const float v : expected) expected_bits.push_back(bf16_bits(v));
-              Buffer<uint16_t> x(ctx, x_bits), y(ctx, y_bits);
-              Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
-              REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &k.d, x.data(), y.data(),
-                                                  diff_weights.data(), bias) == DLK_STATUS_SUCCESS);
-              CHECK(diff_weights.values() == expected_bits);
-            }
+            check_exact_backward_weights(ctx, k.d, src, dy, expected, bias);
             if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
             CHECK((implementation(ctx).rfind("avx512:nchw_staged_channel_blocks_", 0) == 0) ==
                   staged);

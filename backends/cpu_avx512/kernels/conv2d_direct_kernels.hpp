@@ -15,6 +15,15 @@
 
 namespace dlk::cpu::kernels {
 
+// `a` as NCHW: an NHWC convolution that runs an NCHW kernel on its tensors
+// staged (or, with one input channel, as they lie) asks that kernel's rule of
+// this twin.
+inline core::Conv2dArgs nchw_twin(const core::Conv2dArgs &a) {
+  core::Conv2dArgs twin = a;
+  twin.desc.format = DLK_FORMAT_NCHW;
+  return twin;
+}
+
 // The shapes conv2d_direct_few_channels_avx512 takes: f32 NCHW, a kernel
 // larger than 1x1, at most kMaxDirectTaps taps (c / groups x kh x kw), and 8 to
 // 16 output channels per group, or 4 to 16 with one input channel per group

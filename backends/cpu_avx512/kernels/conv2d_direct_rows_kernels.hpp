@@ -60,11 +60,6 @@ inline bool conv2d_direct_rows_forward_applies(const core::Conv2dArgs &a) {
 // NHWC with one input channel is NCHW but for dst (and its ohwi weights are
 // oihw): the forward runs on the NCHW twin of `a` where that applies, into an
 // NCHW dst that is then turned into NHWC (LeNet-5's conv1).
-inline core::Conv2dArgs nchw_twin(const core::Conv2dArgs &a) {
-  core::Conv2dArgs twin = a;
-  twin.desc.format = DLK_FORMAT_NCHW;
-  return twin;
-}
 inline bool conv2d_direct_rows_forward_nhwc_applies(const core::Conv2dArgs &a) {
   return a.desc.format == DLK_FORMAT_NHWC && a.desc.c == 1 &&
          conv2d_direct_rows_forward_applies(nchw_twin(a));
