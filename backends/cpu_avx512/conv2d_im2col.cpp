@@ -53,24 +53,56 @@ int64_t tile_steps(int64_t m, int64_t n, int64_t mr, int64_t nr) {
          tile(rows, vectors);
 }
 
+// The float forward with the output channels as the GEMM's rows: C is dst (kg
+// x pixels) of group g of all images, bias per row; A the weights, read along
+// their rows; B src itself where the convolution is pointwise, else (pointer
+// and strides not read) the im2col matrix from Im2colPanelPacker, its dtype
+// picking the GEMM's kernel (bf16 x bf16 runs the bf16 kernel where the tier
+// has one).
+core::GemmArgs channels_as_rows(const core::Conv2dArgs &a, const ConvShape &s, int64_t g) {
+  const dlk_dtype dtype = a.desc.src_type;
+  const auto elem = static_cast<int64_t>(dlk_dtype_size(dtype));
+  core::MatrixView b{nullptr, dtype, 0, 0, 0};
+  if (is_pointwise(s))
+    b = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g) * elem, dtype,
+         s.src_channel_stride(), s.src_pixel_stride(), s.c * s.h * s.w};
+  core::GemmArgs gemm = single_gemm(
+      s.kg, s.pixels(), s.taps(),
+      {static_cast<const unsigned char *>(a.weights) + g * s.kg * s.taps() * elem, dtype,
+       s.taps(), 1, 0},
+      b, static_cast<unsigned char *>(a.dst) + s.dst_offset(0, g) * elem, dtype,
+      s.dst_channel_stride(), s.dst_pixel_stride());
+  gemm.batch = s.n;
+  gemm.batch_stride_c = s.k * s.pixels();
+  gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
+  gemm.relu = a.desc.relu != 0;
+  return gemm;
+}
+
 // Whether the float forward takes output pixels as the GEMM's rows (dst^T =
 // im2col^T x weights^T, im2col^T packed as A) rather than its columns: where
 // the output channels fill the kernel's tiles better than the pixels, by a
 // tenth or more. NCHW only (dst^T is then column-major: the GEMM stores it
-// from its workspace). ResNet-50's res5 layers (49 pixels: 2 panels of 32
-// columns hold them at 77 %, 4 micro-rows of 14 at 88 %): see
-// docs/cpu_conv_pool.md.
+// from its workspace), never pointwise (B is src itself).
 //
-// The weights are then the GEMM's B, whose KC x NC block is meant for L3: all
-// kg columns of it (NC is larger) must stay within the L2 that the blocking
-// was derived from (the A block MC x KC is half of it), or the micro-kernel
-// streams them from L3 (res5a_proj, 2048 channels of a 1x1/2: 0.9x turned).
-bool pixels_as_rows(const ConvShape &s, core::CpuIsa isa) {
-  if (s.nhwc) return false;
+// The weights are then the GEMM's B, packed on every call, whose KC x NC block
+// is meant for L3: all kg columns of it (NC is larger) must stay within the L2
+// that the blocking was derived from (the A block MC x KC is half of it), or
+// the micro-kernel streams them from L3 (res5a_proj, 2048 channels of a 1x1/2:
+// 0.9x turned). And where the GEMM with the channels as rows reads the weights
+// in place (so few pixels that packing them would cost nearly what the product
+// reads of them), that saving outweighs the better-filled tiles: ResNet-50's
+// res5 3x3 layers (49 pixels: 2 panels of 32 columns hold them at 77 %, 4
+// micro-rows of 14 at 88 %) ran 1.04-1.26x with the channels as rows (see
+// docs/cpu_conv_pool.md).
+bool pixels_as_rows(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa isa) {
+  if (s.nhwc || is_pointwise(s)) return false;
   const GemmBlocking &b = gemm_kernel_set(isa).f32.blocking;
   const int64_t l2_floats = 2 * (b.mc + b.mr) * b.kc;
   return s.kg * std::min(s.taps(), b.kc) <= l2_floats &&
-         tile_steps(s.pixels(), s.kg, b.mr, b.nr) * 10 < tile_steps(s.kg, s.pixels(), b.mr, b.nr) * 9;
+         tile_steps(s.pixels(), s.kg, b.mr, b.nr) * 10 <
+             tile_steps(s.kg, s.pixels(), b.mr, b.nr) * 9 &&
+         !gemm_reads_a_in_place(channels_as_rows(a, s, 0), isa);
 }
 
 template <class Storage>
@@ -79,15 +111,13 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
   const size_t elem = dlk_dtype_size(dtype);
-  const bool turned = !is_pointwise(s) && pixels_as_rows(s, isa);
+  const bool turned = pixels_as_rows(a, s, isa);
   return for_each_group(s, threads, [&](int64_t g, int team) {
-    const auto *weights =
-        static_cast<const unsigned char *>(a.weights) + g * s.kg * s.taps() * elem;
-    const kernels::Im2colNchwF32 nchw_f32 =
-        isa == core::CpuIsa::avx512 ? kernels::im2col_nchw_f32_avx512 : nullptr;
     if (turned) {
       // C is dst^T (pixels x kg) of all images, bias per column; B the
       // weights^T, read down their rows.
+      const auto *weights =
+          static_cast<const unsigned char *>(a.weights) + g * s.kg * s.taps() * elem;
       core::GemmArgs gemm = single_gemm(
           s.pixels(), s.kg, s.taps(), {nullptr, dtype, 0, 0, 0}, {weights, dtype, 1, s.taps(), 0},
           static_cast<T *>(a.dst) + s.dst_offset(0, g), dtype, s.dst_pixel_stride(),
@@ -97,26 +127,14 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
       gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
       gemm.bias_per_row = false;
       gemm.relu = a.desc.relu != 0;
-      const Im2colAPanelPacker packer(s, a.src, dtype, 0, g, gemm_kernel_set(isa).pack, nchw_f32);
+      const Im2colAPanelPacker packer(s, a.src, dtype, 0, g, gemm_kernel_set(isa).pack,
+                                      im2col_nchw_kernels(isa));
       return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &packer);
     }
-    // B's dtype picks the GEMM's kernel (bf16 x bf16 runs the bf16 kernel where the
-    // tier has one); through the packer its pointer and strides are not read.
-    core::MatrixView b{nullptr, dtype, 0, 0, 0};
-    if (is_pointwise(s))
-      b = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g) * elem, dtype,
-           s.src_channel_stride(), s.src_pixel_stride(), s.c * s.h * s.w};
-    // C is dst (kg x pixels) of all images, bias per row (output channel).
-    core::GemmArgs gemm =
-        single_gemm(s.kg, s.pixels(), s.taps(), {weights, dtype, s.taps(), 1, 0}, b,
-                    static_cast<T *>(a.dst) + s.dst_offset(0, g), dtype, s.dst_channel_stride(),
-                    s.dst_pixel_stride());
-    gemm.batch = s.n;
-    gemm.batch_stride_c = s.k * s.pixels();
-    gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
-    gemm.relu = a.desc.relu != 0;
+    const core::GemmArgs gemm = channels_as_rows(a, s, g);
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
-    const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack, nchw_f32);
+    const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack,
+                                   im2col_nchw_kernels(isa));
     return gemm_strided(gemm, isa, team, &packer);
   });
 }
@@ -149,9 +167,8 @@ const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int thread
     gemm.bias_per_row = false;
     gemm.relu = a.desc.relu != 0;
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
-    const Im2colAPanelPacker packer(
-        s, a.src, a.desc.src_type, a.desc.src_zero_point, g, gemm_kernel_set(isa).pack, nullptr,
-        isa == core::CpuIsa::avx512 ? kernels::im2col_nchw_u8_quads_avx512 : nullptr);
+    const Im2colAPanelPacker packer(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
+                                    gemm_kernel_set(isa).pack, im2col_nchw_kernels(isa));
     return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &packer);
   });
 }
@@ -214,9 +231,9 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       int8 ? forward_int8(args, isa, threads) : conv2d_forward_float_gemm(args, isa, threads);
   const ConvShape s(args);
   // "_a": im2col^T packed as the GEMM's A, pixels its rows.
-  const char *lowering = is_pointwise(s)                   ? "gemm:"
-                         : int8 || pixels_as_rows(s, isa) ? "im2col_packed_a+"
-                                                          : "im2col_packed+";
+  const char *lowering = is_pointwise(s)                         ? "gemm:"
+                         : int8 || pixels_as_rows(args, s, isa) ? "im2col_packed_a+"
+                                                                : "im2col_packed+";
   return {std::string(lowering) + kernel, 0};
 }
 

@@ -451,6 +451,14 @@ bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
 
 }  // namespace
 
+const kernels::Im2colNchwKernels &im2col_nchw_kernels(core::CpuIsa isa) {
+  static constexpr kernels::Im2colNchwKernels avx512{kernels::im2col_nchw_f32_avx512,
+                                                     kernels::im2col_nchw_bf16_pairs_avx512,
+                                                     kernels::im2col_nchw_u8_quads_avx512};
+  static constexpr kernels::Im2colNchwKernels none{nullptr, nullptr, nullptr};
+  return isa == core::CpuIsa::avx512 ? avx512 : none;
+}
+
 bool nhwc_rows_stageable(const ConvShape &s) {
   return s.nhwc && s.groups == 1 && s.dilation_w == 1 && s.src_pixel_stride() == s.cg;
 }
@@ -478,17 +486,23 @@ void Im2colTransposePanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int
 
 void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                              const PackedPanel &panel) const {
+  const int64_t offset = s_.src_offset(batch, group_);
   const auto run = [&](const auto &layout, auto *out) {
     using In = typename std::decay_t<decltype(layout)>::In;
-    const int64_t offset = s_.src_offset(batch, group_);
     pack_forward(layout, s_, stageable_, kernels_, dtype_, static_cast<const In *>(src_) + offset,
                  offset, p0, kc, j0, cols, out, panel.width);
   };
-  if (panel.type == PackedType::bf16_pairs)  // the GEMM asks for it with bf16 src only
-    return run(Bf16PairLayout{}, static_cast<uint16_t *>(panel.data));
-  if (nchw_f32_ && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
-      nchw_f32_(s_, static_cast<const float *>(src_) + s_.src_offset(batch, group_), p0, kc, j0,
-                cols, panel.width, static_cast<float *>(panel.data)))
+  if (panel.type == PackedType::bf16_pairs) {  // the GEMM asks for it with bf16 src only
+    auto *out = static_cast<uint16_t *>(panel.data);
+    if (nchw_.bf16_pairs && !s_.nhwc &&
+        nchw_.bf16_pairs(s_, static_cast<const uint16_t *>(src_) + offset, p0, kc, j0, cols,
+                         panel.width, out))
+      return;
+    return run(Bf16PairLayout{}, out);
+  }
+  if (nchw_.f32 && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
+      nchw_.f32(s_, static_cast<const float *>(src_) + offset, p0, kc, j0, cols, panel.width,
+                static_cast<float *>(panel.data)))
     return;
   with_float_storage(dtype_, [&](auto storage) {
     run(F32Layout<decltype(storage)>{}, static_cast<float *>(panel.data));
@@ -515,24 +529,34 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
       const auto pad = static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip);
       auto *out = static_cast<uint8_t *>(first.data);
       const auto *src = static_cast<const uint8_t *>(src_) + offset;
-      if (nchw_u8_quads_ && !s_.nhwc &&
+      if (nchw_.u8_quads && !s_.nhwc &&
           pack_by_panel_kernel(rows, width, (kc + 3) / 4 * 4 * width,
                                [&](int64_t r0, int64_t n, int64_t at) {
-                                 return nchw_u8_quads_(s_, src, p0, kc, i0 + r0, n, width, flip,
+                                 return nchw_.u8_quads(s_, src, p0, kc, i0 + r0, n, width, flip,
                                                        pad, out + at);
                                }))
         return;
       return panels(U8QuadLayout{flip, pad}, out);
     }
-    case PackedType::bf16_pairs:  // the GEMM asks for it with bf16 src only
-      return panels(Bf16PairLayout{}, static_cast<uint16_t *>(first.data));
+    case PackedType::bf16_pairs: {  // the GEMM asks for it with bf16 src only
+      auto *out = static_cast<uint16_t *>(first.data);
+      const auto *src = static_cast<const uint16_t *>(src_) + offset;
+      if (nchw_.bf16_pairs && !s_.nhwc &&
+          pack_by_panel_kernel(rows, width, (kc + 1) / 2 * 2 * width,
+                               [&](int64_t r0, int64_t n, int64_t at) {
+                                 return nchw_.bf16_pairs(s_, src, p0, kc, i0 + r0, n, width,
+                                                         out + at);
+                               }))
+        return;
+      return panels(Bf16PairLayout{}, out);
+    }
     default: break;
   }
   auto *out = static_cast<float *>(first.data);
   const auto *src = static_cast<const float *>(src_) + offset;
-  if (nchw_f32_ && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
+  if (nchw_.f32 && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
       pack_by_panel_kernel(rows, width, kc * width, [&](int64_t r0, int64_t n, int64_t at) {
-        return nchw_f32_(s_, src, p0, kc, i0 + r0, n, width, out + at);
+        return nchw_.f32(s_, src, p0, kc, i0 + r0, n, width, out + at);
       }))
     return;
   with_float_storage(dtype_, [&](auto storage) { panels(F32Layout<decltype(storage)>{}, out); });

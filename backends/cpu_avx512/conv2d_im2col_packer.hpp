@@ -22,17 +22,21 @@ namespace dlk::cpu {
 // channels or straddling output rows are, where the staged rows fit the stage.
 bool nhwc_rows_stageable(const ConvShape &s);
 
+// The tier's NCHW panel kernels (kernels/im2col_kernels.hpp): the AVX-512
+// tier's, or none.
+const kernels::Im2colNchwKernels &im2col_nchw_kernels(core::CpuIsa isa);
+
 class Im2colPanelPacker final : public BPanelPacker {
  public:
   // B of group `group`; GEMM batch entry b is image b, and column j is output
   // pixel j. src is the whole tensor (f32, f16 or bf16); `kernels` the tier's
-  // packing kernels (NHWC packs through them), `nchw_f32` the tier's f32 NCHW
-  // panel kernel where it has one (else null: element loops). Panels are f32,
-  // or bf16 k-pairs when the GEMM runs the bf16 kernel (bf16 src only).
+  // packing kernels (NHWC packs through them), `nchw` its NCHW panel kernels.
+  // Panels are f32, or bf16 k-pairs when the GEMM runs the bf16 kernel (bf16
+  // src only).
   Im2colPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int64_t group,
                     const kernels::GemmPackKernels &kernels,
-                    kernels::Im2colNchwF32 nchw_f32 = nullptr)
-      : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels), nchw_f32_(nchw_f32),
+                    const kernels::Im2colNchwKernels &nchw)
+      : s_(s), src_(src), dtype_(dtype), group_(group), kernels_(kernels), nchw_(nchw),
         stageable_(nhwc_rows_stageable(s)) {}
 
   void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
@@ -44,7 +48,7 @@ class Im2colPanelPacker final : public BPanelPacker {
   dlk_dtype dtype_;
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
-  kernels::Im2colNchwF32 nchw_f32_;
+  const kernels::Im2colNchwKernels &nchw_;
   bool stageable_;
 };
 
@@ -54,17 +58,14 @@ class Im2colPanelPacker final : public BPanelPacker {
 // for: int8's u8 k-quads (src u8 or s8, s8 shifted by 128 as the GEMM packs
 // A, padding taps holding `zero_point`, the GEMM's zero point of A, so that
 // they add nothing), bf16 k-pairs (bf16 src), or f32 (f32, f16 or bf16 src,
-// padding 0; `nchw_f32` as for Im2colPanelPacker; `nchw_u8_quads` likewise
-// the tier's NCHW k-quad panel kernel for int8, or null).
+// padding 0); `kernels` and `nchw` as for Im2colPanelPacker.
 class Im2colAPanelPacker final : public APanelPacker {
  public:
   Im2colAPanelPacker(const ConvShape &s, const void *src, dlk_dtype dtype, int32_t zero_point,
                      int64_t group, const kernels::GemmPackKernels &kernels,
-                     kernels::Im2colNchwF32 nchw_f32 = nullptr,
-                     kernels::Im2colNchwU8Quads nchw_u8_quads = nullptr)
+                     const kernels::Im2colNchwKernels &nchw)
       : s_(s), src_(src), dtype_(dtype), zero_point_(zero_point), group_(group),
-        kernels_(kernels), nchw_f32_(nchw_f32), nchw_u8_quads_(nchw_u8_quads),
-        stageable_(nhwc_rows_stageable(s)) {}
+        kernels_(kernels), nchw_(nchw), stageable_(nhwc_rows_stageable(s)) {}
 
   void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
             const PackedPanel &first) const override;
@@ -76,8 +77,7 @@ class Im2colAPanelPacker final : public APanelPacker {
   int32_t zero_point_;
   int64_t group_;
   const kernels::GemmPackKernels &kernels_;
-  kernels::Im2colNchwF32 nchw_f32_;
-  kernels::Im2colNchwU8Quads nchw_u8_quads_;
+  const kernels::Im2colNchwKernels &nchw_;
   bool stageable_;
 };
 

@@ -141,7 +141,37 @@ struct IntegerPath {
   }
 };
 
-// Sums of the columns of a packed k-quad B panel (width columns, kc4 k), wrapping.
+// Whether n columns make so few micro-panels of B (nr wide) that A, rows
+// `row_bytes` apart, is read in place at any size: up to 8, or 2 where the rows
+// are a multiple of 4 KiB apart. Those share one set of L1 (64 sets of 64-byte
+// lines on Zen 4 and 5), which has only 12 ways for a micro-panel's 14 rows:
+// their lines evict each other between k steps (res4b_1x1a NHWC f32, 1024
+// channels to 256 over 196 pixels, 7 panels: 0.83-0.94x in place).
+bool few_panels_of_b(int64_t n, int64_t nr, int64_t row_bytes) {
+  const int64_t panels = ceil_div(n, nr);
+  return panels <= 2 || (panels <= 8 && row_bytes % 4096 != 0);
+}
+
+// Whether `kernel` reads A where it lies instead of packing it: an A already in
+// the packed type with k contiguous, with an even row count (kernels run even
+// row counts, and must not read a row past the matrix) and k a whole number of
+// k-groups; and either so small that its rows stay in L1 and L2 between the
+// micro-panels of B (packing A was a tenth of a 64^3 bf16 or int8 call), or of
+// any size under so few micro-panels of B that a packed copy would be read only
+// a few times: packing is then a pass over A nearly as long as the kernel's
+// own (a convolution's weights at batch 1, 49 pixels in 2 panels: 1.10-1.24x
+// on ResNet-50's res5 1x1 layers, 196 in 7: 1.02-1.12x; docs/cpu_gemm.md).
+template <class Path>
+bool reads_a_in_place(const core::GemmArgs &g,
+                      const GemmKernel<typename Path::Microkernel> &kernel) {
+  constexpr int64_t kMaxBytes = int64_t{64} << 10;
+  const int64_t elem = int64_t{sizeof(typename Path::PackedA)};
+  return kernel.reads_a_in_place && g.a.dtype == Path::packed_a_dtype && g.a.cs == 1 &&
+         g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 && g.a.rs > 0 &&
+         (g.a.rs <= kMaxBytes / elem / g.m ||
+          few_panels_of_b(g.n, kernel.blocking.nr, g.a.rs * elem));
+}
+
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
 // one packed B block (and one workspace); each thread has its own A block.
 template <class Path>
@@ -187,7 +217,7 @@ class BlockedGemm {
     if constexpr (Path::col_sums) sums_needed_ = Path::a_zero(g) != 0;
     sums_size_ = sums_needed_ ? round_up(nc_, kLine) : 0;
     ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
-    a_in_place_ = reads_a_in_place(g, a_packer);
+    a_in_place_ = !a_packer && reads_a_in_place<Path>(g, kernel_);
     const int64_t b_bytes = b_size_ * groups * int64_t{sizeof(PackedB)};
     const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
     const int64_t sums_bytes = sums_size_ * groups * int64_t{sizeof(int32_t)};
@@ -202,19 +232,6 @@ class BlockedGemm {
   const char *kernel_name() const { return kernel_.name; }
 
  private:
-  // Whether the kernel reads A where it lies instead of packing it: an A already
-  // in the packed type with k contiguous, so small that its rows stay in L1
-  // and L2 between the micro-panels of B (packing A was a tenth of a 64^3 bf16
-  // or int8 call), with an even row count (kernels run even row counts, and
-  // must not read a row past the matrix) and k a whole number of k-groups.
-  bool reads_a_in_place(const core::GemmArgs &g, const APanelPacker *a_packer) const {
-    constexpr int64_t kMaxBytes = int64_t{64} << 10;
-    const int64_t elem = int64_t{sizeof(PackedA)};
-    return kernel_.reads_a_in_place && !a_packer && g.a.dtype == Path::packed_a_dtype &&
-           g.a.cs == 1 && g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 &&
-           g.a.rs > 0 && g.a.rs <= kMaxBytes / elem / g.m;
-  }
-
   // Whether the kernel reads B's rows where they lie instead of packing them:
   // an f32 B with contiguous columns, for a C of so few rows that one pass
   // over B to pack it weighs (a 1x1 convolution, 64 output channels over 3136
@@ -385,6 +402,16 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
   return gemm.kernel_name();
 }
 
+// f(Path{}) for the blocked loops' path of g: int8, bf16 x bf16 where the tier
+// has a bf16 kernel, else f32.
+template <class F>
+auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, const F &f) {
+  if (g.is_integer()) return f(IntegerPath{});
+  if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
+    return f(Bf16Path{});
+  return f(FloatPath{});
+}
+
 // C with column stride 1 is where the micro-kernels store fastest: a float GEMM
 // with column-major C computes C^T = B^T A^T instead, the same numbers.
 core::GemmArgs transposed(const core::GemmArgs &g) {
@@ -418,10 +445,17 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
     if (const char *gemv = gemm_gemv(g, isa, threads, path)) return gemv;
   }
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  if (g.is_integer()) return run_blocked<IntegerPath>(g, set, threads, b_packer, a_packer);
-  if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
-    return run_blocked<Bf16Path>(g, set, threads, b_packer, a_packer);
-  return run_blocked<FloatPath>(g, set, threads, b_packer, a_packer);
+  return with_path(g, set, [&](auto blocked) {
+    return run_blocked<decltype(blocked)>(g, set, threads, b_packer, a_packer);
+  });
+}
+
+bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa) {
+  const GemmKernelSet &set = gemm_kernel_set(isa);
+  return with_path(args, set, [&](auto blocked) {
+    using Path = decltype(blocked);
+    return reads_a_in_place<Path>(args, Path::kernel(set));
+  });
 }
 
 core::GemmArgs single_gemm(int64_t m, int64_t n, int64_t k, const core::MatrixView &a,

@@ -21,6 +21,13 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
                          core::CpuGemmPath path = core::CpuGemmPath::rule,
                          const APanelPacker *a_packer = nullptr);
 
+// Whether gemm_strided, given no A packer, reads args.a where it lies rather
+// than packing it (gemm_driver.cpp's rule; args as the blocked loops run them:
+// C's column stride 1, or a B packer given), for a caller that chooses between
+// products: a convolution's weights at batch 1 are read in place as A, and
+// would be packed as B.
+bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa);
+
 // One product C (m x n) = A (m x k) * B (k x n) on strided views (batch 1,
 // alpha 1, beta 0, no scales); C has row stride rs_c and column stride cs_c.
 // Callers change beta or the zero point where they need to.
