@@ -44,8 +44,8 @@ constexpr int64_t kMinMicroRowsPerThread = 4;
 // NC shrinks to fit it.
 constexpr int64_t kWorkspaceBytes = int64_t{8} << 20;
 constexpr int64_t kLine = 64;
-// B is read in place (reads_b_in_place) only under an A block (m x KC f32) of
-// at most this many elements, 256 KiB.
+// B is read in place (reads_b_in_place) only under an A block (m x KC) of at
+// most this many elements, 256 KiB of f32.
 constexpr int64_t kMaxABlockForBInPlace = int64_t{64} << 10;
 
 // Everything that differs between floating-point and integer GEMM.
@@ -58,6 +58,7 @@ struct FloatPath {
   static constexpr PackedType packed_b = PackedType::f32;
   static constexpr int64_t k_group = 1;  // k of a packed block is a multiple of this
   static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_F32;  // an A the kernel may read in place
+  static constexpr dlk_dtype packed_b_dtype = DLK_DTYPE_F32;  // a B likewise
   static constexpr bool col_sums = false;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.f32; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
@@ -93,6 +94,7 @@ struct Bf16Path : FloatPath {
   static constexpr PackedType packed_b = PackedType::bf16_pairs;
   static constexpr int64_t k_group = 2;
   static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_BF16;
+  static constexpr dlk_dtype packed_b_dtype = DLK_DTYPE_BF16;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.bf16_pairs; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
                      int64_t kc, int width, uint16_t *out) {
@@ -111,6 +113,7 @@ struct IntegerPath {
   static constexpr PackedType packed_b = PackedType::s8_quads;
   static constexpr int64_t k_group = 4;
   static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_U8;  // s8 A is shifted while packing
+  static constexpr dlk_dtype packed_b_dtype = DLK_DTYPE_S8;  // no kernel reads B in place
   static constexpr bool col_sums = true;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s32; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
@@ -233,7 +236,8 @@ class BlockedGemm {
 
  private:
   // Whether the kernel reads B's rows where they lie instead of packing them:
-  // an f32 B with contiguous columns, for a C of so few rows that one pass
+  // a B of the packed type (f32, or bf16 rows that the kernel interleaves into
+  // k-pairs, k even) with contiguous columns, for a C of so few rows that one pass
   // over B to pack it weighs (a 1x1 convolution, 64 output channels over 3136
   // pixels, spent a tenth of its time packing B); the threads then share no B
   // block and pass no barriers. A KC x NR micro-panel in place spans up to KC
@@ -242,10 +246,20 @@ class BlockedGemm {
   // in place / packed): 64 x 3136 x 64 1.08x / 1.09x, 64 x 3136 x 256 1.08x /
   // 1.12x, 256 x 196 x 1024 1.00x / 1.32x, but 256 x 3136 x 576 0.79x / 0.91x
   // and 1024 x 784 x 1024 0.85x / 0.95x: hence a bound on m x KC.
+  //
+  // bf16 rows are interleaved into k-pairs by every micro-row that reads them
+  // (two vpermt2w a pair), and a pair spans two rows: in place only under at
+  // most 128 rows of C, KC up to 512 and rows not a multiple of 4 KiB apart
+  // (which share one set of L1). Against packing (AMD EPYC Zen 5, batch 1,
+  // 1 and 2 threads): ResNet-50's bf16 1x1 forward NCHW over 64-128 output
+  // channels 1.08-1.40x, NHWC backward data of res4-res5 3x3 1.4-2.0x; beyond
+  // those bounds 0.77-0.89x (res5's 1x1 backward data, 49 rows of C, KC 1024
+  // or rows 4 KiB apart; res4b_1x1a's NHWC weight gradient, 256 rows).
   bool reads_b_in_place(const core::GemmArgs &g) const {
-    return kernel_.reads_b_in_place && Path::packed_b == PackedType::f32 &&
-           g.b.dtype == DLK_DTYPE_F32 && g.b.cs == 1 && g.k > 0 &&
-           g.m * kc_ <= kMaxABlockForBInPlace;
+    const bool paired = Path::packed_b == PackedType::bf16_pairs;
+    return kernel_.reads_b_in_place && g.b.dtype == Path::packed_b_dtype && g.b.cs == 1 &&
+           g.k > 0 && g.k % Path::k_group == 0 && g.m * kc_ <= kMaxABlockForBInPlace &&
+           (!paired || (g.m <= 128 && kc_ <= 512 && g.b.rs * 2 % 4096 != 0));
   }
 
  public:
@@ -317,7 +331,7 @@ class BlockedGemm {
                 tile.a_rs = g_.a.rs;
               }
               const PackedB *b = b_pack + q * kcp * nr_;
-              if constexpr (Path::packed_b == PackedType::f32) {
+              if constexpr (Path::packed_b != PackedType::s8_quads) {
                 if (b_in_place_) {
                   b = static_cast<const PackedB *>(g_.b.ptr) + batch * g_.b.batch_stride +
                       p0 * g_.b.rs + j0 + jr;

@@ -67,7 +67,8 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
           ? kernel(gemm_s32_avx512vnni_14x32, "avx512:gemm_u8s8s32_vnni_14x32", 14, 32, 1, true)
           : kernel(gemm_s32_generic_4x8, "avx512:gemm_u8s8s32_4x8", 4, 8, 1),
       core::cpu_features().avx512_bf16
-          ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true)
+          ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true,
+                   true)
           : GemmKernel<GemmBf16Microkernel>{},
       {pack_k_contiguous_avx512, pack_panel_contiguous_avx512, pack_column_sums_avx512},
       gemm_store_s32_avx512, round_to_bf16_avx512};

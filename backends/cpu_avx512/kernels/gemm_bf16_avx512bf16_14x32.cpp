@@ -1,4 +1,4 @@
-// Compiled with -mavx512f -mavx512bf16 only; called only when the CPU has
+// Compiled with -mavx512f -mavx512bw -mavx512bf16 only; called only when the CPU has
 // AVX512_BF16 (gemm_kernels.cpp).
 #include <immintrin.h>
 
@@ -11,20 +11,44 @@ namespace {
 
 constexpr int MR = 14, NR = 32;
 
+// The vpermt2w indices that interleave two rows of 32 bf16 columns into the
+// k-pairs of columns 16 v .. 16 v + 15: lane 2 t from the first row, 2 t + 1
+// from the second, column 16 v + t.
+__m512i pair_indices(int v) {
+  alignas(64) int16_t index[32];
+  for (int t = 0; t < 32; ++t) index[t] = static_cast<int16_t>((t & 1 ? 32 : 0) + 16 * v + t / 2);
+  return _mm512_load_si512(index);
+}
+
 // R rows and V vectors of the MR x NR k-pair panels; A packed, or read in
-// place where tile.a_rs says (AInPlace).
-template <int R, int V, bool AInPlace>
+// place where tile.a_rs says (AInPlace); B likewise with tile.b_rs
+// (BInPlace): rows 2 q and 2 q + 1 of the tile's columns, loaded masked to
+// them and interleaved into k-pairs by vpermt2w.
+template <int R, int V, bool AInPlace, bool BInPlace>
 void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restrict b,
               const F32Tile &tile) {
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
+  const int64_t b_step = BInPlace ? 2 * tile.b_rs : NR * 2;
+  const __mmask32 b_columns = BInPlace && tile.cols < 32 ? (1u << tile.cols) - 1 : ~0u;
+  __m512i pairs[V];
+  for (int v = 0; v < V; ++v) pairs[v] = BInPlace ? pair_indices(v) : _mm512_setzero_si512();
   __m512 acc[R][V];
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i)
     for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
   for (int64_t q = 0; q < kc / 2; ++q) {
     __m512bh bv[V];
-    for (int v = 0; v < V; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + 32 * v);
-    _mm_prefetch(reinterpret_cast<const char *>(b + 8 * NR * 2), _MM_HINT_T0);
+    if (BInPlace) {
+      const __m512i first = _mm512_maskz_loadu_epi16(b_columns, b);
+      const __m512i second = _mm512_maskz_loadu_epi16(b_columns, b + tile.b_rs);
+      for (int v = 0; v < V; ++v)
+        bv[v] = (__m512bh)_mm512_permutex2var_epi16(first, pairs[v], second);
+      _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step + tile.b_rs), _MM_HINT_T0);
+    } else {
+      for (int v = 0; v < V; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + 32 * v);
+      _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step), _MM_HINT_T0);
+    }
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
       int32_t pair;
@@ -33,7 +57,7 @@ void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restri
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], ai, bv[v]);
     }
     a += AInPlace ? 2 : MR * 2;
-    b += NR * 2;
+    b += b_step;
   }
   store_tile_avx512<R, V>(acc, tile);
 }
@@ -44,7 +68,10 @@ void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *__restrict a,
                                 const uint16_t *__restrict b, const F32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
     with_flag(tile.a_rs != 0, [&](auto a_in_place) {
-      run_tile<decltype(r)::value, decltype(v)::value, decltype(a_in_place)::value>(kc, a, b, tile);
+      with_flag(tile.b_rs != 0, [&](auto b_in_place) {
+        run_tile<decltype(r)::value, decltype(v)::value, decltype(a_in_place)::value,
+                 decltype(b_in_place)::value>(kc, a, b, tile);
+      });
     });
   });
 }

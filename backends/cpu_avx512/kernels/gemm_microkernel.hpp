@@ -35,10 +35,10 @@ struct F32Tile {
   // rows 0 .. rows - 1 only (rows even); only kernels whose GemmKernel says
   // reads_a_in_place are given this.
   int64_t a_rs;
-  // 0: `b` is the packed micro-panel. Otherwise f32 B is read where it lies,
-  // row p of the tile's columns at b + p * b_rs, columns 0 .. cols - 1 only (a
-  // row may end there); only kernels whose GemmKernel says reads_b_in_place
-  // are given this.
+  // 0: `b` is the packed micro-panel. Otherwise B (f32, or bf16 rows, kc
+  // even) is read where it lies, row p of the tile's columns at b + p * b_rs,
+  // columns 0 .. cols - 1 only (a row may end there); only kernels whose
+  // GemmKernel says reads_b_in_place are given this.
   int64_t b_rs;
 };
 
