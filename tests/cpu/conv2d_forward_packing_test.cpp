@@ -428,20 +428,27 @@ TEST_CASE("conv2d forward bf16: packed panels give the exact sums, rounded once,
 }
 
 // The GEMM's bf16 store rounds each row of C in runs of 256 (gemm_epilogue.cpp,
-// store_bf16_rows): NHWC rows of 300 output channels, a bias per channel and
-// ReLU, must give the exact sums with their own channel's bias, rounded once.
-TEST_CASE("conv2d forward bf16 NHWC: 300 output channels with bias and ReLU, exact sums rounded once",
+// store_bf16_rows), and the micro-kernel's store applies bias and ReLU into
+// the f32 workspace on the last k block only (gemm_driver.cpp,
+// epilogue_in_workspace): NHWC rows of 300 output channels, and 1350 or 1170
+// taps (two k blocks of the bf16 kernel; NCHW at stride 3 keeps the GEMM, its
+// bias per row), a bias per channel and ReLU, must give the exact sums with
+// their own channel's bias, rounded once.
+TEST_CASE("conv2d forward bf16: bias and ReLU once on the exact sums, rounded once",
           "[cpu][conv2d]") {
   std::mt19937 rng(9);
   for (const std::string &tier : cpu_tiers()) {
     const Context ctx(tier, 2);
     for (const Shape &shape : {Shape{DLK_FORMAT_NHWC, 1, 8, 5, 6, 300, 1, 1, 1, 0, 1, 1},
-                               Shape{DLK_FORMAT_NHWC, 1, 8, 5, 6, 300, 3, 3, 1, 1, 1, 1}})
+                               Shape{DLK_FORMAT_NHWC, 1, 8, 5, 6, 300, 3, 3, 1, 1, 1, 1},
+                               Shape{DLK_FORMAT_NHWC, 1, 150, 5, 6, 300, 3, 3, 1, 1, 1, 1},
+                               Shape{DLK_FORMAT_NCHW, 1, 130, 9, 9, 40, 3, 3, 3, 1, 1, 1}})
       for (const bool relu : {false, true}) {
         Problem p = problem(shape, DLK_DTYPE_BF16, DLK_DTYPE_BF16);
         dlk_conv2d_desc &d = p.desc;
         d.relu = relu;
-        INFO(tier << " kernel " << d.kh << "x" << d.kw << (relu ? " relu" : ""));
+        INFO(tier << " c " << d.c << " kernel " << d.kh << "x" << d.kw
+                  << (d.format == DLK_FORMAT_NHWC ? " nhwc" : " nchw") << (relu ? " relu" : ""));
         const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
         const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -3, 3, rng);
         const std::vector<int> bias = random_ints(d.k, -60, 60, rng);
@@ -452,8 +459,11 @@ TEST_CASE("conv2d forward bf16 NHWC: 300 output channels with bias and ReLU, exa
                                    bias_buf.data(), dst.data()) == DLK_STATUS_SUCCESS);
         std::vector<uint16_t> expected;
         const std::vector<int64_t> sums = exact(p, src, weights, 0);
+        const int64_t plane = p.oh * p.ow;
         for (size_t e = 0; e < sums.size(); ++e) {
-          const int64_t v = sums[e] + bias[e % static_cast<size_t>(d.k)];
+          const int64_t o = d.format == DLK_FORMAT_NHWC ? int64_t(e) % d.k
+                                                         : int64_t(e) / plane % d.k;
+          const int64_t v = sums[e] + bias[o];
           expected.push_back(bf16_bits(float(relu && v < 0 ? 0 : v)));
         }
         CHECK(dst.values() == expected);
