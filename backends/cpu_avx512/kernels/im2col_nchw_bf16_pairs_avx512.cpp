@@ -18,46 +18,22 @@ namespace {
 
 #include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
-// Values 2l of 32 for the lanes l of `valid`.
-__mmask32 even_values(uint32_t valid) {
-  uint32_t m = 0;
-  for (int l = 0; l < 16; ++l)
-    if (valid >> l & 1) m |= 1u << (2 * l);
-  return m;
-}
-
 }  // namespace
 
 bool im2col_nchw_bf16_pairs_avx512(const ConvShape &s, const uint16_t *src, int64_t p0,
                                    int64_t kc, int64_t j0, int64_t cols, int width,
                                    uint16_t *out) {
-  if (s.stride_w > 2) return false;
-  Im2colPiece pieces[kIm2colMaxPieces];
-  Im2colReading readings[kIm2colMaxEntries];
-  const int count = im2col_nchw_readings(s, j0, cols, pieces, readings);
+  const Im2colPanelReads reads(s, j0, cols);
+  const int count = reads.count;
   if (count == 0) return false;
-  const int64_t positions = s.kh * s.kw, entries = positions * count;
-  __mmask32 loads[kIm2colMaxEntries];
-  if (s.stride_w == 2)
-    for (int64_t e = 0; e < entries; ++e) loads[e] = even_values(readings[e].valid);
-  const int64_t plane_size = s.h * s.w;
-  // Tap p0 + p: channel plane and kernel position, stepped along k.
-  const uint16_t *plane = src + p0 / positions * plane_size;
-  int64_t d = p0 % positions;
-  for (int64_t p = 0; p < kc; p += 2) {
-    const uint16_t *planes[2];
-    int64_t position[2];
-    for (int e = 0; e < 2; ++e) {
-      planes[e] = p + e < kc ? plane : nullptr;  // k past the block's end: zeros
-      position[e] = d;
-      if (++d == positions) d = 0, plane += plane_size;
-    }
+  for_each_tap_group<2>(s, src, p0, kc, [&](int64_t p, const uint16_t *const (&planes)[2],
+                                            const int64_t (&position)[2]) {
     uint16_t *units = out + p * width;
     for (int i = 0; i < count; ++i) {
       __m512i x[2];
       for (int e = 0; e < 2; ++e) {
         const int64_t entry = position[e] * count + i;
-        const Im2colReading &reading = readings[entry];
+        const Im2colReading &reading = reads.readings[entry];
         if (!planes[e] || !reading.valid) {
           x[e] = _mm512_setzero_si512();
           continue;
@@ -66,15 +42,17 @@ bool im2col_nchw_bf16_pairs_avx512(const ConvShape &s, const uint16_t *src, int6
         const __m256i values =
             s.stride_w == 1
                 ? _mm256_maskz_loadu_epi16(static_cast<__mmask16>(reading.valid), in)
-                : _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(loads[entry], in));
+                : _mm512_cvtepi32_epi16(
+                      _mm512_maskz_loadu_epi16(reads.even_of_32[entry], in));
         x[e] = _mm512_cvtepu16_epi32(values);
       }
       const __m512i pairs = _mm512_or_si512(x[0], _mm512_slli_epi32(x[1], 16));
-      _mm512_mask_storeu_epi32(units + pieces[i].t0 * 2, first_lanes(pieces[i].n), pairs);
+      const Im2colPiece &piece = reads.pieces[i];
+      _mm512_mask_storeu_epi32(units + piece.t0 * 2, first_lanes(piece.n), pairs);
     }
     for (int64_t t = cols; t < width; t += 16)
       _mm512_mask_storeu_epi32(units + t * 2, first_lanes(width - t), _mm512_setzero_si512());
-  }
+  });
   return true;
 }
 

@@ -61,4 +61,50 @@ inline int im2col_nchw_readings(const ConvShape &s, int64_t j0, int64_t cols,
   return count;
 }
 
+// What the k-pair and k-quad kernels read for a panel of pixels [j0, j0 +
+// cols): its pieces and readings, and at stride 2 each reading's mask of the
+// even elements of 32 (bit 2 l for lane l, a masked load of 32 bytes or bf16
+// values); count 0 where the kernels do not take the panel (a stride past 2,
+// more entries than kIm2colMaxEntries).
+struct Im2colPanelReads {
+  Im2colPiece pieces[kIm2colMaxPieces];
+  Im2colReading readings[kIm2colMaxEntries];
+  uint32_t even_of_32[kIm2colMaxEntries];
+  int count = 0;
+
+  Im2colPanelReads(const ConvShape &s, int64_t j0, int64_t cols) {
+    if (s.stride_w > 2) return;
+    count = im2col_nchw_readings(s, j0, cols, pieces, readings);
+    if (s.stride_w != 2) return;
+    for (int64_t e = 0; e < s.kh * s.kw * count; ++e) {
+      uint32_t m = 0;
+      for (int l = 0; l < 16; ++l)
+        if (readings[e].valid >> l & 1) m |= 1u << (2 * l);
+      even_of_32[e] = m;
+    }
+  }
+};
+
+// The taps [p0, p0 + kc) of an NCHW src (its group's first channel) in groups
+// of G along k, as a panel's k-pairs (G = 2) or k-quads (G = 4) hold them:
+// f(p, planes, positions) for each group's first tap p, with each of its G
+// taps' channel plane (null past kc: zeros) and kernel position (d of
+// im2col_nchw_readings's entries).
+template <int G, class T, class F>
+void for_each_tap_group(const ConvShape &s, const T *src, int64_t p0, int64_t kc, const F &f) {
+  const int64_t positions = s.kh * s.kw, plane_size = s.h * s.w;
+  const T *plane = src + p0 / positions * plane_size;
+  int64_t d = p0 % positions;
+  for (int64_t p = 0; p < kc; p += G) {
+    const T *planes[G];
+    int64_t position[G];
+    for (int e = 0; e < G; ++e) {
+      planes[e] = p + e < kc ? plane : nullptr;
+      position[e] = d;
+      if (++d == positions) d = 0, plane += plane_size;
+    }
+    f(p, planes, position);
+  }
+}
+
 }  // namespace dlk::cpu::kernels

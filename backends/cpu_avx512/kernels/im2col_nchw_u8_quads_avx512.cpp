@@ -18,42 +18,18 @@ namespace {
 
 #include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
-// Bytes 2l of 32 for the lanes l of `valid`.
-__mmask32 even_bytes(uint32_t valid) {
-  uint32_t m = 0;
-  for (int l = 0; l < 16; ++l)
-    if (valid >> l & 1) m |= 1u << (2 * l);
-  return m;
-}
-
 }  // namespace
 
 bool im2col_nchw_u8_quads_avx512(const ConvShape &s, const uint8_t *src, int64_t p0, int64_t kc,
                                  int64_t j0, int64_t cols, int width, uint8_t flip, uint8_t pad,
                                  uint8_t *out) {
-  if (s.stride_w > 2) return false;
-  Im2colPiece pieces[kIm2colMaxPieces];
-  Im2colReading readings[kIm2colMaxEntries];
-  const int count = im2col_nchw_readings(s, j0, cols, pieces, readings);
+  const Im2colPanelReads reads(s, j0, cols);
+  const int count = reads.count;
   if (count == 0) return false;
-  const int64_t positions = s.kh * s.kw, entries = positions * count;
-  __mmask32 loads[kIm2colMaxEntries];
-  if (s.stride_w == 2)
-    for (int64_t e = 0; e < entries; ++e) loads[e] = even_bytes(readings[e].valid);
   const __m128i flips = _mm_set1_epi8(static_cast<char>(flip));
   const __m128i pads = _mm_set1_epi8(static_cast<char>(pad));
-  const int64_t plane_size = s.h * s.w;
-  // Tap p0 + p: channel plane and kernel position, stepped along k.
-  const uint8_t *plane = src + p0 / positions * plane_size;
-  int64_t d = p0 % positions;
-  for (int64_t p = 0; p < kc; p += 4) {
-    const uint8_t *planes[4];
-    int64_t position[4];
-    for (int e = 0; e < 4; ++e) {
-      planes[e] = p + e < kc ? plane : nullptr;  // k past the block's end: zeros
-      position[e] = d;
-      if (++d == positions) d = 0, plane += plane_size;
-    }
+  for_each_tap_group<4>(s, src, p0, kc, [&](int64_t p, const uint8_t *const (&planes)[4],
+                                            const int64_t (&position)[4]) {
     uint8_t *units = out + p * width;
     for (int i = 0; i < count; ++i) {
       __m128i x[4];
@@ -63,7 +39,7 @@ bool im2col_nchw_u8_quads_avx512(const ConvShape &s, const uint8_t *src, int64_t
           continue;
         }
         const int64_t entry = position[e] * count + i;
-        const Im2colReading &reading = readings[entry];
+        const Im2colReading &reading = reads.readings[entry];
         if (!reading.valid) {
           x[e] = pads;
           continue;
@@ -72,7 +48,8 @@ bool im2col_nchw_u8_quads_avx512(const ConvShape &s, const uint8_t *src, int64_t
         const __m128i bytes =
             s.stride_w == 1
                 ? _mm_maskz_loadu_epi8(static_cast<__mmask16>(reading.valid), in)
-                : _mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(loads[entry], in));
+                : _mm256_cvtepi16_epi8(
+                      _mm256_maskz_loadu_epi8(reads.even_of_32[entry], in));
         x[e] = _mm_mask_mov_epi8(pads, static_cast<__mmask16>(reading.valid),
                                  _mm_xor_si128(bytes, flips));
       }
@@ -82,11 +59,12 @@ bool im2col_nchw_u8_quads_avx512(const ConvShape &s, const uint8_t *src, int64_t
       quads = _mm512_inserti32x4(quads, _mm_unpackhi_epi16(lo01, lo23), 1);
       quads = _mm512_inserti32x4(quads, _mm_unpacklo_epi16(hi01, hi23), 2);
       quads = _mm512_inserti32x4(quads, _mm_unpackhi_epi16(hi01, hi23), 3);
-      _mm512_mask_storeu_epi32(units + pieces[i].t0 * 4, first_lanes(pieces[i].n), quads);
+      const Im2colPiece &piece = reads.pieces[i];
+      _mm512_mask_storeu_epi32(units + piece.t0 * 4, first_lanes(piece.n), quads);
     }
     for (int64_t t = cols; t < width; t += 16)
       _mm512_mask_storeu_epi32(units + t * 4, first_lanes(width - t), _mm512_setzero_si512());
-  }
+  });
   return true;
 }
 
