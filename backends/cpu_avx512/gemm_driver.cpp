@@ -157,14 +157,15 @@ struct IntegerPath {
 };
 
 // Whether n columns make so few micro-panels of B (nr wide) that A, rows
-// `row_bytes` apart, is read in place at any size: up to 8, or 2 where the rows
+// `row_bytes` apart, is read in place at any size: up to 8, unless the rows
 // are a multiple of 4 KiB apart. Those share one set of L1 (64 sets of 64-byte
 // lines on Zen 4 and 5), which has only 12 ways for a micro-panel's 14 rows:
 // their lines evict each other between k steps (res4b_1x1a NHWC f32, 1024
-// channels to 256 over 196 pixels, 7 panels: 0.83-0.94x in place).
+// channels to 256 over 196 pixels, 7 panels: 0.83-0.94x in place; res5b_1x1a
+// NCHW f32, 2048 to 512 over 49 pixels, 2 panels, with oneDNN's calls between
+// dlk's as in dlk-perf: 0.66-0.76x).
 bool few_panels_of_b(int64_t n, int64_t nr, int64_t row_bytes) {
-  const int64_t panels = ceil_div(n, nr);
-  return panels <= 2 || (panels <= 8 && row_bytes % 4096 != 0);
+  return ceil_div(n, nr) <= 8 && row_bytes % 4096 != 0;
 }
 
 // Whether `kernel` reads A where it lies instead of packing it: an A already in

@@ -1,13 +1,13 @@
 // The blocked GEMM reads a large row-major A where it lies when B has few
-// micro-panels (gemm_driver.cpp, few_panels_of_b: up to 8, or 2 where A's rows
-// are a multiple of 4 KiB apart) and packs it otherwise. With integer data,
+// micro-panels (gemm_driver.cpp, few_panels_of_b: up to 8, its rows not a
+// multiple of 4 KiB apart) and packs it otherwise. With integer data,
 // whose sums f32 and s32 hold exactly, every result is known bit for bit:
 // a wrong row or batch stride, a k block read twice or from the wrong offset,
 // a thread's rows read from another's share, or a read past a row's end (A's
 // padding holds NaN, or bytes that would change an integer sum) would show.
 // Shapes: A of 0.1-1.7 MB under 2, 7 and 8 panels, several k blocks of every
 // kernel (f32 512, bf16 1024, int8 2048), batch entries, rows split among 2
-// and 3 threads, and the declines: 3 panels of rows 4 KiB apart, an odd row
+// and 3 threads, and the declines: rows 4 KiB apart, an odd row
 // count, k not a whole number of int8's quads.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -29,7 +29,7 @@ const Shape kShapes[] = {
     {96, 49, 4608, 1, 4608 + 5},  // res5b's weights over 49 pixels: 2 panels
     {300, 200, 700, 2, 700 + 3},  // 7 panels, batch 2, 22 micro-rows to split
     {140, 256, 2200, 1, 2200},    // 8 panels, rows as tight as they come
-    {64, 96, 1024, 1, 1024},      // f32 rows 4 KiB apart under 3 panels: packed
+    {64, 96, 1024, 1, 1024},      // f32 rows 4 KiB apart: packed
     {62, 33, 2050, 3, 2050 + 1},  // 2 panels; int8 packs (k not a multiple of 4)
     {45, 40, 900, 1, 900 + 2},    // odd rows: packed
 };
