@@ -31,7 +31,6 @@
 #include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
-#include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
@@ -105,33 +104,20 @@ bool pixels_as_rows(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa 
          !gemm_reads_a_in_place(channels_as_rows(a, s, 0), isa);
 }
 
-template <class Storage>
 const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
-  using T = typename Storage::type;
   const ConvShape s(a);
   const dlk_dtype dtype = a.desc.src_type;
-  const size_t elem = dlk_dtype_size(dtype);
   const bool turned = pixels_as_rows(a, s, isa);
   return for_each_group(s, threads, [&](int64_t g, int team) {
+    const core::GemmArgs gemm = channels_as_rows(a, s, g);
     if (turned) {
       // C is dst^T (pixels x kg) of all images, bias per column; B the
-      // weights^T, read down their rows.
-      const auto *weights =
-          static_cast<const unsigned char *>(a.weights) + g * s.kg * s.taps() * elem;
-      core::GemmArgs gemm = single_gemm(
-          s.pixels(), s.kg, s.taps(), {nullptr, dtype, 0, 0, 0}, {weights, dtype, 1, s.taps(), 0},
-          static_cast<T *>(a.dst) + s.dst_offset(0, g), dtype, s.dst_pixel_stride(),
-          s.dst_channel_stride());
-      gemm.batch = s.n;
-      gemm.batch_stride_c = s.k * s.pixels();
-      gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
-      gemm.bias_per_row = false;
-      gemm.relu = a.desc.relu != 0;
+      // weights^T, read down their rows; A im2col^T from the packer.
       const Im2colAPanelPacker packer(s, a.src, dtype, 0, g, gemm_kernel_set(isa).pack,
                                       im2col_nchw_kernels(isa));
-      return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &packer);
+      return gemm_strided(transposed(gemm), isa, team, nullptr, core::CpuGemmPath::rule,
+                          &packer);
     }
-    const core::GemmArgs gemm = channels_as_rows(a, s, g);
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
     const Im2colPanelPacker packer(s, a.src, dtype, g, gemm_kernel_set(isa).pack,
                                    im2col_nchw_kernels(isa));
@@ -177,9 +163,7 @@ const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int thread
 
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,
                                       int threads) {
-  return with_float_storage(args.desc.src_type, [&](auto storage) {
-    return forward_float<decltype(storage)>(args, isa, threads);
-  });
+  return forward_float(args, isa, threads);
 }
 
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,

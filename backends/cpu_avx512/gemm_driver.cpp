@@ -442,8 +442,8 @@ auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, const F &f) {
   return f(FloatPath{});
 }
 
-// C with column stride 1 is where the micro-kernels store fastest: a float GEMM
-// with column-major C computes C^T = B^T A^T instead, the same numbers.
+}  // namespace
+
 core::GemmArgs transposed(const core::GemmArgs &g) {
   core::GemmArgs t = g;
   t.m = g.n, t.n = g.m;
@@ -454,13 +454,12 @@ core::GemmArgs transposed(const core::GemmArgs &g) {
   return t;
 }
 
-}  // namespace
-
 const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threads,
                          const BPanelPacker *b_packer, core::CpuGemmPath path,
                          const APanelPacker *a_packer) {
   core::GemmArgs g = args;
   const bool packers = b_packer || a_packer;
+  // C with column stride 1 is where the micro-kernels store fastest.
   if (!g.is_integer() && !packers && g.cs_c != 1 && g.rs_c == 1) g = transposed(g);
   if (g.k == 0) {
     // C = beta * C as in BLAS. The accumulator is zero; a zero multiplier keeps

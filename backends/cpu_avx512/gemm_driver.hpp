@@ -28,6 +28,10 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
 // would be packed as B.
 bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa);
 
+// The same product as C^T = B^T A^T: m and n, A and B, C's strides swapped, the
+// bias per column where it was per row and the other way round.
+core::GemmArgs transposed(const core::GemmArgs &g);
+
 // One product C (m x n) = A (m x k) * B (k x n) on strided views (batch 1,
 // alpha 1, beta 0, no scales); C has row stride rs_c and column stride cs_c.
 // Callers change beta or the zero point where they need to.
