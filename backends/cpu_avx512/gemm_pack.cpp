@@ -77,15 +77,18 @@ bool pack_unit_stride(const kernels::GemmPackKernels &kernels, const PanelSource
   const auto *base = static_cast<const uint8_t *>(src.ptr);
   auto *o = static_cast<uint8_t *>(out);
   if (src.inner_stride != 1 && src.outer_stride != 1) return false;
+  // Panel rows along the lines: all the panels in one call, each line read once.
+  if (src.inner_stride != 1) {
+    kernels.panel_contiguous(base, stride_bytes(src.inner_stride, size, kc),
+                             static_cast<int>(size), kc, static_cast<int>(count), width,
+                             static_cast<int>((count + width - 1) / width), flip, o);
+    return true;
+  }
   for (int64_t o0 = 0; o0 < count; o0 += width, o += panel_bytes) {
     const int rows = static_cast<int>(std::min<int64_t>(width, count - o0));
-    const uint8_t *s = base + o0 * src.outer_stride * size;
-    if (src.inner_stride == 1)
-      kernels.k_contiguous(s, stride_bytes(src.outer_stride, size, rows), rows, kc * size, width,
-                           flip, o);
-    else
-      kernels.panel_contiguous(s, stride_bytes(src.inner_stride, size, kc),
-                               static_cast<int>(size), kc, rows, width, 1, flip, o);
+    kernels.k_contiguous(base + o0 * src.outer_stride * size,
+                         stride_bytes(src.outer_stride, size, rows), rows, kc * size, width, flip,
+                         o);
   }
   return true;
 }

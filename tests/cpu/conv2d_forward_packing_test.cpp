@@ -142,14 +142,13 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 }
 
 // The same for int8 (k-quads on vpdpbusd): also one group, NCHW, dense, a
-// CPU with AVX512_VNNI, and a kernel larger than 1x1, or 1x1 at stride 1
-// with at least as many output channels as input ones; the rows' width up
-// to 1.3 x ow, and at stride 2 any number of tiles.
+// CPU with AVX512_VNNI, and a kernel larger than 1x1; the rows' width up to
+// 1.3 x ow, and at stride 2 any number of tiles.
 bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t ow) {
   const int64_t wp = ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
          d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
-         (d.kh * d.kw > 1 || (d.stride_h == 1 && d.k >= d.c)) && d.dilation_h == 1 &&
+         d.kh * d.kw > 1 && d.dilation_h == 1 &&
          d.stride_h <= 2 && d.k >= 16 && d.c >= 4 && wp * 10 <= ow * 13;
 }
 
@@ -173,22 +172,21 @@ const Shape kInt8QuadShapes[] = {
     {DLK_FORMAT_NCHW, 2, 8, 7, 7, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 8, 6, 6, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 12, 14, 14, 24, 3, 3, 2, 1, 1, 1},
-    // 1x1 at stride 1 (the rule: as many output channels as input ones, or
-    // more): input channels one below, at and one above a quad (3 fails the
-    // rule's 4; 4, 5, 7, 8, 9), around the 64 bytes of a step of the 1x1
-    // weights' packing (63, 64, 65), one below and above a block of 160
-    // quads (639, 641: 2 blocks), wide columns one above a tile and a vector
-    // (49, 17), padded, the rule's edge (16 outputs of 16 inputs: the wide
-    // rows; of 17: the GEMM), and stride 2 (the GEMM).
+    // 1x1 (the GEMM, src as its A, packed by pack_panel_contiguous four
+    // 14-pixel panels at a time): input channels one below, at and one above
+    // a quad (3, 4, 5, 7, 8, 9), around a 64-byte line (63, 64, 65), 639
+    // and 641; pixels one below, at and one above four panels (55, 56, 57)
+    // and a panel (13, 15), and 289 (21 panels); padded (im2col), and
+    // stride 2.
     {DLK_FORMAT_NCHW, 2, 3, 7, 7, 16, 1, 1, 1, 0, 1, 1},
     {DLK_FORMAT_NCHW, 2, 4, 7, 7, 16, 1, 1, 1, 0, 1, 1},
-    {DLK_FORMAT_NCHW, 1, 5, 3, 17, 17, 1, 1, 1, 0, 1, 1},
-    {DLK_FORMAT_NCHW, 3, 7, 1, 17, 23, 1, 1, 1, 0, 1, 1},
-    {DLK_FORMAT_NCHW, 1, 8, 4, 12, 16, 1, 1, 1, 0, 1, 1},
-    {DLK_FORMAT_NCHW, 1, 9, 5, 10, 33, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 5, 5, 11, 17, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 7, 1, 57, 23, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 1, 13, 16, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 9, 3, 5, 33, 1, 1, 1, 0, 1, 1},
     {DLK_FORMAT_NCHW, 2, 63, 2, 25, 64, 1, 1, 1, 0, 1, 1},
-    {DLK_FORMAT_NCHW, 1, 64, 7, 7, 64, 1, 1, 1, 0, 1, 1},
-    {DLK_FORMAT_NCHW, 1, 65, 3, 16, 72, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 64, 7, 8, 64, 1, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 65, 17, 17, 72, 1, 1, 1, 0, 1, 1},
     {DLK_FORMAT_NCHW, 1, 639, 1, 49, 640, 1, 1, 1, 0, 1, 1},
     {DLK_FORMAT_NCHW, 1, 641, 1, 17, 641, 1, 1, 1, 0, 1, 1},
     {DLK_FORMAT_NCHW, 1, 12, 5, 9, 16, 1, 1, 1, 1, 1, 1},
@@ -517,8 +515,8 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
   }
 }
 
-TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads give the exact sums, requantized "
-          "as dlk.h says, on 1-3 threads",
+TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads and the 1x1 GEMM's packed src "
+          "give the exact sums, requantized as dlk.h says, on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(11);
   std::vector<Shape> shapes(std::begin(kWideRowShapes), std::end(kWideRowShapes));

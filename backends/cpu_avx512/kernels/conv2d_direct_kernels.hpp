@@ -162,20 +162,13 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 // - stride 1 or 2 along both axes (2: the phase planes; ResNet-50's res3a, res4a, res5a,
 //   which packed im2col panels), dilation 1, one group, a kernel larger than
 //   1x1 (1x1 stride 1 needs no im2col; 1x1 stride 2 would read one phase of
-//   four), but for int8 1x1 at stride 1 too where there are at least as many
-//   output channels as input ones: against the integer GEMM with src as A
-//   (dlk-perf conv, ResNet-50's 1x1 layers, ratios to oneDNN-any in the same
-//   runs, medians of 3, AMD EPYC Zen 5 (family 26), load 11) the expanding
-//   and square ones gained at batch 1 on 1 / 2 threads and at batch 32 on 1 /
-//   2 (res2a_1x1b 64 > 256 3.2 / 3.0 / 1.5 / 1.4x, res4a_1x1b 256 > 1024 2.7
-//   / 2.9 / 1.5 / 1.8x, res5a_1x1b 512 > 2048 1.3 / 1.2 / 1.3 / 1.6x,
-//   res2a_1x1a 64 > 64 2.2 / 1.4 / 1.0 / 1.0x), the reducing ones lost at
-//   batch 32 (res3a_1x1a 256 > 128 0.88x on 1 thread, res4a_1x1a 512 > 256
-//   0.72x, res3b_1x1a 512 > 128 0.62x, res5b_1x1a 2048 > 512 0.69x), and at
-//   batch 1 too (0.59-1.06x on 1 and 2 threads, s32 and u8 dst, Zen 5,
-//   docs/conv_pool_speed.md, fifth sitting): the image's quads, packed per
-//   call, serve k products a byte, and the GEMM's long k loop amortises its
-//   packing better;
+//   four). int8 1x1 at stride 1 ran here too where there were at least as
+//   many output channels as input ones, until the integer GEMM packed src
+//   as its A four panels at a time and stored its NCHW dst in aligned lines:
+//   then the GEMM ran ResNet-50's expanding and square 1x1 layers 1.09-1.64x
+//   this kernel (batch 1, 1 thread), 1.10-1.52x on 2 threads and 1.20-2.16x
+//   at batch 32 (dlk-perf conv, medians of 3, AMD EPYC Zen 5, family 26;
+//   docs/conv_pool_speed.md, ninth sitting);
 // - padding not negative (backward data's turned convolution has
 //   padding kh - 1 - pad_h, negative where the padding is wider than the
 //   kernel's reach; it runs at stride 1 only);
@@ -210,7 +203,7 @@ inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, boo
       d.stride_h < 1 || d.stride_h > (turned ? 1 : 2) || d.dilation_h != 1 ||
       d.dilation_w != 1 || d.k < 16 || d.c < 4 || d.pad_h < 0 || d.pad_w < 0)
     return false;
-  if (d.kh * d.kw < 2 && !(int8 && d.stride_h == 1 && d.k >= d.c)) return false;
+  if (d.kh * d.kw < 2) return false;
   // The phase plane's width, ceil(((ow - 1) stride + kw) / stride): w + 2
   // pad_w at stride 1, computed from the output size without overflow.
   const int64_t wp = a.ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;

@@ -63,31 +63,19 @@ WideRowsTile wide_rows_int8_tile(int rows, int vectors) {
 int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row) {
   const __m512i ones = _mm512_set1_epi8(1);
   __m512i sum = _mm512_setzero_si512();
-  if (khw == 1) {
-    // 1x1: a channel's quads are its weights' bytes as they lie, 64 a step
-    // (the loop below takes one tap of 16 a step: the packing of res5b_1x1a's
-    // 2048 x 512 weights ran longer than its products, 0.14x oneDNN-any).
-    for (int64_t b = 0; b < c; b += 64) {
-      const __m512i quads = _mm512_maskz_loadu_epi8(byte_range(-b, c - b), w + b);
-      const int64_t units = std::min<int64_t>(16, (c - b + 3) / 4);
-      _mm512_mask_storeu_epi32(row + b / 4, static_cast<__mmask16>((1u << units) - 1u), quads);
-      sum = _mm512_dpbusd_epi32(sum, ones, quads);
-    }
-  } else {
-    for (int64_t u = 0; 4 * u < c; ++u)
-      for (int64_t t0 = 0; t0 < khw; t0 += 16) {
-        const auto mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, khw - t0)) - 1u);
-        __m512i quad = _mm512_setzero_si512();
-        for (int64_t i = 0; i < 4 && 4 * u + i < c; ++i) {
-          const __m128i taps = _mm_maskz_loadu_epi8(mask, w + (4 * u + i) * khw + t0);
-          quad = _mm512_or_si512(quad, _mm512_maskz_sllv_epi32(
-                                           0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, taps),
-                                           _mm512_set1_epi32(8 * i)));
-        }
-        _mm512_mask_storeu_epi32(row + u * khw + t0, mask, quad);
-        sum = _mm512_dpbusd_epi32(sum, ones, quad);
+  for (int64_t u = 0; 4 * u < c; ++u)
+    for (int64_t t0 = 0; t0 < khw; t0 += 16) {
+      const auto mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, khw - t0)) - 1u);
+      __m512i quad = _mm512_setzero_si512();
+      for (int64_t i = 0; i < 4 && 4 * u + i < c; ++i) {
+        const __m128i taps = _mm_maskz_loadu_epi8(mask, w + (4 * u + i) * khw + t0);
+        quad = _mm512_or_si512(quad, _mm512_maskz_sllv_epi32(
+                                         0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, taps),
+                                         _mm512_set1_epi32(8 * i)));
       }
-  }
+      _mm512_mask_storeu_epi32(row + u * khw + t0, mask, quad);
+      sum = _mm512_dpbusd_epi32(sum, ones, quad);
+    }
   // (Added up in memory, wrapping: GCC 12's _mm512_reduce_add_epi32 reads an
   // uninitialised register, an error under -Werror.)
   alignas(64) uint32_t lanes[16];

@@ -29,9 +29,8 @@ using PackKContiguous = void (*)(const uint8_t *src, int64_t stride, int rows, i
 // of `cols` elements of `elem_bytes` bytes (4, 2 or 1), line p at src + p *
 // stride bytes; 4 / elem_bytes consecutive lines make one unit-row, so
 // ceil(k * elem_bytes / 4) unit-rows are written. The columns may fill
-// `panels` micro-panels (cols <= panels * width; width 32 when panels > 1),
-// laid one after another: each line is then read once, front to back, for all
-// of them.
+// `panels` micro-panels (cols <= panels * width), laid one after another, so
+// that a kernel can read each line once, front to back, for all of them.
 using PackPanelContiguous = void (*)(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
                                      int cols, int width, int panels, uint8_t flip, uint8_t *out);
 

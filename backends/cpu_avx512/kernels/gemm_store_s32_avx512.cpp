@@ -44,10 +44,16 @@ inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const Requa
   return _mm512_mask_mov_epi32(_mm512_maskz_cvttps_epi32(0xffff, clamped), nan, s.zero_i);
 }
 
-// C's element at `offset` elements from the tile's corner.
+template <CKind K>
+constexpr int64_t kElemBytes = K == CKind::bytes ? 1 : 4;
+
+// C's element at `offset` elements from the tile's corner. The offset may lie
+// before the corner where the lanes there are masked off: the address is formed
+// as an integer, so that no out-of-range pointer exists.
 template <CKind K>
 void *element(const S32TileStore &t, int64_t offset) {
-  return static_cast<unsigned char *>(t.c) + offset * (K == CKind::bytes ? 1 : 4);
+  return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(t.c) +
+                                  static_cast<uintptr_t>(offset * kElemBytes<K>));
 }
 
 // C' of the scalar rule at the n lanes at `at`: C - zero point as f32 (f32 C: C).
@@ -117,21 +123,34 @@ void store_rows(const S32TileStore &t, const RequantizeLanes *lanes) {
 }
 
 // C column-major: a 16 x 16 block of the accumulator turned so that each
-// register holds 16 rows of one column, C's contiguous run.
+// register holds 16 rows of one column, C's contiguous run. The blocks start
+// where column 0's rows start a cache line (the first block is cut short), so
+// that where the column stride is a multiple of 64 bytes every whole block is
+// one aligned line: row blocks of 14-row tiles otherwise wrote each line in two
+// stores (half of res2a_1x1b's NCHW int8 time went to these stores).
 template <CKind K>
-void store_columns(const S32TileStore &t, const RequantizeLanes *lanes) {
-  for (int64_t i0 = 0; i0 < t.rows; i0 += 16) {
-    const int64_t rows = std::min<int64_t>(16, t.rows - i0);
-    const __mmask16 n = first_lanes(rows);
+void store_columns(const S32TileStore &store, const RequantizeLanes *lanes) {
+  // A copy the stores into C cannot alias: its fields stay in registers.
+  const S32TileStore t = store;
+  const int64_t lead =
+      static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.c) % (16 * kElemBytes<K>)) /
+      kElemBytes<K>;
+  for (int64_t i0 = -lead; i0 < t.rows; i0 += 16) {
+    // Rows i0 + r for r in [r0, r1) exist.
+    const int64_t r0 = std::max<int64_t>(0, -i0), r1 = std::min<int64_t>(16, t.rows - i0);
+    const __mmask16 n = lane_range(r0, r1);
     __m512 row_bias = _mm512_setzero_ps();
-    if (K != CKind::s32 && t.row_bias) row_bias = _mm512_maskz_loadu_ps(n, t.row_bias + i0);
+    if (K != CKind::s32 && t.row_bias)
+      row_bias = _mm512_maskz_loadu_ps(
+          n, reinterpret_cast<const float *>(reinterpret_cast<uintptr_t>(t.row_bias) +
+                                             static_cast<uintptr_t>(i0 * 4)));
     for (int64_t j0 = 0; j0 < t.cols; j0 += 16) {
       const int64_t cols = std::min<int64_t>(16, t.cols - j0);
       __m512 block[16];
       for (int r = 0; r < 16; ++r)
-        block[r] = r < rows ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi32(
-                                  first_lanes(cols), t.acc + (i0 + r) * t.ld + j0))
-                            : _mm512_setzero_ps();
+        block[r] = r >= r0 && r < r1 ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi32(
+                                          first_lanes(cols), t.acc + (i0 + r) * t.ld + j0))
+                                    : _mm512_setzero_ps();
       transpose16(block);
       for (int64_t jj = 0; jj < cols; ++jj) {
         const int64_t j = j0 + jj;
