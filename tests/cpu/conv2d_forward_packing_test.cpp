@@ -142,25 +142,29 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 }
 
 // The same for int8 (k-quads on vpdpbusd): also one group, NCHW, dense, a
-// CPU with AVX512_VNNI, and a kernel larger than 1x1; the rows' width up to
-// 1.3 x ow, and at stride 2 any number of tiles.
+// CPU with AVX512_VNNI, and a kernel larger than 1x1; 3 or more input
+// channels (a quad three-quarters full); the rows' width up to 1.3 x ow, and
+// at stride 2 any number of tiles.
 bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t ow) {
   const int64_t wp = ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
          d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
          d.kh * d.kw > 1 && d.dilation_h == 1 &&
-         d.stride_h <= 2 && d.k >= 16 && d.c >= 4 && wp * 10 <= ow * 13;
+         d.stride_h <= 2 && d.k >= 16 && d.c >= 3 && wp * 10 <= ow * 13;
 }
 
 // The int8 wide-row kernel's k-quads (conv2d_wide_rows_int8_avx512vnni.cpp):
-// input channels one below, at and one above a quad (3 fails the rule's 4;
-// 4, 5, 7, 8, 9), and in one and two blocks of quads (168 = 42 quads, the 3x3
+// input channels one below, at and one above a quad (2 fails the rule's 3;
+// 3, 4, 5, 7, 8, 9; 3 at conv1's 7x7 stride 2, its 49 taps past the weights'
+// one-permutation quads of up to 16), and in one and two blocks of quads (168 = 42 quads, the 3x3
 // block; 169: 2 blocks of 22 and 21), at stride 1 and 2, with padding wider
 // than the kernel, the rows' width one below and one above the int8 rule's
 // 1.3 x ow (9 / 7: res5b 3x3; 8 / 6), at stride 2 two tiles (res5a 3x3's 7 x 8);
 // kWideRowShapes' edges run too.
 const Shape kInt8QuadShapes[] = {
+    {DLK_FORMAT_NCHW, 2, 2, 9, 20, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 3, 9, 20, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 3, 30, 30, 16, 7, 7, 2, 3, 1, 1},
     {DLK_FORMAT_NCHW, 1, 4, 9, 20, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 5, 7, 47, 17, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 7, 30, 31, 23, 3, 3, 2, 1, 1, 1},
