@@ -143,18 +143,21 @@ void pack_f32_rows_across_panels(const uint8_t *src, int64_t stride, int64_t k, 
   }
 }
 
-// pack_panel_contiguous for int8 A panels (the 14-row kernel's; any width up to
-// 16) across `panels` micro-panels: per unit-row, four lines are read front to
-// back, 64 columns at a time, and interleaved into k-quads in column order (four
-// zmm of 16 columns); each of the four panels those columns fill is then cut
-// out of two neighbouring zmm by one permute and written with one store. Per
-// 14-row panel this is a quarter of the loads, interleaves and stores of the
-// one-panel loop below, whose 16-byte steps ran the packing of a pointwise
-// NCHW int8 convolution's A at 8 GB/s.
-void pack_quads_across_panels(const uint8_t *src, int64_t stride, int64_t k, int cols, int width,
-                              int panels, uint8_t flip, uint8_t *out) {
+// pack_panel_contiguous for int8 and bf16 A panels (the 14-row kernels'; any
+// width up to 16) across `panels` micro-panels: per unit-row, its four (int8)
+// or two (bf16) lines are read front to back, 64 columns at a time, and
+// interleaved into units in column order (four zmm of 16 columns); each of the
+// four panels those columns fill is then cut out of two neighbouring zmm by
+// one permute and written with one store. Per 14-row panel this is a quarter
+// of the loads, interleaves and stores of the one-panel loop below, whose
+// 16-byte steps ran the packing of a pointwise NCHW int8 convolution's A at
+// 8 GB/s (40 % of res2b_1x1a's time; bf16 backward data's diff_dst as A, 30 %
+// of res5b_1x1a's).
+void pack_units_across_panels(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
+                              int cols, int width, int panels, uint8_t flip, uint8_t *out) {
   constexpr int kGroup = 4;  // panels per 64 columns, for any width up to 16
-  const int64_t unit_rows = (k + 3) / 4;
+  const int group = 4 / elem_bytes;  // lines per unit-row
+  const int64_t unit_rows = (k + group - 1) / group;
   const int64_t panel_bytes = unit_rows * width * 4;
   const __m512i flips = _mm512_set1_epi8(static_cast<char>(flip));
   const __mmask16 store = first_lanes(width);
@@ -168,36 +171,57 @@ void pack_quads_across_panels(const uint8_t *src, int64_t stride, int64_t k, int
                                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
                                                  14, 15));
   }
+  // bf16: unpacking two lines gives, in 128-bit lane l, the pairs of columns
+  // 8l .. 8l + 3 (lo) and 8l + 4 .. 8l + 7 (hi); these 64-bit indices put the
+  // lanes back in column order (as in pack_panel32_interleaved).
+  const __m512i first16 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+  const __m512i last16 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
   constexpr int64_t kAhead = 16;  // as in pack_panel_contiguous_avx512
-  const int64_t row_bytes = cols;
+  const int64_t row_bytes = int64_t{cols} * elem_bytes;
   for (int64_t u = 0; u < unit_rows; ++u) {
-    const int64_t p = u * 4;
-    for (int g = 0; g < 4 && p + g + kAhead < k; ++g)
+    const int64_t p = u * group;
+    for (int g = 0; g < group && p + g + kAhead < k; ++g)
       for (int64_t b = 0; b < row_bytes; b += 64)
         _mm_prefetch(reinterpret_cast<const char *>(src + (p + g + kAhead) * stride + b),
                      _MM_HINT_T0);
     for (int q0 = 0; q0 < panels; q0 += kGroup) {
-      const int c0 = q0 * width;
-      const __mmask64 in = first_bytes64(cols - c0);
-      auto line = [&](int64_t l) {
-        if (l >= k) return _mm512_setzero_si512();
-        const __m512i v = _mm512_maskz_loadu_epi8(in, src + l * stride + c0);
+      const int64_t b0 = int64_t{q0} * width * elem_bytes;  // the group's first byte
+      // 64 bytes of line l from byte b of the line, masked to the matrix and
+      // flipped; zero past k and past the line's end.
+      auto line = [&](int64_t l, int64_t b) {
+        if (l >= k || b >= row_bytes) return _mm512_setzero_si512();
+        const __mmask64 in = first_bytes64(row_bytes - b);
+        const __m512i v = _mm512_maskz_loadu_epi8(in, src + l * stride + b);
         return flip ? _mm512_maskz_mov_epi8(in, _mm512_xor_si512(v, flips)) : v;
       };
-      const __m512i x0 = line(p), x1 = line(p + 1), x2 = line(p + 2), x3 = line(p + 3);
-      const __m512i lo01 = _mm512_unpacklo_epi8(x0, x1), hi01 = _mm512_unpackhi_epi8(x0, x1);
-      const __m512i lo23 = _mm512_unpacklo_epi8(x2, x3), hi23 = _mm512_unpackhi_epi8(x2, x3);
-      // 128-bit lane l of q[i]: the quads of columns 16 l + 4 i .. 16 l + 4 i + 3.
-      const __m512i q[4] = {_mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
-                            _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
-      // A 4 x 4 transpose of 128-bit lanes: v[m] holds columns 16 m .. 16 m + 15.
-      const __m512i t0 = _mm512_shuffle_i32x4(q[0], q[1], 0x44);
-      const __m512i t1 = _mm512_shuffle_i32x4(q[2], q[3], 0x44);
-      const __m512i t2 = _mm512_shuffle_i32x4(q[0], q[1], 0xEE);
-      const __m512i t3 = _mm512_shuffle_i32x4(q[2], q[3], 0xEE);
-      const __m512i v[5] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xDD),
-                            _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xDD),
-                            _mm512_setzero_si512()};
+      __m512i v[5];  // v[m]: the units of columns 16 m .. 16 m + 15; v[4] zero
+      v[4] = _mm512_setzero_si512();
+      if (elem_bytes == 2) {
+        for (int h = 0; h < 2; ++h) {
+          const __m512i x0 = line(p, b0 + 64 * h), x1 = line(p + 1, b0 + 64 * h);
+          const __m512i lo = _mm512_unpacklo_epi16(x0, x1), hi = _mm512_unpackhi_epi16(x0, x1);
+          v[2 * h] = _mm512_permutex2var_epi64(lo, first16, hi);
+          v[2 * h + 1] = _mm512_permutex2var_epi64(lo, last16, hi);
+        }
+      } else {
+        const __m512i x0 = line(p, b0), x1 = line(p + 1, b0), x2 = line(p + 2, b0),
+                      x3 = line(p + 3, b0);
+        const __m512i lo01 = _mm512_unpacklo_epi8(x0, x1), hi01 = _mm512_unpackhi_epi8(x0, x1);
+        const __m512i lo23 = _mm512_unpacklo_epi8(x2, x3), hi23 = _mm512_unpackhi_epi8(x2, x3);
+        // 128-bit lane l of q[i]: the quads of columns 16 l + 4 i .. 16 l + 4 i + 3.
+        const __m512i q[4] = {
+            _mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
+            _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
+        // A 4 x 4 transpose of 128-bit lanes.
+        const __m512i t0 = _mm512_shuffle_i32x4(q[0], q[1], 0x44);
+        const __m512i t1 = _mm512_shuffle_i32x4(q[2], q[3], 0x44);
+        const __m512i t2 = _mm512_shuffle_i32x4(q[0], q[1], 0xEE);
+        const __m512i t3 = _mm512_shuffle_i32x4(q[2], q[3], 0xEE);
+        v[0] = _mm512_shuffle_i32x4(t0, t1, 0x88);
+        v[1] = _mm512_shuffle_i32x4(t0, t1, 0xDD);
+        v[2] = _mm512_shuffle_i32x4(t2, t3, 0x88);
+        v[3] = _mm512_shuffle_i32x4(t2, t3, 0xDD);
+      }
       const int n = std::min(kGroup, panels - q0);
       for (int j = 0; j < n; ++j)
         _mm512_mask_storeu_epi32(
@@ -215,8 +239,8 @@ void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_b
     return pack_f32_rows_across_panels(src, stride, k, cols, panels, out);
   if (width == 32 && elem_bytes != 4)
     return pack_panel32_interleaved(src, stride, elem_bytes, k, cols, panels, flip, out);
-  if (elem_bytes == 1 && width <= 16)
-    return pack_quads_across_panels(src, stride, k, cols, width, panels, flip, out);
+  if (elem_bytes != 4 && width <= 16)
+    return pack_units_across_panels(src, stride, elem_bytes, k, cols, width, panels, flip, out);
   if (panels > 1) {
     const int64_t panel_bytes = (k * elem_bytes + 3) / 4 * width * 4;
     for (int q = 0; q < panels; ++q)
