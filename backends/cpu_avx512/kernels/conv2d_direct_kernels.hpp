@@ -126,19 +126,22 @@ using WideRowsTile = void (*)(const float *a, int64_t lda, const float *b, const
 // The tiles with vdpbf16ps, a and b holding k-pairs of bf16 in each 32-bit
 // element (conv2d_wide_rows_bf16_avx512bf16.cpp; a CPU with AVX512_BF16).
 WideRowsTile wide_rows_bf16_tile(int rows, int vectors);
-// Row o of the paired weights, row[u khw + t] = the bf16 bits of W[o][2u][t]
-// | W[o][2u + 1][t] << 16 (0 past c) for the c x khw weights of each of k
-// output channels (OIHW); turned: of W'[o][ci][t] = W[ci][o][khw - 1 - t]
-// (W with c output and k input channels), backward data's.
+// Rows o in [first, first + count) of the paired weights, at rows + (o -
+// first) row_stride: row[u khw + t] = the bf16 bits of W[o][2u][t] | W[o][2u +
+// 1][t] << 16 (0 past c) for the c x khw weights of each of k output channels
+// (OIHW); turned: of W'[o][ci][t] = W[ci][o][khw - 1 - t] (W with c output and
+// k input channels), backward data's.
 void wide_rows_bf16_pair_weights(const uint16_t *w, int64_t k, int64_t c, int64_t khw, bool turned,
-                                 int64_t o, uint32_t *row);
+                                 int64_t first, int64_t count, int64_t row_stride, uint32_t *rows);
 // The tiles with vpdpbusd, a holding s8 k-quads and b u8 k-quads in each
 // 32-bit element, the sums s32 bits (conv2d_wide_rows_int8_avx512vnni.cpp; a
 // CPU with AVX512_VNNI).
 WideRowsTile wide_rows_int8_tile(int rows, int vectors);
-// One output channel's c x khw s8 weights `w` (OIHW) as k-quads, row[u khw +
-// t] holding W[4u + i][t] in byte i (0 past c); returns the weights' sum.
-int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row);
+// `count` output channels' c x khw s8 weights `w` (OIHW) as k-quads: output
+// channel o's row at rows + o row_stride, row[u khw + t] holding W[o][4u +
+// i][t] in byte i (0 past c), and the sum of its weights at sums[o].
+void wide_rows_int8_quad_weights(const int8_t *w, int64_t count, int64_t c, int64_t khw,
+                                 int64_t row_stride, uint32_t *rows, int32_t *sums);
 // One row of the quad planes: out[jq], jq < width, holds in byte i the
 // element at column x0 + stride jq (stride 1 or 2) of the row of u8 or s8 at
 // channels[i] (w wide; null: past c), the zero point's byte where that lies

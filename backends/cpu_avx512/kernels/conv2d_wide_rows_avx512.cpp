@@ -86,8 +86,8 @@ void split_row(const typename Storage::type *in, int64_t w, int64_t pad_w, int64
     const auto lanes = [w](int64_t x0) { return lane_range(-x0, w - x0); };
     for (int64_t jq = 0; jq < width; jq += 16) {
       const int64_t x0 = parity + 2 * jq - pad_w;
-      const __m512 lo = _mm512_maskz_loadu_ps(lanes(x0), at(const_cast<float *>(in), x0));
-      const __m512 hi = _mm512_maskz_loadu_ps(lanes(x0 + 16), at(const_cast<float *>(in), x0 + 16));
+      const __m512 lo = _mm512_maskz_loadu_ps(lanes(x0), lane_address(in, x0));
+      const __m512 hi = _mm512_maskz_loadu_ps(lanes(x0 + 16), lane_address(in, x0 + 16));
       const int64_t n = std::min<int64_t>(16, width - jq);
       _mm512_mask_storeu_ps(out + jq, static_cast<__mmask16>((1u << n) - 1u),
                             _mm512_permutex2var_ps(lo, pick, hi));
@@ -240,35 +240,47 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   // input channels), and widened; or (pairs) W'[o][u][t] holds the bits of
   // channels 2u and 2u + 1 (0 past d.c).
   const float *weights = static_cast<const float *>(a.weights);
+  // Output channels [o0, o1), a share a thread (the quad and pair kernels
+  // build their permutations once a call).
+  const auto by_channel_shares = [&](auto &&body) {
+    const int team = team_size(d.k, threads);
+    parallel_for(team, team, [&](int64_t i, int) { body(d.k * i / team, d.k * (i + 1) / team); });
+  };
   if constexpr (int8) {
     // Each tap adds (u8 src) x weight; the start takes the zero point's
     // share off, modulo 2^32 as the sums wrap.
-    parallel_for(d.k, threads, [&](int64_t o, int) {
-      const int32_t sum = wide_rows_int8_quad_weights(
-          static_cast<const int8_t *>(a.weights) + o * d.c * khw, d.c, khw,
-          reinterpret_cast<uint32_t *>(widened + o * taps));
-      const uint32_t start = 0u - uint32_t{zero_u8} * static_cast<uint32_t>(sum);
-      std::memcpy(starts + o, &start, sizeof start);
+    by_channel_shares([&](int64_t o0, int64_t o1) {
+      auto *sums = reinterpret_cast<int32_t *>(starts) + o0;
+      wide_rows_int8_quad_weights(static_cast<const int8_t *>(a.weights) + o0 * d.c * khw,
+                                  o1 - o0, d.c, khw, taps,
+                                  reinterpret_cast<uint32_t *>(widened + o0 * taps), sums);
+      for (int64_t o = 0; o < o1 - o0; ++o) {
+        const uint32_t start = 0u - uint32_t{zero_u8} * static_cast<uint32_t>(sums[o]);
+        std::memcpy(sums + o, &start, sizeof start);
+      }
     });
     weights = widened;
   } else if (p.weight_floats > 0) {
     const auto *stored = static_cast<const T *>(a.weights);
-    const auto weight = [&](int64_t o, int64_t ci, int64_t t) {
-      return p.turned ? stored[(ci * d.k + o) * khw + khw - 1 - t]
-                      : stored[(o * d.c + ci) * khw + t];
-    };
-    parallel_for(d.k, threads, [&](int64_t o, int) {
-      float *row = widened + o * taps;
-      if constexpr (!f32) {
-        if (p.pairs) {
-          wide_rows_bf16_pair_weights(stored, d.k, d.c, khw, p.turned, o,
-                                      reinterpret_cast<uint32_t *>(row));
-          return;
-        }
+    if constexpr (!f32) {
+      if (p.pairs) {
+        by_channel_shares([&](int64_t o0, int64_t o1) {
+          wide_rows_bf16_pair_weights(stored, d.k, d.c, khw, p.turned, o0, o1 - o0, taps,
+                                      reinterpret_cast<uint32_t *>(widened + o0 * taps));
+        });
       }
-      for (int64_t ci = 0; ci < d.c; ++ci)
-        for (int64_t t = 0; t < khw; ++t) row[ci * khw + t] = Storage::load(weight(o, ci, t));
-    });
+    }
+    if (f32 || !p.pairs) {
+      const auto weight = [&](int64_t o, int64_t ci, int64_t t) {
+        return p.turned ? stored[(ci * d.k + o) * khw + khw - 1 - t]
+                        : stored[(o * d.c + ci) * khw + t];
+      };
+      parallel_for(d.k, threads, [&](int64_t o, int) {
+        float *row = widened + o * taps;
+        for (int64_t ci = 0; ci < d.c; ++ci)
+          for (int64_t t = 0; t < khw; ++t) row[ci * khw + t] = Storage::load(weight(o, ci, t));
+      });
+    }
     weights = widened;
   }
 

@@ -19,6 +19,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 #include "backends/cpu_avx512/kernels/conv2d_wide_rows_tile_avx512.inc"
 
 // s32 sums: the tile's starting values (bias) are the s32 starts' bits, its B
@@ -38,21 +39,6 @@ struct DotU8S8 {
 };
 
 // (maskz forms throughout: GCC warns of the plain forms' undefined pass-through.)
-
-// Bytes [lo, hi) of 64 as a mask, both clamped to [0, 64].
-uint64_t byte_range(int64_t lo, int64_t hi) {
-  lo = std::clamp<int64_t>(lo, 0, 64);
-  hi = std::clamp<int64_t>(hi, lo, 64);
-  const auto below = [](int64_t n) { return n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; };
-  return below(hi) & ~below(lo);
-}
-
-// `bytes` at p + offset (the address formed as an integer: masked-off lanes
-// may lie outside the row, and no out-of-range pointer is formed).
-const void *byte_at(const uint8_t *p, int64_t offset) {
-  return reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(p) +
-                                        static_cast<uintptr_t>(offset));
-}
 
 }  // namespace
 
@@ -98,45 +84,66 @@ struct TapsToQuads {
   }
 };
 
-}  // namespace
-
-int32_t wide_rows_int8_quad_weights(const int8_t *w, int64_t c, int64_t khw, uint32_t *row) {
-  const __m512i ones = _mm512_set1_epi8(1);
-  __m512i sum = _mm512_setzero_si512();
-  if (4 * khw <= 64) {
-    // A quad of channels a step: one load, one permutation, one store (a tap
-    // of 16 a step, below, took a third of res5b 3x3's time at batch 1).
-    const TapsToQuads to_quads(khw);
-    const auto units = static_cast<__mmask16>((1u << khw) - 1u);
-    for (int64_t u = 0; 4 * u < c; ++u) {
-      const __m512i taps = _mm512_maskz_loadu_epi8(
-          byte_range(0, std::min<int64_t>(4, c - 4 * u) * khw), w + 4 * u * khw);
-      const __m512i quads = _mm512_maskz_mov_epi32(units, to_quads(taps));
-      _mm512_mask_storeu_epi32(row + u * khw, units, quads);
-      sum = _mm512_dpbusd_epi32(sum, ones, quads);
-    }
-  } else {
-    for (int64_t u = 0; 4 * u < c; ++u)
-      for (int64_t t0 = 0; t0 < khw; t0 += 16) {
-        const auto mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, khw - t0)) - 1u);
-        __m512i quad = _mm512_setzero_si512();
-        for (int64_t i = 0; i < 4 && 4 * u + i < c; ++i) {
-          const __m128i taps = _mm_maskz_loadu_epi8(mask, w + (4 * u + i) * khw + t0);
-          quad = _mm512_or_si512(quad, _mm512_maskz_sllv_epi32(
-                                           0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, taps),
-                                           _mm512_set1_epi32(8 * i)));
-        }
-        _mm512_mask_storeu_epi32(row + u * khw + t0, mask, quad);
-        sum = _mm512_dpbusd_epi32(sum, ones, quad);
-      }
-  }
-  // (Added up in memory, wrapping: GCC 12's _mm512_reduce_add_epi32 reads an
-  // uninitialised register, an error under -Werror.)
+// The weights' sum, modulo 2^32 as the sums wrap. (Added up in memory: GCC
+// 12's _mm512_reduce_add_epi32 reads an uninitialised register, an error
+// under -Werror.)
+int32_t lanes_sum(__m512i sum) {
   alignas(64) uint32_t lanes[16];
   _mm512_store_si512(lanes, sum);
   uint32_t total = 0;
   for (const uint32_t lane : lanes) total += lane;
   return static_cast<int32_t>(total);
+}
+
+// Up to 16 taps: a quad of channels a step, one load, one permutation, one
+// store (a tap of 16 a step, below, took a third of res5b 3x3's time at batch 1).
+int32_t quad_few_taps(const int8_t *w, int64_t c, int64_t khw, const TapsToQuads &to_quads,
+                      uint32_t *row) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum = _mm512_setzero_si512();
+  const auto units = static_cast<__mmask16>((1u << khw) - 1u);
+  for (int64_t u = 0; 4 * u < c; ++u) {
+    const __m512i taps = _mm512_maskz_loadu_epi8(
+        byte_range(0, std::min<int64_t>(4, c - 4 * u) * khw), w + 4 * u * khw);
+    const __m512i quads = _mm512_maskz_mov_epi32(units, to_quads(taps));
+    _mm512_mask_storeu_epi32(row + u * khw, units, quads);
+    sum = _mm512_dpbusd_epi32(sum, ones, quads);
+  }
+  return lanes_sum(sum);
+}
+
+// More taps: 16 taps of a channel a step, widened and shifted into the quads.
+int32_t quad_many_taps(const int8_t *w, int64_t c, int64_t khw, uint32_t *row) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum = _mm512_setzero_si512();
+  for (int64_t u = 0; 4 * u < c; ++u)
+    for (int64_t t0 = 0; t0 < khw; t0 += 16) {
+      const auto mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, khw - t0)) - 1u);
+      __m512i quad = _mm512_setzero_si512();
+      for (int64_t i = 0; i < 4 && 4 * u + i < c; ++i) {
+        const __m128i taps = _mm_maskz_loadu_epi8(mask, w + (4 * u + i) * khw + t0);
+        quad = _mm512_or_si512(quad, _mm512_maskz_sllv_epi32(
+                                         0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, taps),
+                                         _mm512_set1_epi32(8 * i)));
+      }
+      _mm512_mask_storeu_epi32(row + u * khw + t0, mask, quad);
+      sum = _mm512_dpbusd_epi32(sum, ones, quad);
+    }
+  return lanes_sum(sum);
+}
+
+}  // namespace
+
+void wide_rows_int8_quad_weights(const int8_t *w, int64_t count, int64_t c, int64_t khw,
+                                 int64_t row_stride, uint32_t *rows, int32_t *sums) {
+  if (4 * khw <= 64) {
+    const TapsToQuads to_quads(khw);
+    for (int64_t o = 0; o < count; ++o)
+      sums[o] = quad_few_taps(w + o * c * khw, c, khw, to_quads, rows + o * row_stride);
+  } else {
+    for (int64_t o = 0; o < count; ++o)
+      sums[o] = quad_many_taps(w + o * c * khw, c, khw, rows + o * row_stride);
+  }
 }
 
 void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_t x0,
@@ -156,14 +163,14 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
         const auto in = static_cast<__mmask16>(byte_range(-x, w - x));
         lanes = _mm512_maskz_cvtepu8_epi32(0xffff, 
             _mm_mask_loadu_epi8(_mm_set1_epi8(static_cast<char>(zero_point)), in,
-                                byte_at(channels[i], x)));
+                                lane_address(channels[i], x)));
       } else {
         // Stride 2: 32 bytes, the even ones (each 16-bit lane's low byte).
         const auto in = static_cast<__mmask32>(byte_range(-x, w - x));
         lanes = _mm512_and_si512(
             _mm512_maskz_cvtepu16_epi32(0xffff, 
                 _mm256_mask_loadu_epi8(_mm256_set1_epi8(static_cast<char>(zero_point)), in,
-                                       byte_at(channels[i], x))),
+                                       lane_address(channels[i], x))),
             _mm512_set1_epi32(0xff));
       }
       quad = _mm512_or_si512(quad, _mm512_maskz_sllv_epi32(0xffff, lanes, _mm512_set1_epi32(8 * i)));

@@ -47,13 +47,11 @@ inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const Requa
 template <CKind K>
 constexpr int64_t kElemBytes = K == CKind::bytes ? 1 : 4;
 
-// C's element at `offset` elements from the tile's corner. The offset may lie
-// before the corner where the lanes there are masked off: the address is formed
-// as an integer, so that no out-of-range pointer exists.
+// C's element at `offset` elements from the tile's corner (it may lie before
+// the corner, where the lanes there are masked off).
 template <CKind K>
 void *element(const S32TileStore &t, int64_t offset) {
-  return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(t.c) +
-                                  static_cast<uintptr_t>(offset * kElemBytes<K>));
+  return lane_address(static_cast<uint8_t *>(t.c), offset * kElemBytes<K>);
 }
 
 // C' of the scalar rule at the n lanes at `at`: C - zero point as f32 (f32 C: C).
@@ -142,8 +140,7 @@ void store_columns(const S32TileStore &store, const RequantizeLanes *lanes) {
     __m512 row_bias = _mm512_setzero_ps();
     if (K != CKind::s32 && t.row_bias)
       row_bias = _mm512_maskz_loadu_ps(
-          n, reinterpret_cast<const float *>(reinterpret_cast<uintptr_t>(t.row_bias) +
-                                             static_cast<uintptr_t>(i0 * 4)));
+          n, lane_address(t.row_bias, i0));
     for (int64_t j0 = 0; j0 < t.cols; j0 += 16) {
       const int64_t cols = std::min<int64_t>(16, t.cols - j0);
       __m512 block[16];
