@@ -7,8 +7,12 @@
 // dst^T (pixels x kg) = im2col^T * weights^T with A written by
 // Im2colAPanelPacker (pixels_as_rows); a 1x1, stride-1, unpadded
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
-// view). f32 NCHW at stride 1 on the AVX-512 tier runs the wide-row kernel
-// instead where conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
+// view). f32 NCHW with many output channels and pixels on the AVX-512 tier runs
+// the channel-lane kernel instead where conv2d_channel_lanes_applies
+// (kernels/conv2d_channel_lanes_kernels.hpp): the output channels in the lanes,
+// the weights packed once per call, each pixel's input broadcast; elsewhere
+// NCHW on the AVX-512 tier runs the wide-row kernel where
+// conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
 // B read straight from a zero-padded copy of the image, nothing packed (f16,
 // and bf16 where vdpbf16ps is slower than FMAs, widened to f32 there); f32
 // NCHW at stride 1 with few output channels runs a direct kernel along rows
@@ -34,6 +38,7 @@
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
@@ -202,6 +207,13 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
         scratch.get(kernels::conv2d_direct_few_channels_scratch_bytes(args, threads), "dlk_conv2d_forward",
                     "the zero-padded image of each thread"));
     return {"avx512:conv2d_direct_f32", 0};
+  }
+  if (isa == core::CpuIsa::avx512 && kernels::conv2d_channel_lanes_applies(args, threads)) {
+    const kernels::ChannelLanesPlan plan(args, threads);
+    kernels::conv2d_channel_lanes_avx512(
+        args, threads, plan,
+        scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and the padded images"));
+    return {"avx512:conv2d_channel_lanes_f32", 0};
   }
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_wide_rows_applies(args, threads)) {
     const kernels::WideRowsPlan plan(args, threads);

@@ -141,6 +141,46 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
          (d.stride_h == 1 || oh * wp > 3 * 48);
 }
 
+// The channel-lane kernel's edges (kernels/conv2d_channel_lanes_kernels.hpp):
+// output channels in one vector (16), one above (17, in a block of 32 with
+// 15 lanes unstored), one below and at a block (31, 32), one above (33, a
+// second block of one vector), 48 and 65; output widths of one pixel, one
+// below, at and above a tile of 14 (13, 14, 15), 29 (two tiles and one
+// pixel) and 7 (res5's); padding wider than the kernel, dilation 2, 5x5, 1x3,
+// 3x1, conv1's 7x7 over 3 channels (147 taps) at stride 2; stride 2 at odd
+// and even widths; one image shared by the threads, and several (each thread
+// its own at 2 and 3 threads); 144 pixels of 63 taps (one below the rule's
+// 64) and 121 pixels (one image of 11 x 11, below its 128).
+const Shape kChannelLaneShapes[] = {
+    {DLK_FORMAT_NCHW, 1, 8, 12, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 9, 10, 14, 17, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 8, 8, 15, 33, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 11, 29, 48, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 4, 8, 7, 13, 65, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 6, 8, 24, 1, 32, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 10, 6, 30, 32, 3, 3, 1, 4, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 16, 16, 31, 3, 3, 1, 2, 2, 1},
+    {DLK_FORMAT_NCHW, 1, 4, 14, 14, 24, 5, 5, 1, 2, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 24, 12, 20, 16, 1, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 24, 20, 12, 20, 3, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 28, 28, 32, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 31, 33, 17, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 3, 30, 30, 24, 7, 7, 2, 3, 1, 1},
+    {DLK_FORMAT_NCHW, 3, 9, 14, 14, 40, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 7, 12, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
+};
+
+// The channel-lane kernel's rule: f32 NCHW, one group, a kernel larger than
+// 1x1, stride_w 1 or 2, 16 or more output channels, 128 or more output pixels
+// (all images), 64 or more taps. (16 channels unpadded go to the few-channel
+// kernel first: no shape here is one.)
+bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
+                        int64_t ow) {
+  return tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.groups == 1 && d.kh * d.kw > 1 &&
+         d.stride_w <= 2 && d.k >= 16 && d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= 64;
+}
+
 // The same for int8 (k-quads on vpdpbusd): also one group, NCHW, dense, a
 // CPU with AVX512_VNNI, and a kernel larger than 1x1; 3 or more input
 // channels (a quad three-quarters full); the rows' width up to 1.3 x ow, and
@@ -330,13 +370,16 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
   }
 }
 
-TEST_CASE("conv2d forward f32: the wide-row kernel's edges give the exact sums on 1-3 threads",
+TEST_CASE("conv2d forward f32: the wide-row and channel-lane kernels' edges give the exact sums "
+          "on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(9);
+  std::vector<Shape> shapes(std::begin(kWideRowShapes), std::end(kWideRowShapes));
+  shapes.insert(shapes.end(), std::begin(kChannelLaneShapes), std::end(kChannelLaneShapes));
   for (const std::string &tier : cpu_tiers())
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
-      for (const Shape &shape : kWideRowShapes) {
+      for (const Shape &shape : shapes) {
         Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
         dlk_conv2d_desc &d = p.desc;
         INFO(tier << " threads " << threads << " n " << d.n << " c " << d.c << " h " << d.h
@@ -347,7 +390,9 @@ TEST_CASE("conv2d forward f32: the wide-row kernel's edges give the exact sums o
         const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
         for (const bool epilogue : {false, true}) {
           check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
-          const bool wide = wide_rows_rule(tier, d, p.oh, p.ow);
+          const bool lanes = channel_lanes_rule(tier, d, p.oh, p.ow);
+          const bool wide = !lanes && wide_rows_rule(tier, d, p.oh, p.ow);
+          CHECK((implementation(ctx) == "avx512:conv2d_channel_lanes_f32") == lanes);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_f32") == wide);
         }
       }

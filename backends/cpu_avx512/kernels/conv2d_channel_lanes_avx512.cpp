@@ -1,0 +1,181 @@
+// kernels/conv2d_channel_lanes_kernels.hpp's convolution in AVX-512 steps.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
+#include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
+#include "backends/cpu_avx512/parallel_for.hpp"
+#include "common/immintrin.hpp"
+
+namespace dlk::cpu::kernels {
+namespace {
+
+#include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
+
+constexpr int kPixels = 14;    // pixels of a tile: 14 x 2 sums + 2 weights + a broadcast
+constexpr int kVectors = 2;    // of 16 output channels
+constexpr int64_t kBlock = 16 * kVectors;
+
+// P pixels (input columns SW apart from src) x V vectors of output channels
+// over `taps` taps: tap t reads src + off[t], its weights are w + t V 16. The
+// sums go to channel i's row at dst + i plane (i < channels), bias added,
+// ReLU where asked.
+template <int P, int V, int SW>
+void tile(const float *src, const int32_t *off, int64_t taps, const float *w, const float *bias,
+          bool relu, float *dst, int64_t plane, int channels) {
+  __m512 acc[P][V];
+  for (int p = 0; p < P; ++p)
+    for (int v = 0; v < V; ++v) acc[p][v] = _mm512_setzero_ps();
+  for (int64_t t = 0; t < taps; ++t) {
+    const float *s = src + off[t];
+    __m512 wv[V];
+    for (int v = 0; v < V; ++v) wv[v] = _mm512_load_ps(w + (t * V + v) * 16);
+    for (int p = 0; p < P; ++p) {
+      const __m512 b = _mm512_set1_ps(s[p * SW]);
+      for (int v = 0; v < V; ++v) acc[p][v] = _mm512_fmadd_ps(b, wv[v], acc[p][v]);
+    }
+  }
+  const __mmask16 pixels = first_lanes(P);
+  for (int v = 0; v < V; ++v) {
+    __m512 rows[16];
+    for (int p = 0; p < 16; ++p) rows[p] = p < P ? acc[p][v] : _mm512_setzero_ps();
+    transpose16(rows);
+    for (int i = 0; i < 16 && 16 * v + i < channels; ++i) {
+      __m512 out = rows[i];
+      if (bias) out = _mm512_add_ps(out, _mm512_set1_ps(bias[16 * v + i]));
+      if (relu) out = _mm512_maskz_max_ps(0xffff, out, _mm512_setzero_ps());
+      _mm512_mask_storeu_ps(dst + (16 * v + i) * plane, pixels, out);
+    }
+  }
+}
+
+using Tile = void (*)(const float *, const int32_t *, int64_t, const float *, const float *, bool,
+                      float *, int64_t, int);
+
+template <int V, int SW, int... P>
+constexpr std::array<Tile, sizeof...(P)> tiles_of(std::integer_sequence<int, P...>) {
+  return {tile<P + 1, V, SW>...};
+}
+
+// The tile of `pixels` (1-14) x `vectors` (1-2) at input column stride `sw`.
+Tile tile_of(int pixels, int vectors, int64_t sw) {
+  static constexpr std::array<Tile, kPixels> table[2][2] = {
+      {tiles_of<1, 1>(std::make_integer_sequence<int, kPixels>{}),
+       tiles_of<1, 2>(std::make_integer_sequence<int, kPixels>{})},
+      {tiles_of<2, 1>(std::make_integer_sequence<int, kPixels>{}),
+       tiles_of<2, 2>(std::make_integer_sequence<int, kPixels>{})}};
+  return table[vectors - 1][sw - 1][pixels - 1];
+}
+
+// Block b of the packed weights: packed[t bw + o] = W[32 b + o][t] for its bw
+// (16 or 32) lanes, zeros past k; 16 x 16 pieces turned in registers.
+void pack_block(const float *weights, int64_t k, int64_t taps, int64_t b, float *packed) {
+  const int64_t o0 = kBlock * b, width = std::min<int64_t>(kBlock, (k - o0 + 15) / 16 * 16);
+  for (int64_t half = 0; half < width; half += 16)
+    for (int64_t t0 = 0; t0 < taps; t0 += 16) {
+      const __mmask16 in = first_lanes(taps - t0);
+      __m512 rows[16];
+      for (int64_t i = 0; i < 16; ++i)
+        rows[i] = o0 + half + i < k
+                      ? _mm512_maskz_loadu_ps(in, weights + (o0 + half + i) * taps + t0)
+                      : _mm512_setzero_ps();
+      transpose16(rows);
+      for (int64_t j = 0; j < std::min<int64_t>(16, taps - t0); ++j)
+        _mm512_store_ps(packed + (t0 + j) * width + half, rows[j]);
+    }
+}
+
+}  // namespace
+
+ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  const int team = team_size(d.n, threads);
+  images_per_thread = team > 1 && d.n >= team;
+  buffers = images_per_thread ? team : 1;
+  hp = (a.oh - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1;
+  wp = (a.ow - 1) * d.stride_w + (d.kw - 1) * d.dilation_w + 1;
+  plane = hp * wp;
+  taps = d.c * d.kh * d.kw;
+  blocks = (d.k + kBlock - 1) / kBlock;
+  offsets_count = taps;
+  weight_floats = blocks * kBlock * taps;
+  image_floats = d.c * plane;
+  bytes = ScratchCarver::aligned(static_cast<size_t>(offsets_count) * sizeof(int32_t)) +
+          ScratchCarver::aligned(static_cast<size_t>(weight_floats) * sizeof(float)) +
+          ScratchCarver::aligned(static_cast<size_t>(image_floats) * sizeof(float)) *
+              static_cast<size_t>(buffers);
+}
+
+void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
+                                 const ChannelLanesPlan &p, void *scratch) {
+  const dlk_conv2d_desc &d = a.desc;
+  const int64_t pixels = a.oh * a.ow;
+  ScratchCarver carve(scratch);
+  auto *offsets = carve.carve<int32_t>(p.offsets_count);
+  auto *packed = carve.carve<float>(p.weight_floats);
+  // Each padded image starts a cache line.
+  const int64_t buffer_stride = static_cast<int64_t>(ScratchCarver::aligned(
+                                    static_cast<size_t>(p.image_floats) * sizeof(float))) /
+                                static_cast<int64_t>(sizeof(float));
+  auto *images = carve.carve<float>(buffer_stride * p.buffers);
+  for (int64_t ci = 0; ci < d.c; ++ci)
+    for (int64_t r = 0; r < d.kh; ++r)
+      for (int64_t s = 0; s < d.kw; ++s)
+        offsets[(ci * d.kh + r) * d.kw + s] =
+            static_cast<int32_t>(ci * p.plane + r * d.dilation_h * p.wp + s * d.dilation_w);
+
+  const auto *weights = static_cast<const float *>(a.weights);
+  parallel_for(p.blocks, threads, [&](int64_t b, int) {
+    pack_block(weights, d.k, p.taps, b, packed + b * kBlock * p.taps);
+  });
+
+  const auto *src = static_cast<const float *>(a.src);
+  auto *dst = static_cast<float *>(a.dst);
+  // Rows of a padded plane that hold image rows, and their columns.
+  const int64_t y_end = std::min(d.h, p.hp - d.pad_h), x_end = std::min(d.w, p.wp - d.pad_w);
+  // Channels [c0, c1) of image n into the padded planes at `image`.
+  const auto pad = [&](int64_t n, int64_t c0, int64_t c1, float *image) {
+    for (int64_t ci = c0; ci < c1; ++ci) {
+      const float *in = src + (n * d.c + ci) * d.h * d.w;
+      float *out = image + ci * p.plane;
+      std::memset(out, 0, static_cast<size_t>(p.plane) * sizeof(float));
+      for (int64_t y = 0; y < y_end; ++y)
+        std::memcpy(out + (d.pad_h + y) * p.wp + d.pad_w, in + y * d.w,
+                    static_cast<size_t>(x_end) * sizeof(float));
+    }
+  };
+  // Output row y of block b (32 output channels) of image n, read from `image`.
+  const auto compute = [&](int64_t n, const float *image, int64_t b, int64_t y) {
+    const int64_t o0 = kBlock * b;
+    const int channels = static_cast<int>(std::min<int64_t>(kBlock, d.k - o0));
+    const int vectors = (channels + 15) / 16;
+    const float *row = image + y * d.stride_h * p.wp;
+    for (int64_t x0 = 0; x0 < a.ow; x0 += kPixels) {
+      const int n_pixels = static_cast<int>(std::min<int64_t>(kPixels, a.ow - x0));
+      tile_of(n_pixels, vectors, d.stride_w)(
+          row + x0 * d.stride_w, offsets, p.taps, packed + o0 * p.taps,
+          a.bias ? a.bias + o0 : nullptr, d.relu != 0,
+          dst + (n * d.k + o0) * pixels + y * a.ow + x0, pixels, channels);
+    }
+  };
+  if (p.images_per_thread) {
+    parallel_for(d.n, threads, [&](int64_t n, int thread) {
+      float *image = images + thread * buffer_stride;
+      pad(n, 0, d.c, image);
+      for (int64_t b = 0; b < p.blocks; ++b)
+        for (int64_t y = 0; y < a.oh; ++y) compute(n, image, b, y);
+    });
+    return;
+  }
+  for (int64_t n = 0; n < d.n; ++n) {
+    parallel_for(d.c, threads, [&](int64_t ci, int) { pad(n, ci, ci + 1, images); });
+    // A block of output channels and an output row a task, block-major: a
+    // thread's blocks' weights stay in its L2 while it passes over the rows.
+    parallel_for(p.blocks * a.oh, threads,
+                 [&](int64_t task, int) { compute(n, images, task / a.oh, task % a.oh); });
+  }
+}
+
+}  // namespace dlk::cpu::kernels

@@ -1,0 +1,78 @@
+// Direct convolution with the output channels in the lanes (f32 NCHW forward,
+// conv2d_channel_lanes_avx512.cpp): a tile of up to 14 consecutive output
+// pixels of a row x 32 output channels keeps its 28 sums in registers over all
+// c x kh x kw taps; per tap two aligned loads of the tap's weights (packed
+// once per call, 32 output channels a tap) and one broadcast of each pixel's
+// input value from a zero-padded copy of the image, one FMA per pixel and
+// vector. Then the sums are turned channel-major by 16 x 16 transposes and
+// stored into dst's planes with bias and ReLU. Against the wide-row kernel
+// (its vectors 16 columns of an output row, conv2d_direct_kernels.hpp) it
+// computes no junk columns past ow, needs no phase planes at stride 2 (a
+// broadcast reads any element) and no unaligned loads of B: ResNet-50's res2a-
+// res4b 3x3 and conv1 forward ran at 87-93 % of the FMA peak at batch 1 on 1
+// thread, 1.05-1.39x the wide-row kernel and the GEMM (dlk-perf conv, AMD EPYC
+// Zen 5; docs/conv_pool_speed.md, tenth sitting). Its cost is the weights'
+// packing per call, k x c x kh x kw floats, paid back by the pixels that reuse
+// each weight, and the tile's transposes and stores, paid back by its taps
+// (the rule below).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/cpu_avx512/scratch.hpp"
+#include "core/backend.hpp"
+
+namespace dlk::cpu::kernels {
+
+// The layout of the kernel's scratch: the taps' offsets into the padded
+// image, the weights packed 32 output channels a tap, and zero-padded images:
+// one per thread where there are images enough for each thread to take whole
+// ones (padding one while the other thread computes: at batch 32 all threads
+// padding each image in turn, then computing it, lost ResNet-50's res2a a
+// tenth), else one that all threads pad, then share.
+struct ChannelLanesPlan {
+  ChannelLanesPlan(const core::Conv2dArgs &args, int threads);
+  bool images_per_thread = false;
+  int64_t buffers = 1;
+  // The padded plane: the rows and columns any tap reaches, hp x wp.
+  int64_t hp = 0, wp = 0, plane = 0;
+  int64_t taps = 0;    // c x kh x kw
+  int64_t blocks = 0;  // of 32 output channels (the last may hold fewer)
+  int64_t offsets_count = 0, weight_floats = 0, image_floats = 0;
+  size_t bytes = 0;
+};
+
+// Output pixels per weight below which packing the weights per call costs
+// more than the tile's speed wins back (res5 3x3 at batch 1, 49 pixels, ran
+// 0.96-0.97x the GEMM; res4, 196, 1.15-1.23x the wide-row kernel), and taps
+// below which the tile's transposes and stores do (VGG-16 conv1_1, 27 taps,
+// 0.77x the wide-row kernel; conv1, 147, 1.37x): dlk-perf conv, batch 1,
+// AMD EPYC Zen 5.
+constexpr int64_t kChannelLanesMinPixels = 128;
+constexpr int64_t kChannelLanesMinTaps = 64;
+
+// The rule that picks this kernel over the wide-row kernel and the GEMM
+// lowering for the forward pass on the AVX-512 tier: f32, NCHW, one group, a
+// kernel larger than 1x1, stride_w 1 or 2 (the tile's broadcasts step by it;
+// any stride_h and dilation: they are the taps' offsets), padding not
+// negative, at least 16 output channels, n x oh x ow at least
+// kChannelLanesMinPixels, the padded image addressable by 32-bit offsets and
+// the scratch within its bound.
+inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
+      d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
+      d.k < 16 || d.n * a.oh * a.ow < kChannelLanesMinPixels ||
+      d.c * d.kh * d.kw < kChannelLanesMinTaps)
+    return false;
+  const ChannelLanesPlan plan(a, threads);
+  return plan.bytes <= kScratchBound && plan.image_floats < (int64_t{1} << 31);
+}
+
+// dst = conv(src, weights) + bias, ReLU where asked, on up to `threads`
+// threads; `scratch` holds plan.bytes.
+void conv2d_channel_lanes_avx512(const core::Conv2dArgs &args, int threads,
+                                 const ChannelLanesPlan &plan, void *scratch);
+
+}  // namespace dlk::cpu::kernels
