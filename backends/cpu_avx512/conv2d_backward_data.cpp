@@ -32,11 +32,13 @@
 // would also multiply by the zeros of diff_dst dilated by the stride. So col2im
 // it is, except where a single output row's band would not fit the scratch
 // bound (backward_data_transposed), and where the turned convolution runs on
-// the AVX-512 tier's wide-row kernel (NCHW at stride 1, no groups: see
+// the AVX-512 tier's channel-lane kernel (f32 NCHW at stride 1, no groups, many
+// channels and pixels: backward_data_channel_lanes), whose packing turns the
+// weights, or on its wide-row kernel (NCHW at stride 1, no groups: see
 // backward_data_wide_rows), which reads B from a padded copy of diff_dst:
-// no im2col packing, the weights turned once per call. f32 NCHW at stride 1 with at most 16 input
-// and output channels runs the AVX-512 tier's direct kernel instead
-// (kernels/conv2d_direct_rows_kernels.hpp): LeNet-5 conv2.
+// no im2col packing, the weights turned once per call. f32 NCHW at stride 1
+// with at most 16 input and output channels runs the AVX-512 tier's direct
+// kernel instead (kernels/conv2d_direct_rows_kernels.hpp): LeNet-5 conv2.
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -48,6 +50,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
@@ -401,6 +404,26 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
   return conv2d_forward_float_gemm(turned_convolution(a, turned), isa, threads);
 }
 
+// The turned convolution on the channel-lane kernel (f32 NCHW, stride 1, one
+// group, padding within the kernel's reach, many channels and pixels:
+// conv2d_channel_lanes_applies on the turned arguments), the weights turned
+// as the kernel packs them.
+bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  return isa == core::CpuIsa::avx512 && d.stride_h == 1 && d.stride_w == 1 &&
+         kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads);
+}
+
+void backward_data_channel_lanes(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
+  const core::Conv2dArgs t = turned_convolution(a, a.weights);
+  const kernels::ChannelLanesPlan plan(t, threads);
+  kernels::conv2d_channel_lanes_avx512(
+      t, threads, plan,
+      scratch.get(plan.bytes, "dlk_conv2d_backward_data",
+                  "the turned weights packed and the padded images of diff_dst"),
+      true);
+}
+
 // The turned convolution on the wide-row kernel (NCHW, stride 1, one group,
 // padding within the kernel's reach, f32, f16 and bf16 as the forward takes
 // them: conv2d_wide_rows_applies on the turned arguments), the weights turned
@@ -433,6 +456,10 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     return {"avx512:conv2d_direct_backward_data_f32", 0};
   }
   const ConvShape s(args);
+  if (runs_channel_lanes(args, isa, threads)) {
+    backward_data_channel_lanes(args, threads, scratch);
+    return {"transposed_conv:avx512:channel_lanes_f32", 0};
+  }
   if (runs_wide_rows(args, isa, threads)) {
     backward_data_wide_rows(args, threads, scratch);
     return {kernels::conv2d_wide_rows_name(args.desc.src_type, true), 0};

@@ -150,7 +150,9 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 // 3x1, conv1's 7x7 over 3 channels (147 taps) at stride 2; stride 2 at odd
 // and even widths; one image shared by the threads, and several (each thread
 // its own at 2 and 3 threads); 144 pixels of 63 taps (one below the rule's
-// 64) and 121 pixels (one image of 11 x 11, below its 128).
+// 64) and 121 pixels (one image of 11 x 11, below its 128); 4104 taps (past
+// the rule's 4096 of a large block) over 256 pixels (below its 512 there) and
+// over 512.
 const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NCHW, 1, 8, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 9, 10, 14, 17, 3, 3, 1, 1, 1, 1},
@@ -169,16 +171,19 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NCHW, 3, 9, 14, 14, 40, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 7, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 456, 16, 16, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 456, 16, 16, 16, 3, 3, 1, 1, 1, 1},
 };
 
 // The channel-lane kernel's rule: f32 NCHW, one group, a kernel larger than
 // 1x1, stride_w 1 or 2, 16 or more output channels, 128 or more output pixels
-// (all images), 64 or more taps. (16 channels unpadded go to the few-channel
-// kernel first: no shape here is one.)
+// (all images), 64 or more taps, and 512 or more pixels past 4096 taps. (16
+// channels unpadded go to the few-channel kernel first: no shape here is one.)
 bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                         int64_t ow) {
   return tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.groups == 1 && d.kh * d.kw > 1 &&
-         d.stride_w <= 2 && d.k >= 16 && d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= 64;
+         d.stride_w <= 2 && d.k >= 16 && d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= 64 &&
+         (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);
 }
 
 // The same for int8 (k-quads on vpdpbusd): also one group, NCHW, dense, a

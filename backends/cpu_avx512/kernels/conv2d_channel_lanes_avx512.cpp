@@ -69,22 +69,32 @@ Tile tile_of(int pixels, int vectors, int64_t sw) {
   return table[vectors - 1][sw - 1][pixels - 1];
 }
 
-// Block b of the packed weights: packed[t bw + o] = W[32 b + o][t] for its bw
-// (16 or 32) lanes, zeros past k; 16 x 16 pieces turned in registers.
-void pack_block(const float *weights, int64_t k, int64_t taps, int64_t b, float *packed) {
+// Block b of the packed weights: packed[t bw + o] = the weight of tap t and
+// output channel 32 b + o for its bw (16 or 32) lanes, zeros past k. The
+// weights as stored are `runs` runs of `run` taps each, output channel o's
+// run g at weights + g run_stride + o row_stride, tap j of it tap g run + j
+// (reversed: g run + run - 1 - j); 16 x 16 pieces turned in registers.
+struct WeightRuns {
+  int64_t runs, run, run_stride, row_stride;
+  bool reversed;
+};
+void pack_block(const float *weights, int64_t k, const WeightRuns &w, int64_t b, float *packed) {
   const int64_t o0 = kBlock * b, width = std::min<int64_t>(kBlock, (k - o0 + 15) / 16 * 16);
-  for (int64_t half = 0; half < width; half += 16)
-    for (int64_t t0 = 0; t0 < taps; t0 += 16) {
-      const __mmask16 in = first_lanes(taps - t0);
-      __m512 rows[16];
-      for (int64_t i = 0; i < 16; ++i)
-        rows[i] = o0 + half + i < k
-                      ? _mm512_maskz_loadu_ps(in, weights + (o0 + half + i) * taps + t0)
-                      : _mm512_setzero_ps();
-      transpose16(rows);
-      for (int64_t j = 0; j < std::min<int64_t>(16, taps - t0); ++j)
-        _mm512_store_ps(packed + (t0 + j) * width + half, rows[j]);
-    }
+  for (int64_t g = 0; g < w.runs; ++g)
+    for (int64_t half = 0; half < width; half += 16)
+      for (int64_t j0 = 0; j0 < w.run; j0 += 16) {
+        const __mmask16 in = first_lanes(w.run - j0);
+        const float *first = weights + g * w.run_stride + (o0 + half) * w.row_stride + j0;
+        __m512 rows[16];
+        for (int64_t i = 0; i < 16; ++i)
+          rows[i] = o0 + half + i < k ? _mm512_maskz_loadu_ps(in, first + i * w.row_stride)
+                                      : _mm512_setzero_ps();
+        transpose16(rows);
+        for (int64_t j = j0; j < std::min(w.run, j0 + 16); ++j) {
+          const int64_t t = g * w.run + (w.reversed ? w.run - 1 - j : j);
+          _mm512_store_ps(packed + t * width + half, rows[j - j0]);
+        }
+      }
 }
 
 }  // namespace
@@ -109,7 +119,7 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
 }
 
 void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
-                                 const ChannelLanesPlan &p, void *scratch) {
+                                 const ChannelLanesPlan &p, void *scratch, bool turned) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t pixels = a.oh * a.ow;
   ScratchCarver carve(scratch);
@@ -126,9 +136,15 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         offsets[(ci * d.kh + r) * d.kw + s] =
             static_cast<int32_t>(ci * p.plane + r * d.dilation_h * p.wp + s * d.dilation_w);
 
+  // Turned: W'[o][ci][r][s] = W[ci][o][kh - 1 - r][kw - 1 - s], W with d.c
+  // output channels: input channel ci's run of kh x kw taps for output channel
+  // o lies at W + (ci d.k + o) khw, reversed.
+  const int64_t khw = d.kh * d.kw;
+  const WeightRuns runs = turned ? WeightRuns{d.c, khw, d.k * khw, khw, true}
+                                 : WeightRuns{1, p.taps, 0, p.taps, false};
   const auto *weights = static_cast<const float *>(a.weights);
   parallel_for(p.blocks, threads, [&](int64_t b, int) {
-    pack_block(weights, d.k, p.taps, b, packed + b * kBlock * p.taps);
+    pack_block(weights, d.k, runs, b, packed + b * kBlock * p.taps);
   });
 
   const auto *src = static_cast<const float *>(a.src);

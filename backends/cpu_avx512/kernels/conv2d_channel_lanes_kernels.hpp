@@ -51,28 +51,43 @@ struct ChannelLanesPlan {
 // AMD EPYC Zen 5.
 constexpr int64_t kChannelLanesMinPixels = 128;
 constexpr int64_t kChannelLanesMinTaps = 64;
+// And where a block's packed weights (32 x taps floats) pass 512 KiB, half of
+// the L2 they are streamed from once per tile: 512 pixels. VGG-16 conv5_x
+// (512 channels, 3x3, 14 x 14: 576 KiB a block, 196 pixels) ran 1.00x the
+// wide-row kernel forward and 0.91x GEMM + col2im backward; ResNet-50 res5
+// 3x3 at batch 32 (the same blocks, 1568 pixels) 1.30-1.43x the GEMM, VGG-16
+// conv4_2 (784) 1.14x and 1.29x.
+constexpr int64_t kChannelLanesLargeBlockTaps = 4096;
+constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 
 // The rule that picks this kernel over the wide-row kernel and the GEMM
-// lowering for the forward pass on the AVX-512 tier: f32, NCHW, one group, a
+// lowering for the forward pass on the AVX-512 tier, and for backward data's
+// turned convolution at stride 1 (conv2d_backward_data.cpp): f32, NCHW, one group, a
 // kernel larger than 1x1, stride_w 1 or 2 (the tile's broadcasts step by it;
 // any stride_h and dilation: they are the taps' offsets), padding not
-// negative, at least 16 output channels, n x oh x ow at least
-// kChannelLanesMinPixels, the padded image addressable by 32-bit offsets and
-// the scratch within its bound.
+// negative, at least 16 output channels, n x oh x ow and c x kh x kw at least
+// the floors above, the padded image addressable by 32-bit offsets and the
+// scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
       d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
-      d.k < 16 || d.n * a.oh * a.ow < kChannelLanesMinPixels ||
-      d.c * d.kh * d.kw < kChannelLanesMinTaps)
+      d.k < 16)
+    return false;
+  const int64_t pixels = d.n * a.oh * a.ow, taps = d.c * d.kh * d.kw;
+  if (pixels < kChannelLanesMinPixels || taps < kChannelLanesMinTaps ||
+      (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
     return false;
   const ChannelLanesPlan plan(a, threads);
   return plan.bytes <= kScratchBound && plan.image_floats < (int64_t{1} << 31);
 }
 
 // dst = conv(src, weights) + bias, ReLU where asked, on up to `threads`
-// threads; `scratch` holds plan.bytes.
+// threads; `scratch` holds plan.bytes. turned: the weights are those of the
+// convolution this one is the transpose of (backward data: W with the
+// channels swapped, turned around in the packing).
 void conv2d_channel_lanes_avx512(const core::Conv2dArgs &args, int threads,
-                                 const ChannelLanesPlan &plan, void *scratch);
+                                 const ChannelLanesPlan &plan, void *scratch,
+                                 bool turned = false);
 
 }  // namespace dlk::cpu::kernels
