@@ -213,7 +213,9 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
     kernels::conv2d_channel_lanes_avx512(
         args, threads, plan,
         scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and the padded images"));
-    return {"avx512:conv2d_channel_lanes_f32", 0};
+    return {args.desc.format == DLK_FORMAT_NHWC ? "avx512:conv2d_channel_lanes_f32_nhwc"
+                                                : "avx512:conv2d_channel_lanes_f32",
+            0};
   }
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_wide_rows_applies(args, threads)) {
     const kernels::WideRowsPlan plan(args, threads);

@@ -152,7 +152,9 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 // its own at 2 and 3 threads); 144 pixels of 63 taps (one below the rule's
 // 64) and 121 pixels (one image of 11 x 11, below its 128); 4104 taps (past
 // the rule's 4096 of a large block) over 256 pixels (below its 512 there) and
-// over 512.
+// over 512. NHWC (the taps' offsets over a padded image of pixels, a pixel c
+// floats apart, dst a vector of channels a store) on the same edges, and with
+// 128 and 144 channels (a padded pixel 16 floats longer than c).
 const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NCHW, 1, 8, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 9, 10, 14, 17, 3, 3, 1, 1, 1, 1},
@@ -173,15 +175,27 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NCHW, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 456, 16, 16, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 456, 16, 16, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 8, 12, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 8, 8, 15, 33, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 4, 8, 7, 13, 65, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 6, 8, 24, 1, 32, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 10, 6, 30, 32, 3, 3, 1, 4, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 8, 16, 16, 31, 3, 3, 1, 2, 2, 1},
+    {DLK_FORMAT_NHWC, 1, 24, 20, 12, 20, 3, 1, 1, 0, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 8, 31, 33, 17, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 3, 30, 30, 24, 7, 7, 2, 3, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 128, 12, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 144, 24, 23, 33, 3, 3, 2, 1, 1, 1},
 };
 
-// The channel-lane kernel's rule: f32 NCHW, one group, a kernel larger than
+// The channel-lane kernel's rule: f32 NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2, 16 or more output channels, 128 or more output pixels
 // (all images), 64 or more taps, and 512 or more pixels past 4096 taps. (16
 // channels unpadded go to the few-channel kernel first: no shape here is one.)
 bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                         int64_t ow) {
-  return tier == "avx512" && d.format == DLK_FORMAT_NCHW && d.groups == 1 && d.kh * d.kw > 1 &&
+  return tier == "avx512" && d.groups == 1 && d.kh * d.kw > 1 &&
          d.stride_w <= 2 && d.k >= 16 && d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= 64 &&
          (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);
 }
@@ -396,8 +410,10 @@ TEST_CASE("conv2d forward f32: the wide-row and channel-lane kernels' edges give
         for (const bool epilogue : {false, true}) {
           check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
           const bool lanes = channel_lanes_rule(tier, d, p.oh, p.ow);
-          const bool wide = !lanes && wide_rows_rule(tier, d, p.oh, p.ow);
-          CHECK((implementation(ctx) == "avx512:conv2d_channel_lanes_f32") == lanes);
+          const bool nchw = d.format == DLK_FORMAT_NCHW;
+          const bool wide = !lanes && nchw && wide_rows_rule(tier, d, p.oh, p.ow);
+          CHECK((implementation(ctx) == (nchw ? "avx512:conv2d_channel_lanes_f32"
+                                              : "avx512:conv2d_channel_lanes_f32_nhwc")) == lanes);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_f32") == wide);
         }
       }

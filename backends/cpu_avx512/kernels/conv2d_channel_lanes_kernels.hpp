@@ -1,11 +1,12 @@
-// Direct convolution with the output channels in the lanes (f32 NCHW forward,
-// conv2d_channel_lanes_avx512.cpp): a tile of up to 14 consecutive output
-// pixels of a row x 32 output channels keeps its 28 sums in registers over all
-// c x kh x kw taps; per tap two aligned loads of the tap's weights (packed
-// once per call, 32 output channels a tap) and one broadcast of each pixel's
-// input value from a zero-padded copy of the image, one FMA per pixel and
-// vector. Then the sums are turned channel-major by 16 x 16 transposes and
-// stored into dst's planes with bias and ReLU. Against the wide-row kernel
+// Direct convolution with the output channels in the lanes (f32 NCHW and NHWC
+// forward, NCHW backward data; conv2d_channel_lanes_avx512.cpp): a tile of up
+// to 14 consecutive output pixels of a row x 32 output channels keeps its 28
+// sums in registers over all c x kh x kw taps; per tap two aligned loads of
+// the tap's weights (packed once per call, 32 output channels a tap) and one
+// broadcast of each pixel's input value from a zero-padded copy of the image,
+// one FMA per pixel and vector. Then the sums are stored with bias and ReLU:
+// NCHW turned channel-major by 16 x 16 transposes into dst's planes, NHWC a
+// vector of 16 channels of a pixel as it is. Against the wide-row kernel
 // (its vectors 16 columns of an output row, conv2d_direct_kernels.hpp) it
 // computes no junk columns past ow, needs no phase planes at stride 2 (a
 // broadcast reads any element) and no unaligned loads of B: ResNet-50's res2a-
@@ -35,8 +36,9 @@ struct ChannelLanesPlan {
   ChannelLanesPlan(const core::Conv2dArgs &args, int threads);
   bool images_per_thread = false;
   int64_t buffers = 1;
-  // The padded plane: the rows and columns any tap reaches, hp x wp.
-  int64_t hp = 0, wp = 0, plane = 0;
+  // The padded plane: the rows and columns any tap reaches, hp x wp; an
+  // input pixel's floats in the padded image (NCHW 1, NHWC c or a little more).
+  int64_t hp = 0, wp = 0, plane = 0, pixel_floats = 1;
   int64_t taps = 0;    // c x kh x kw
   int64_t blocks = 0;  // of 32 output channels (the last may hold fewer)
   int64_t offsets_count = 0, weight_floats = 0, image_floats = 0;
@@ -62,7 +64,8 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 
 // The rule that picks this kernel over the wide-row kernel and the GEMM
 // lowering for the forward pass on the AVX-512 tier, and for backward data's
-// turned convolution at stride 1 (conv2d_backward_data.cpp): f32, NCHW, one group, a
+// turned convolution at stride 1 (conv2d_backward_data.cpp, NCHW): f32, NCHW
+// or NHWC, one group, a
 // kernel larger than 1x1, stride_w 1 or 2 (the tile's broadcasts step by it;
 // any stride_h and dilation: they are the taps' offsets), padding not
 // negative, at least 16 output channels, n x oh x ow and c x kh x kw at least
@@ -70,7 +73,7 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 // scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
-  if (d.src_type != DLK_DTYPE_F32 || d.format != DLK_FORMAT_NCHW || d.groups != 1 ||
+  if (d.src_type != DLK_DTYPE_F32 || d.groups != 1 ||
       d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
       d.k < 16)
     return false;
