@@ -410,8 +410,8 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 // as the kernel packs them.
 bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
-  return isa == core::CpuIsa::avx512 && d.format == DLK_FORMAT_NCHW && d.stride_h == 1 &&
-         d.stride_w == 1 &&
+  return isa == core::CpuIsa::avx512 && d.src_type == DLK_DTYPE_F32 &&
+         d.format == DLK_FORMAT_NCHW && d.stride_h == 1 && d.stride_w == 1 &&
          kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads);
 }
 

@@ -7,8 +7,9 @@
 // dst^T (pixels x kg) = im2col^T * weights^T with A written by
 // Im2colAPanelPacker (pixels_as_rows); a 1x1, stride-1, unpadded
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
-// view). f32 NCHW with many output channels and pixels on the AVX-512 tier runs
-// the channel-lane kernel instead where conv2d_channel_lanes_applies
+// view). f32 (and bf16 where vdpbf16ps outpaces the FMAs) NCHW and NHWC with
+// many output channels and pixels on the AVX-512 tier run the channel-lane
+// kernel instead where conv2d_channel_lanes_applies
 // (kernels/conv2d_channel_lanes_kernels.hpp): the output channels in the lanes,
 // the weights packed once per call, each pixel's input broadcast; elsewhere
 // NCHW on the AVX-512 tier runs the wide-row kernel where
@@ -213,9 +214,7 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
     kernels::conv2d_channel_lanes_avx512(
         args, threads, plan,
         scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and the padded images"));
-    return {args.desc.format == DLK_FORMAT_NHWC ? "avx512:conv2d_channel_lanes_f32_nhwc"
-                                                : "avx512:conv2d_channel_lanes_f32",
-            0};
+    return {kernels::conv2d_channel_lanes_name(args.desc), 0};
   }
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_wide_rows_applies(args, threads)) {
     const kernels::WideRowsPlan plan(args, threads);

@@ -411,7 +411,7 @@ TEST_CASE("conv2d forward f32: the wide-row and channel-lane kernels' edges give
           check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
           const bool lanes = channel_lanes_rule(tier, d, p.oh, p.ow);
           const bool nchw = d.format == DLK_FORMAT_NCHW;
-          const bool wide = !lanes && nchw && wide_rows_rule(tier, d, p.oh, p.ow);
+          const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
           CHECK((implementation(ctx) == (nchw ? "avx512:conv2d_channel_lanes_f32"
                                               : "avx512:conv2d_channel_lanes_f32_nhwc")) == lanes);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_f32") == wide);
@@ -420,15 +420,19 @@ TEST_CASE("conv2d forward f32: the wide-row and channel-lane kernels' edges give
     }
 }
 
-TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) gives the exact sums, "
-          "rounded once, on 1-3 threads",
+TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) and the "
+          "channel-lane kernel (bf16 pairs) give the exact sums, rounded once, on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(10);
+  std::vector<Shape> shapes(std::begin(kWideRowShapes), std::end(kWideRowShapes));
+  shapes.insert(shapes.end(), std::begin(kChannelLaneShapes), std::end(kChannelLaneShapes));
+  // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (cpu_peak.hpp).
+  const bool pairs_cpu = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
   for (const std::string &tier : cpu_tiers())
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
       for (const dlk_dtype type : {DLK_DTYPE_BF16, DLK_DTYPE_F16})
-        for (const Shape &shape : kWideRowShapes) {
+        for (const Shape &shape : shapes) {
           Problem p = problem(shape, type, type);
           dlk_conv2d_desc &d = p.desc;
           d.relu = 1;
@@ -453,18 +457,28 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
           REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
                                      bias_buf.data(), dst.data()) == DLK_STATUS_SUCCESS);
           const std::vector<int64_t> sums = exact(p, src, weights, 0);
+          const bool nchw = d.format == DLK_FORMAT_NCHW;
           std::vector<uint16_t> expected;
-          for (size_t e = 0; e < sums.size(); ++e)
-            expected.push_back(
-                bits(std::max<int64_t>(0, sums[e] + bias[e / (p.oh * p.ow) % d.k])));
+          for (size_t e = 0; e < sums.size(); ++e) {
+            const int64_t o = nchw ? int64_t(e) / (p.oh * p.ow) % d.k : int64_t(e) % d.k;
+            expected.push_back(bits(std::max<int64_t>(0, sums[e] + bias[o])));
+          }
           CHECK(dst.values() == expected);
-          // The rule as for f32; bf16 widened where vdpbf16ps does not
-          // outpace the FMAs (Intel), else in k-pairs on vdpbf16ps (odd
-          // channel counts: the last pair's second channel zero).
-          const bool wide = wide_rows_rule(tier, d, p.oh, p.ow);
+          // bf16 in k-pairs on the channel-lane kernel where its rule holds
+          // on the pairs' taps (NHWC: c even), else the rule as for f32; bf16
+          // widened where vdpbf16ps does not outpace the FMAs (Intel), else in
+          // k-pairs on vdpbf16ps (odd channel counts: the last pair's second
+          // channel zero).
+          dlk_conv2d_desc paired = d;
+          paired.c = (d.c + 1) / 2;
+          const bool lanes = type == DLK_DTYPE_BF16 && pairs_cpu && (nchw || d.c % 2 == 0) &&
+                             channel_lanes_rule(tier, paired, p.oh, p.ow);
+          const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);
           const std::string widened = std::string("avx512:conv2d_wide_rows_") +
                                       dlk_dtype_name(type) + "_as_f32";
+          CHECK((name == (nchw ? "avx512:conv2d_channel_lanes_bf16"
+                               : "avx512:conv2d_channel_lanes_bf16_nhwc")) == lanes);
           if (type == DLK_DTYPE_F16 || !wide) CHECK((name == widened) == wide);
           else CHECK((name == widened || name == "avx512:conv2d_wide_rows_bf16"));
         }

@@ -1,12 +1,21 @@
-// Direct convolution with the output channels in the lanes (f32 NCHW and NHWC
-// forward, NCHW backward data; conv2d_channel_lanes_avx512.cpp): a tile of up
+// Direct convolution with the output channels in the lanes (f32 and bf16 NCHW
+// and NHWC forward, f32 NCHW backward data; conv2d_channel_lanes_avx512.cpp,
+// the bf16 tiles in conv2d_channel_lanes_bf16_avx512bf16.cpp): a tile of up
 // to 14 consecutive output pixels of a row x 32 output channels keeps its 28
 // sums in registers over all c x kh x kw taps; per tap two aligned loads of
 // the tap's weights (packed once per call, 32 output channels a tap) and one
 // broadcast of each pixel's input value from a zero-padded copy of the image,
 // one FMA per pixel and vector. Then the sums are stored with bias and ReLU:
 // NCHW turned channel-major by 16 x 16 transposes into dst's planes, NHWC a
-// vector of 16 channels of a pixel as it is. Against the wide-row kernel
+// vector of 16 channels of a pixel as it is. bf16 (where vdpbf16ps outpaces
+// the FMAs) keeps its bits in k-pairs: each 32-bit element of the padded image
+// holds channels 2u and 2u + 1 of a pixel (NCHW: paired as the image is
+// padded; NHWC with c even: as src lies), each of the packed weights the same
+// two channels of a tap (NCHW: paired first by wide_rows_bf16_pair_weights;
+// NHWC: as OHWI lies), one vdpbf16ps per broadcast pair and vector; the f32
+// sums of a block's output row go to a stage per thread and are rounded once
+// into dst (round_to_bf16_avx512). ResNet-50 res2a-res4b 3x3 and conv1 ran
+// 1.07-1.40x the wide-row kernel and the GEMM at batch 1 on 1 thread. Against the wide-row kernel
 // (its vectors 16 columns of an output row, conv2d_direct_kernels.hpp) it
 // computes no junk columns past ow, needs no phase planes at stride 2 (a
 // broadcast reads any element) and no unaligned loads of B: ResNet-50's res2a-
@@ -21,10 +30,29 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/cpu_avx512/cpu_peak.hpp"
 #include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu::kernels {
+
+// A tile's pixels and vectors of 16 output channels: 14 x 2 sums, 2 vectors of
+// weights and a broadcast in registers.
+constexpr int kChannelLanesPixels = 14;
+constexpr int kChannelLanesVectors = 2;
+
+// A tile (conv2d_channel_lanes_tile_avx512.inc): `pixels` output pixels x
+// `vectors` of 16 output channels over `taps` taps; pixel p of tap t reads
+// src + off[t] + p step, tap t's weights are w + t vectors 16 (32-bit
+// elements: f32, or bf16 k-pairs); the f32 sums, bias added and ReLU where
+// asked, go to channel i of pixel p at dst + i dst_stride + p (NCHW) or dst
+// + p dst_stride + i (NHWC), for i < channels.
+using ChannelLanesTile = void (*)(const float *src, int64_t step, const int32_t *off, int64_t taps,
+                                  const float *w, const float *bias, bool relu, float *dst,
+                                  int64_t dst_stride, int channels);
+// The tiles with vdpbf16ps (conv2d_channel_lanes_bf16_avx512bf16.cpp; a CPU
+// with AVX512_BF16): NHWC, or NCHW at input column stride sw (1 or 2).
+ChannelLanesTile channel_lanes_bf16_tile(int pixels, int vectors, bool nhwc, int64_t sw);
 
 // The layout of the kernel's scratch: the taps' offsets into the padded
 // image, the weights packed 32 output channels a tap, and zero-padded images:
@@ -34,14 +62,19 @@ namespace dlk::cpu::kernels {
 // tenth), else one that all threads pad, then share.
 struct ChannelLanesPlan {
   ChannelLanesPlan(const core::Conv2dArgs &args, int threads);
+  bool pairs = false;  // bf16 k-pairs for vdpbf16ps, else f32
+  int64_t units = 0;   // input channels, or their pairs
   bool images_per_thread = false;
   int64_t buffers = 1;
   // The padded plane: the rows and columns any tap reaches, hp x wp; an
   // input pixel's floats in the padded image (NCHW 1, NHWC c or a little more).
   int64_t hp = 0, wp = 0, plane = 0, pixel_floats = 1;
-  int64_t taps = 0;    // c x kh x kw
+  int64_t taps = 0;    // units x kh x kw
   int64_t blocks = 0;  // of 32 output channels (the last may hold fewer)
-  int64_t offsets_count = 0, weight_floats = 0, image_floats = 0;
+  // paired: bf16 NCHW's weights paired before they are packed; stages: bf16's
+  // f32 sums of a block's output row, one per thread, rounded from there.
+  int64_t offsets_count = 0, weight_floats = 0, paired_floats = 0, image_floats = 0;
+  int64_t stages = 0, stage_floats = 0;
   size_t bytes = 0;
 };
 
@@ -73,16 +106,28 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 // scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
-  if (d.src_type != DLK_DTYPE_F32 || d.groups != 1 ||
+  // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD), NHWC with c even
+  // (a pair of channels a 32-bit element as src and the weights lie).
+  const bool bf16 = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features()) &&
+                    (d.format == DLK_FORMAT_NCHW || d.c % 2 == 0);
+  if ((d.src_type != DLK_DTYPE_F32 && !bf16) || d.groups != 1 ||
       d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
       d.k < 16)
     return false;
-  const int64_t pixels = d.n * a.oh * a.ow, taps = d.c * d.kh * d.kw;
+  const int64_t pixels = d.n * a.oh * a.ow, taps = (bf16 ? (d.c + 1) / 2 : d.c) * d.kh * d.kw;
   if (pixels < kChannelLanesMinPixels || taps < kChannelLanesMinTaps ||
       (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
     return false;
   const ChannelLanesPlan plan(a, threads);
   return plan.bytes <= kScratchBound && plan.image_floats < (int64_t{1} << 31);
+}
+
+// Its name in dlk_context_last_op.
+inline const char *conv2d_channel_lanes_name(const dlk_conv2d_desc &d) {
+  const bool nhwc = d.format == DLK_FORMAT_NHWC;
+  if (d.src_type == DLK_DTYPE_BF16)
+    return nhwc ? "avx512:conv2d_channel_lanes_bf16_nhwc" : "avx512:conv2d_channel_lanes_bf16";
+  return nhwc ? "avx512:conv2d_channel_lanes_f32_nhwc" : "avx512:conv2d_channel_lanes_f32";
 }
 
 // dst = conv(src, weights) + bias, ReLU where asked, on up to `threads`

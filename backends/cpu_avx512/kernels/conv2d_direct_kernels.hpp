@@ -153,7 +153,7 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 // The rule that picks the wide-row kernel over the GEMM lowering (which packs
 // every im2col element into a panel, a quarter of res2a's time), for the
 // NCHW forward on the AVX-512 tier:
-// - f32 where the channel-lane kernel does not take it
+// - f32, and bf16 in k-pairs, where the channel-lane kernel does not take it
 //   (conv2d_channel_lanes_applies, checked first); int8 (u8 or s8 src,
 //   forward) in k-quads on vpdpbusd where the CPU has AVX512_VNNI (against
 //   the integer GEMM on im2col^T panels: see docs/conv_pool_speed.md); f16 (no f16 arithmetic on this tier: the GEMM
