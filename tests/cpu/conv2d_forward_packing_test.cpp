@@ -200,8 +200,20 @@ bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64
          (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);
 }
 
-// The same for int8 (k-quads on vpdpbusd): also one group, NCHW, dense, a
-// CPU with AVX512_VNNI, and a kernel larger than 1x1; 3 or more input
+// The same for int8 on the channel-lane kernel: k-quads on vpdpbusd (a CPU
+// with AVX512_VNNI), the floors on the quads' taps, NHWC with c a multiple of
+// 4 below 256.
+bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
+                             int64_t ow) {
+  dlk_conv2d_desc quads = d;
+  quads.c = (d.c + 3) / 4;
+  return __builtin_cpu_supports("avx512vnni") &&
+         (d.format == DLK_FORMAT_NCHW || (d.c % 4 == 0 && d.c < 256)) &&
+         channel_lanes_rule(tier, quads, oh, ow);
+}
+
+// The wide-row rule for int8 (k-quads on vpdpbusd): also one group, NCHW,
+// dense, a CPU with AVX512_VNNI, and a kernel larger than 1x1; 3 or more input
 // channels (a quad three-quarters full); the rows' width up to 1.3 x ow, and
 // at stride 2 any number of tiles.
 bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t ow) {
@@ -585,7 +597,11 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
         }
         REQUIRE(status == DLK_STATUS_SUCCESS);
         // (groups == c is depthwise: the direct kernel, staged.)
+        const bool nchw = d.format == DLK_FORMAT_NCHW;
         const std::string lowering = shape.groups == shape.c ? tier + ":depthwise_direct_"
+                                     : int8_channel_lanes_rule(tier, d, p.oh, p.ow)
+                                         ? (nchw ? "avx512:conv2d_channel_lanes_int8"
+                                                 : "avx512:conv2d_channel_lanes_int8_nhwc")
                                      : int8_wide_rows_rule(tier, d, p.ow)
                                          ? "avx512:conv2d_wide_rows_int8"
                                      : shape.kh * shape.kw == 1 && shape.stride == 1 &&
@@ -599,12 +615,13 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
   }
 }
 
-TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads and the 1x1 GEMM's packed src "
-          "give the exact sums, requantized as dlk.h says, on 1-3 threads",
+TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads and the 1x1 GEMM's "
+          "packed src give the exact sums, requantized as dlk.h says, on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(11);
   std::vector<Shape> shapes(std::begin(kWideRowShapes), std::end(kWideRowShapes));
   shapes.insert(shapes.end(), std::begin(kInt8QuadShapes), std::end(kInt8QuadShapes));
+  shapes.insert(shapes.end(), std::begin(kChannelLaneShapes), std::end(kChannelLaneShapes));
   for (const std::string &tier : cpu_tiers())
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
@@ -652,8 +669,9 @@ TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads and the 1x1 GEMM's
           const std::vector<unsigned char> got = dst.values();
           const int64_t plane = p.oh * p.ow;
           size_t wrong = 0;
+          const bool nchw = d.format == DLK_FORMAT_NCHW;
           for (size_t e = 0; e < count; ++e) {
-            const int64_t o = static_cast<int64_t>(e) / plane % d.k;
+            const int64_t o = nchw ? static_cast<int64_t>(e) / plane % d.k : int64_t(e) % d.k;
             // dlk.h: v = (float)acc * scale_k + bias_k, ReLU, then requantized.
             const auto acc = static_cast<int32_t>(sums[e]);
             if (out == DLK_DTYPE_S32) {
@@ -679,7 +697,11 @@ TEST_CASE("conv2d forward int8: the wide-row kernel's k-quads and the 1x1 GEMM's
             wrong += value != expected;
           }
           CHECK(wrong == 0);
-          const bool wide = int8_wide_rows_rule(tier, d, p.ow);
+          // The channel-lane kernel first where its rule holds.
+          const bool lanes = int8_channel_lanes_rule(tier, d, p.oh, p.ow);
+          const bool wide = !lanes && int8_wide_rows_rule(tier, d, p.ow);
+          CHECK((implementation(ctx) == (nchw ? "avx512:conv2d_channel_lanes_int8"
+                                              : "avx512:conv2d_channel_lanes_int8_nhwc")) == lanes);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_int8") == wide);
         }
       }

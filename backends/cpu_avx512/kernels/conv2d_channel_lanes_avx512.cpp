@@ -2,11 +2,13 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <numeric>
 #include <utility>
 
 #include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
+#include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
 #include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 #include "common/immintrin.hpp"
@@ -20,7 +22,7 @@ constexpr int64_t kBlock = 16 * kChannelLanesVectors;
 
 #include "backends/cpu_avx512/kernels/conv2d_channel_lanes_tile_avx512.inc"
 
-struct Fma {
+struct Fma : FloatSums {
   static __m512 madd(__m512 acc, __m512 a, __m512 b) { return _mm512_fmadd_ps(a, b, acc); }
 };
 
@@ -58,7 +60,8 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
   pairs = d.src_type == DLK_DTYPE_BF16;
-  units = pairs ? (d.c + 1) / 2 : d.c;
+  quads = d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
+  units = quads ? (d.c + 3) / 4 : pairs ? (d.c + 1) / 2 : d.c;
   const int team = team_size(d.n, threads);
   images_per_thread = team > 1 && d.n >= team;
   buffers = images_per_thread ? team : 1;
@@ -73,15 +76,17 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
   blocks = (d.k + kBlock - 1) / kBlock;
   offsets_count = taps;
   weight_floats = blocks * kBlock * taps;
-  paired_floats = pairs && !nhwc ? d.k * taps : 0;
+  paired_floats = (pairs || quads) && !nhwc ? d.k * taps : 0;
+  starts_count = quads ? blocks * kBlock : 0;
   image_floats = nhwc ? plane * pixel_floats : units * plane;
-  stages = pairs ? team_size(std::max(d.n, blocks * a.oh), threads) : 0;
+  const bool staged = pairs || (quads && d.dst_type != DLK_DTYPE_S32);
+  stages = staged ? team_size(std::max(d.n, blocks * a.oh), threads) : 0;
   stage_floats = kBlock * a.ow;
   const auto floats = [](int64_t n) {
     return ScratchCarver::aligned(static_cast<size_t>(n) * sizeof(float));
   };
   bytes = ScratchCarver::aligned(static_cast<size_t>(offsets_count) * sizeof(int32_t)) +
-          floats(weight_floats) + floats(paired_floats) +
+          floats(weight_floats) + floats(paired_floats) + floats(starts_count) +
           floats(image_floats) * static_cast<size_t>(buffers) +
           floats(stage_floats) * static_cast<size_t>(stages);
 }
@@ -101,6 +106,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   auto *offsets = carve.carve<int32_t>(p.offsets_count);
   auto *packed = carve.carve<float>(p.weight_floats);
   auto *paired = carve.carve<uint32_t>(p.paired_floats);
+  auto *starts = carve.carve<int32_t>(p.starts_count);
   auto *images = carve.carve<float>(image_stride * p.buffers);
   auto *stages = carve.carve<float>(stage_stride * p.stages);
 
@@ -121,16 +127,34 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   // r][kw - 1 - s], W with d.c output channels, input channel ci's run of kh x
   // kw taps for output channel o at W + (ci d.k + o) khw, reversed); bf16
   // NHWC as they lie too (OHWI with c even: a pair of channels is a 32-bit
-  // element); bf16 NCHW paired first, a share of the output channels a thread.
+  // element); bf16 NCHW paired first, int8 NCHW quadded first (NHWC with c
+  // a multiple of 4 as it lies), a share of the output channels a thread.
+  // int8's sums start at -(zero point x the channel's weight sum), modulo
+  // 2^32, so that every tap adds (src - zero point) x weight (s8 src shifted
+  // by 128 into u8, its zero point likewise).
   const float *weights = static_cast<const float *>(a.weights);
-  if (p.paired_floats > 0) {
+  const bool shift = d.src_type == DLK_DTYPE_S8;
+  const auto zero_byte = static_cast<uint8_t>(d.src_zero_point);
+  const auto zero_u8 = static_cast<uint8_t>(shift ? zero_byte ^ 0x80u : zero_byte);
+  if (p.pairs || p.quads) {
     const int team = team_size(d.k, threads);
     parallel_for(team, team, [&](int64_t i, int) {
       const int64_t o0 = d.k * i / team, o1 = d.k * (i + 1) / team;
-      wide_rows_bf16_pair_weights(static_cast<const uint16_t *>(a.weights), d.k, d.c, khw, false,
-                                  o0, o1 - o0, p.taps, paired + o0 * p.taps);
+      if (p.pairs && !nhwc)
+        wide_rows_bf16_pair_weights(static_cast<const uint16_t *>(a.weights), d.k, d.c, khw,
+                                    false, o0, o1 - o0, p.taps, paired + o0 * p.taps);
+      if (!p.quads) return;
+      const auto *w = static_cast<const int8_t *>(a.weights);
+      if (!nhwc)
+        wide_rows_int8_quad_weights(w + o0 * d.c * khw, o1 - o0, d.c, khw, p.taps,
+                                    paired + o0 * p.taps, starts + o0);
+      else
+        for (int64_t o = o0; o < o1; ++o)
+          starts[o] = std::accumulate(w + o * d.c * khw, w + (o + 1) * d.c * khw, int32_t{0});
+      for (int64_t o = o0; o < o1; ++o)
+        starts[o] = static_cast<int32_t>(0u - uint32_t{zero_u8} * static_cast<uint32_t>(starts[o]));
     });
-    weights = reinterpret_cast<const float *>(paired);
+    if (!nhwc) weights = reinterpret_cast<const float *>(paired);
   }
   const WeightRuns runs = turned ? WeightRuns{d.c, khw, d.k * khw, khw, true}
                                  : WeightRuns{1, p.taps, 0, p.taps, false};
@@ -146,8 +170,26 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   // Units [u0, u1) of image n into the padded image at `image`: NCHW
   // channels or pairs of them (planes), NHWC padded rows (of wp pixels).
   const int64_t units = nhwc ? p.hp : p.units;
+  const uint32_t padding = zero_u8 * 0x01010101u;
   const auto pad = [&](int64_t n, int64_t u0, int64_t u1, float *image) {
     for (int64_t u = u0; u < u1; ++u) {
+      if (nhwc && p.quads) {
+        // A pixel of src: p.units quads of bytes, s8 shifted into u8;
+        // padding pixels the zero point's bytes.
+        const int64_t y = u - d.pad_h, cp = p.pixel_floats, c = p.units;
+        auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
+        std::fill(out, out + p.wp * cp, padding);
+        if (y < 0 || y >= y_end) continue;
+        const auto *in = static_cast<const uint8_t *>(a.src) + ((n * d.h + y) * d.w) * d.c;
+        const uint32_t flip = shift ? 0x80808080u : 0u;
+        for (int64_t x = 0; x < x_end; ++x)
+          for (int64_t q = 0; q < c; ++q) {
+            uint32_t word;
+            std::memcpy(&word, in + (x * c + q) * 4, sizeof word);
+            out[(d.pad_w + x) * cp + q] = word ^ flip;
+          }
+        continue;
+      }
       if (nhwc) {
         // A pixel of src: p.units 32-bit elements (f32, or bf16 pairs).
         const int64_t y = u - d.pad_h, cp = p.pixel_floats, c = p.units;
@@ -166,6 +208,25 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
             zero(out + (d.pad_w + x) * cp + c, cp - c);
           }
         zero(out + (d.pad_w + x_end) * cp, (p.wp - d.pad_w - x_end) * cp);
+        continue;
+      }
+      if (p.quads) {
+        // Channels 4u .. 4u + 3 (past c: the zero point) in each element,
+        // the padding the zero point's bytes.
+        auto *words = reinterpret_cast<uint32_t *>(image + u * p.plane);
+        const auto *channels = static_cast<const uint8_t *>(a.src) + n * d.c * d.h * d.w;
+        for (int64_t i = 0; i < p.hp; ++i) {
+          const int64_t y = i - d.pad_h;
+          uint32_t *row = words + i * p.wp;
+          if (y < 0 || y >= y_end) {
+            std::fill(row, row + p.wp, padding);
+            continue;
+          }
+          const uint8_t *rows[4];
+          for (int64_t q = 0; q < 4; ++q)
+            rows[q] = 4 * u + q < d.c ? channels + ((4 * u + q) * d.h + y) * d.w : nullptr;
+          wide_rows_int8_quad_row(rows, d.w, -d.pad_w, 1, p.wp, zero_byte, shift, row);
+        }
         continue;
       }
       float *out = image + u * p.plane;
@@ -189,30 +250,59 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     }
   };
   // Output row y of block b (32 output channels) of image n, read from
-  // `image`: f32 into dst, bf16 through `stage` (f32 sums), rounded once.
+  // `image`: f32 and int8's s32 into dst, bf16 and int8 to other types
+  // through `stage`, rounded once or requantized by the integer GEMM's store.
   const auto compute = [&](int64_t n, const float *image, int64_t b, int64_t y, int thread) {
     const int64_t o0 = kBlock * b;
     const int channels = static_cast<int>(std::min<int64_t>(kBlock, d.k - o0));
     const int vectors = (channels + 15) / 16;
     const int64_t pixel = p.pixel_floats;
     const float *row = image + y * d.stride_h * p.wp * pixel;
+    const bool staged = p.stages > 0;
     float *stage = stages + thread * stage_stride;
-    // Where the row's sums go: dst's row (f32), or the stage, channel-major
-    // (NCHW) or pixel-major (NHWC).
-    float *out = p.pairs ? stage
-                 : nhwc  ? static_cast<float *>(a.dst) + (n * a.oh + y) * a.ow * d.k + o0
-                         : static_cast<float *>(a.dst) + (n * d.k + o0) * pixels + y * a.ow;
-    const int64_t out_pixel = nhwc ? (p.pairs ? kBlock : d.k) : 1;
-    const int64_t out_stride = nhwc ? out_pixel : p.pairs ? a.ow : pixels;
+    // Where the row's sums go: dst's row, or the stage, channel-major (NCHW)
+    // or pixel-major (NHWC).
+    float *out = staged ? stage
+                 : nhwc ? static_cast<float *>(a.dst) + (n * a.oh + y) * a.ow * d.k + o0
+                        : static_cast<float *>(a.dst) + (n * d.k + o0) * pixels + y * a.ow;
+    const int64_t out_pixel = nhwc ? (staged ? kBlock : d.k) : 1;
+    const int64_t out_stride = nhwc ? out_pixel : staged ? a.ow : pixels;
+    // int8 starts from its starting sums, its ReLU in the tile for s32 dst
+    // only (else in the requantizing store).
+    const float *bias = p.quads ? reinterpret_cast<const float *>(starts + o0)
+                        : a.bias ? a.bias + o0
+                                 : nullptr;
+    const bool relu = d.relu != 0 && !(p.quads && staged);
     for (int64_t x0 = 0; x0 < a.ow; x0 += kChannelLanesPixels) {
       const int n_pixels = static_cast<int>(std::min<int64_t>(kChannelLanesPixels, a.ow - x0));
-      const ChannelLanesTile tile = p.pairs ? channel_lanes_bf16_tile(n_pixels, vectors, nhwc, d.stride_w)
-                                            : tile_of<Fma>(n_pixels, vectors, nhwc, d.stride_w);
+      const ChannelLanesTile tile =
+          p.quads   ? channel_lanes_int8_tile(n_pixels, vectors, nhwc, d.stride_w)
+          : p.pairs ? channel_lanes_bf16_tile(n_pixels, vectors, nhwc, d.stride_w)
+                    : tile_of<Fma>(n_pixels, vectors, nhwc, d.stride_w);
       tile(row + x0 * d.stride_w * pixel, d.stride_w * pixel, offsets, p.taps,
-           packed + o0 * p.taps, a.bias ? a.bias + o0 : nullptr, d.relu != 0,
-           out + x0 * out_pixel, out_stride, channels);
+           packed + o0 * p.taps, bias, relu, out + x0 * out_pixel, out_stride, channels);
     }
-    if (!p.pairs) return;
+    if (!staged) return;
+    if (p.quads) {
+      const auto *sums = reinterpret_cast<const int32_t *>(stage);
+      auto *bytes = static_cast<unsigned char *>(a.dst);
+      const auto size = static_cast<int64_t>(dlk_dtype_size(d.dst_type));
+      if (nhwc) {
+        gemm_store_s32_avx512(S32TileStore{
+            sums, kBlock, a.ow, channels, bytes + ((n * a.oh + y) * a.ow * d.k + o0) * size, d.k,
+            1, d.dst_type, 0.0f, a.multiplier,
+            a.channel_multipliers ? a.channel_multipliers + o0 : nullptr, nullptr,
+            a.bias ? a.bias + o0 : nullptr, d.relu != 0, d.dst_zero_point});
+        return;
+      }
+      for (int64_t i = 0; i < channels; ++i)
+        gemm_store_s32_avx512(S32TileStore{
+            sums + i * a.ow, a.ow, 1, a.ow,
+            bytes + ((n * d.k + o0 + i) * pixels + y * a.ow) * size, a.ow, 1, d.dst_type, 0.0f,
+            a.multiplier_of(o0 + i), nullptr, a.bias ? a.bias + o0 + i : nullptr, nullptr,
+            d.relu != 0, d.dst_zero_point});
+      return;
+    }
     auto *dst = static_cast<uint16_t *>(a.dst);
     if (nhwc)
       for (int64_t x = 0; x < a.ow; ++x)

@@ -19,7 +19,7 @@ namespace {
 #include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 #include "backends/cpu_avx512/kernels/conv2d_channel_lanes_tile_avx512.inc"
 
-struct DotBf16 {
+struct DotBf16 : FloatSums {
   static __m512 madd(__m512 acc, __m512 a, __m512 b) {
     return _mm512_dpbf16_ps(acc, (__m512bh)_mm512_castps_si512(a),
                             (__m512bh)_mm512_castps_si512(b));

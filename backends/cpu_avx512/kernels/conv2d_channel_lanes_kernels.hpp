@@ -1,6 +1,7 @@
-// Direct convolution with the output channels in the lanes (f32 and bf16 NCHW
-// and NHWC forward, f32 NCHW backward data; conv2d_channel_lanes_avx512.cpp,
-// the bf16 tiles in conv2d_channel_lanes_bf16_avx512bf16.cpp): a tile of up
+// Direct convolution with the output channels in the lanes (f32, bf16 and int8
+// NCHW and NHWC forward, f32 NCHW backward data; conv2d_channel_lanes_avx512.cpp,
+// the bf16 and int8 tiles in conv2d_channel_lanes_bf16_avx512bf16.cpp and
+// conv2d_channel_lanes_int8_avx512vnni.cpp): a tile of up
 // to 14 consecutive output pixels of a row x 32 output channels keeps its 28
 // sums in registers over all c x kh x kw taps; per tap two aligned loads of
 // the tap's weights (packed once per call, 32 output channels a tap) and one
@@ -15,7 +16,13 @@
 // NHWC: as OHWI lies), one vdpbf16ps per broadcast pair and vector; the f32
 // sums of a block's output row go to a stage per thread and are rounded once
 // into dst (round_to_bf16_avx512). ResNet-50 res2a-res4b 3x3 and conv1 ran
-// 1.07-1.40x the wide-row kernel and the GEMM at batch 1 on 1 thread. Against the wide-row kernel
+// 1.07-1.40x the wide-row kernel and the GEMM at batch 1 on 1 thread. int8
+// (u8 or s8 src, where the CPU has AVX512_VNNI) keeps the wide-row kernel's
+// k-quads (conv2d_direct_kernels.hpp): u8 image quads (s8 shifted by 128,
+// padding the zero point), s8 weight quads, one vpdpbusd per broadcast quad
+// and vector, s32 sums starting at -(zero point x the channel's weight sum),
+// bit-exact; s32 dst from the tile, f32/s8/u8 dst through the stage and the
+// integer GEMM's requantizing store. Against the wide-row kernel
 // (its vectors 16 columns of an output row, conv2d_direct_kernels.hpp) it
 // computes no junk columns past ow, needs no phase planes at stride 2 (a
 // broadcast reads any element) and no unaligned loads of B: ResNet-50's res2a-
@@ -53,6 +60,9 @@ using ChannelLanesTile = void (*)(const float *src, int64_t step, const int32_t 
 // The tiles with vdpbf16ps (conv2d_channel_lanes_bf16_avx512bf16.cpp; a CPU
 // with AVX512_BF16): NHWC, or NCHW at input column stride sw (1 or 2).
 ChannelLanesTile channel_lanes_bf16_tile(int pixels, int vectors, bool nhwc, int64_t sw);
+// The tiles with vpdpbusd (conv2d_channel_lanes_int8_avx512vnni.cpp; a CPU
+// with AVX512_VNNI), s32 sums starting from `bias` (int8's starting sums).
+ChannelLanesTile channel_lanes_int8_tile(int pixels, int vectors, bool nhwc, int64_t sw);
 
 // The layout of the kernel's scratch: the taps' offsets into the padded
 // image, the weights packed 32 output channels a tap, and zero-padded images:
@@ -62,8 +72,9 @@ ChannelLanesTile channel_lanes_bf16_tile(int pixels, int vectors, bool nhwc, int
 // tenth), else one that all threads pad, then share.
 struct ChannelLanesPlan {
   ChannelLanesPlan(const core::Conv2dArgs &args, int threads);
-  bool pairs = false;  // bf16 k-pairs for vdpbf16ps, else f32
-  int64_t units = 0;   // input channels, or their pairs
+  bool pairs = false;  // bf16 k-pairs for vdpbf16ps
+  bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
+  int64_t units = 0;   // input channels, or their pairs or quads
   bool images_per_thread = false;
   int64_t buffers = 1;
   // The padded plane: the rows and columns any tap reaches, hp x wp; an
@@ -71,10 +82,12 @@ struct ChannelLanesPlan {
   int64_t hp = 0, wp = 0, plane = 0, pixel_floats = 1;
   int64_t taps = 0;    // units x kh x kw
   int64_t blocks = 0;  // of 32 output channels (the last may hold fewer)
-  // paired: bf16 NCHW's weights paired before they are packed; stages: bf16's
-  // f32 sums of a block's output row, one per thread, rounded from there.
+  // paired: NCHW's bf16 weights paired, int8's quadded, before they are
+  // packed; starts: int8's starting sums per output channel; stages: the sums
+  // of a block's output row, one per thread, that bf16 is rounded from and
+  // int8 but to s32 is requantized from.
   int64_t offsets_count = 0, weight_floats = 0, paired_floats = 0, image_floats = 0;
-  int64_t stages = 0, stage_floats = 0;
+  int64_t starts_count = 0, stages = 0, stage_floats = 0;
   size_t bytes = 0;
 };
 
@@ -107,14 +120,23 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD), NHWC with c even
-  // (a pair of channels a 32-bit element as src and the weights lie).
+  // (a pair of channels a 32-bit element as src and the weights lie); int8
+  // (u8 or s8 src) in k-quads where the CPU has AVX512_VNNI, NHWC with c a
+  // multiple of 4 below 256 (from 256 channels the integer GEMM on NHWC's
+  // im2col^T panels runs as fast: ResNet-50 res4a/res4b 0.96-0.97x, VGG-16
+  // conv4_2/conv5_x 0.91-0.93x here; res2a 1.29x, res3a/res3b 1.06-1.09x,
+  // batch 1, 1 thread, dlk-perf conv, Zen 5).
+  const bool nchw = d.format == DLK_FORMAT_NCHW;
   const bool bf16 = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features()) &&
-                    (d.format == DLK_FORMAT_NCHW || d.c % 2 == 0);
-  if ((d.src_type != DLK_DTYPE_F32 && !bf16) || d.groups != 1 ||
+                    (nchw || d.c % 2 == 0);
+  const bool int8 = (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8) &&
+                    core::cpu_features().avx512_vnni && (nchw || (d.c % 4 == 0 && d.c < 256));
+  if ((d.src_type != DLK_DTYPE_F32 && !bf16 && !int8) || d.groups != 1 ||
       d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
       d.k < 16)
     return false;
-  const int64_t pixels = d.n * a.oh * a.ow, taps = (bf16 ? (d.c + 1) / 2 : d.c) * d.kh * d.kw;
+  const int64_t units = int8 ? (d.c + 3) / 4 : bf16 ? (d.c + 1) / 2 : d.c;
+  const int64_t pixels = d.n * a.oh * a.ow, taps = units * d.kh * d.kw;
   if (pixels < kChannelLanesMinPixels || taps < kChannelLanesMinTaps ||
       (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
     return false;
@@ -127,6 +149,8 @@ inline const char *conv2d_channel_lanes_name(const dlk_conv2d_desc &d) {
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
   if (d.src_type == DLK_DTYPE_BF16)
     return nhwc ? "avx512:conv2d_channel_lanes_bf16_nhwc" : "avx512:conv2d_channel_lanes_bf16";
+  if (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8)
+    return nhwc ? "avx512:conv2d_channel_lanes_int8_nhwc" : "avx512:conv2d_channel_lanes_int8";
   return nhwc ? "avx512:conv2d_channel_lanes_f32_nhwc" : "avx512:conv2d_channel_lanes_f32";
 }
 

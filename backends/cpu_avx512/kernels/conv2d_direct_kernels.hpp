@@ -153,12 +153,12 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 // The rule that picks the wide-row kernel over the GEMM lowering (which packs
 // every im2col element into a panel, a quarter of res2a's time), for the
 // NCHW forward on the AVX-512 tier:
-// - f32, and bf16 in k-pairs, where the channel-lane kernel does not take it
-//   (conv2d_channel_lanes_applies, checked first); int8 (u8 or s8 src,
+// - where the channel-lane kernel does not take them
+//   (conv2d_channel_lanes_applies, checked first): f32; int8 (u8 or s8 src,
 //   forward) in k-quads on vpdpbusd where the CPU has AVX512_VNNI (against
-//   the integer GEMM on im2col^T panels: see docs/conv_pool_speed.md); f16 (no f16 arithmetic on this tier: the GEMM
-//   widens it too); bf16,
-//   widened where the CPU's vdpbf16ps does not outpace its FMAs
+//   the integer GEMM on im2col^T panels: see docs/conv_pool_speed.md); f16
+//   (no f16 arithmetic on this tier: the GEMM widens it too); bf16, widened
+//   where the CPU's vdpbf16ps does not outpace its FMAs
 //   (bf16_dot_outpaces_fma: Intel's runs at half their rate, so widened to
 //   f32 the multiply-adds run at the FMAs' rate, with bf16 x bf16 products
 //   exact in f32, sums in f32), else in k-pairs on vdpbf16ps (AMD: against
