@@ -11,10 +11,11 @@
 // rule's 1.1 x w, non-square kernels, and
 // the shapes the rule leaves to col2im (stride, dilation, groups). (At most
 // 16 channels and 16 output channels in f32 go to the direct kernel of
-// kernels/conv2d_direct_rows_kernels.hpp first: none here.) f32 with 128 or
-// more pixels of diff_src and 64 or more turned taps (k x kh x kw) runs the
-// channel-lane kernel instead (kernels/conv2d_channel_lanes_kernels.hpp), so
-// the comments' "col2im" is f16's and bf16's there; its own edges close the
+// kernels/conv2d_direct_rows_kernels.hpp first: none here.) f32, and bf16 in
+// k-pairs (AMD), with 128 or more pixels of diff_src and 64 or more turned
+// taps (k x kh x kw, bf16's in pairs) run the channel-lane kernel instead
+// (kernels/conv2d_channel_lanes_kernels.hpp), so the comments' "col2im" and
+// "wide-row" are f16's (and Intel's bf16) there; its own edges close the
 // list: turned output channels one above a block of 32 and one above 16,
 // widths one above its tile of 14 and of 7, no padding (turned padding 2),
 // dilation 2, several images per thread.
@@ -155,19 +156,24 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
           // inputs), padding within the kernel's reach, padded width at most
           // 1.1 x w; bf16 widened where vdpbf16ps does not outpace the FMAs
           // (Intel), else in k-pairs on vdpbf16ps.
-          // f32 first on the channel-lane kernel: stride 1, one group,
-          // padding within the kernel's reach, 16 or more channels, 128 or
-          // more pixels of diff_src, 64 or more turned taps (512 pixels past
-          // 4096 taps: none here).
-          const bool lanes = tier == "avx512" && type == DLK_DTYPE_F32 && s.stride == 1 &&
-                             s.groups == 1 && s.pad <= (s.kh - 1) * s.dilation &&
+          // f32, and bf16 in k-pairs (AMD with AVX512_BF16), first on the
+          // channel-lane kernel: stride 1, one group, padding within the
+          // kernel's reach, 16 or more channels, 128 or more pixels of
+          // diff_src, 64 or more turned taps (in pairs for bf16; 512 pixels
+          // past 4096 taps: none here).
+          const bool pairs = type == DLK_DTYPE_BF16 && __builtin_cpu_supports("avx512bf16") &&
+                             __builtin_cpu_is("amd");
+          const int64_t units = pairs ? (s.k + 1) / 2 : s.k;
+          const bool lanes = tier == "avx512" && (type == DLK_DTYPE_F32 || pairs) &&
+                             s.stride == 1 && s.groups == 1 && s.pad <= (s.kh - 1) * s.dilation &&
                              s.pad <= (s.kw - 1) * s.dilation && s.c >= 16 &&
-                             s.n * s.h * s.w >= 128 && s.k * s.kh * s.kw >= 64;
+                             s.n * s.h * s.w >= 128 && units * s.kh * s.kw >= 64;
           const bool wide = !lanes && tier == "avx512" && s.stride == 1 && s.dilation == 1 &&
                             s.groups == 1 && s.c >= 16 && s.k >= 4 && s.pad <= s.kh - 1 &&
                             s.pad <= s.kw - 1 && (s.w + s.kw - 1) * 10 <= s.w * 11;
           const std::string name = implementation(ctx);
-          CHECK((name == "transposed_conv:avx512:channel_lanes_f32") == lanes);
+          CHECK((name == std::string("transposed_conv:avx512:channel_lanes_") +
+                             dlk_dtype_name(type)) == lanes);
           const std::string widened =
               std::string("transposed_conv:avx512:wide_rows_") + dlk_dtype_name(type) +
               (type == DLK_DTYPE_F32 ? "" : "_as_f32");

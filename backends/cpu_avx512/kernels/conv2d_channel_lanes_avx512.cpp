@@ -127,8 +127,9 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   // r][kw - 1 - s], W with d.c output channels, input channel ci's run of kh x
   // kw taps for output channel o at W + (ci d.k + o) khw, reversed); bf16
   // NHWC as they lie too (OHWI with c even: a pair of channels is a 32-bit
-  // element); bf16 NCHW paired first, int8 NCHW quadded first (NHWC with c
-  // a multiple of 4 as it lies), a share of the output channels a thread.
+  // element); bf16 NCHW paired first (and turned), int8 NCHW quadded first
+  // (NHWC with c a multiple of 4 as it lies), a share of the output channels
+  // a thread.
   // int8's sums start at -(zero point x the channel's weight sum), modulo
   // 2^32, so that every tap adds (src - zero point) x weight (s8 src shifted
   // by 128 into u8, its zero point likewise).
@@ -142,7 +143,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
       const int64_t o0 = d.k * i / team, o1 = d.k * (i + 1) / team;
       if (p.pairs && !nhwc)
         wide_rows_bf16_pair_weights(static_cast<const uint16_t *>(a.weights), d.k, d.c, khw,
-                                    false, o0, o1 - o0, p.taps, paired + o0 * p.taps);
+                                    turned, o0, o1 - o0, p.taps, paired + o0 * p.taps);
       if (!p.quads) return;
       const auto *w = static_cast<const int8_t *>(a.weights);
       if (!nhwc)
@@ -156,8 +157,9 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     });
     if (!nhwc) weights = reinterpret_cast<const float *>(paired);
   }
-  const WeightRuns runs = turned ? WeightRuns{d.c, khw, d.k * khw, khw, true}
-                                 : WeightRuns{1, p.taps, 0, p.taps, false};
+  // (bf16's pairing turned them already.)
+  const WeightRuns runs = turned && !p.pairs ? WeightRuns{d.c, khw, d.k * khw, khw, true}
+                                             : WeightRuns{1, p.taps, 0, p.taps, false};
   parallel_for(p.blocks, threads, [&](int64_t b, int) {
     pack_block(weights, d.k, runs, b, packed + b * kBlock * p.taps);
   });
