@@ -404,16 +404,17 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
   return conv2d_forward_float_gemm(turned_convolution(a, turned), isa, threads);
 }
 
-// The turned convolution on the channel-lane kernel (f32, and bf16 where it
-// runs in k-pairs; NCHW, stride 1, one group, padding within the kernel's
-// reach, many channels and pixels: conv2d_channel_lanes_applies on the turned
-// arguments), the weights turned as the kernel packs (f32) or pairs (bf16)
-// them.
+// The turned convolution on the channel-lane kernel (f32 NCHW and NHWC, and
+// bf16 NCHW where it runs in k-pairs; stride 1, one group, padding within the
+// kernel's reach, many channels and pixels: conv2d_channel_lanes_applies on
+// the turned arguments), the weights turned as the kernel packs (f32) or
+// pairs (bf16) them.
 bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
+  const bool nchw = d.format == DLK_FORMAT_NCHW;
   return isa == core::CpuIsa::avx512 &&
-         (d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_BF16) &&
-         d.format == DLK_FORMAT_NCHW && d.stride_h == 1 && d.stride_w == 1 &&
+         (d.src_type == DLK_DTYPE_F32 || (d.src_type == DLK_DTYPE_BF16 && nchw)) &&
+         d.stride_h == 1 && d.stride_w == 1 &&
          kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads);
 }
 
@@ -461,8 +462,9 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
   const ConvShape s(args);
   if (runs_channel_lanes(args, isa, threads)) {
     backward_data_channel_lanes(args, threads, scratch);
-    return {args.desc.src_type == DLK_DTYPE_BF16 ? "transposed_conv:avx512:channel_lanes_bf16"
-                                                 : "transposed_conv:avx512:channel_lanes_f32",
+    return {args.desc.src_type == DLK_DTYPE_BF16       ? "transposed_conv:avx512:channel_lanes_bf16"
+            : args.desc.format == DLK_FORMAT_NHWC ? "transposed_conv:avx512:channel_lanes_f32_nhwc"
+                                                  : "transposed_conv:avx512:channel_lanes_f32",
             0};
   }
   if (runs_wide_rows(args, isa, threads)) {

@@ -56,7 +56,8 @@ const ConvShape kShapes[] = {
 };
 
 
-// NHWC through GEMM and col2im: with fewer images (x groups) than threads,
+// NHWC through GEMM and col2im (f32 where the channel-lane rule does not take
+// it, bf16): with fewer images (x groups) than threads,
 // the threads take slabs of the image rows, each computing the output rows
 // that reach its slab, where a slab has at least 4 x the rows computed twice
 // ((kh - 1) x dilation / stride) per thread, else they share each GEMM and
@@ -75,7 +76,30 @@ const ConvShape kNhwcShapes[] = {
     {1, 12, 20, 6, 8, 3, 3, 1, 3, 1, 1},   // padding past the kernel's reach
     {2, 16, 24, 7, 10, 3, 3, 1, 1, 1, 1},  // 2 images: slabs on 3 threads, whole on 2
     {1, 16, 24, 7, 12, 3, 3, 1, 1, 1, 2},  // 2 groups
+    // f32 on the channel-lane kernel (the rule in channel_lanes_rule): 33
+    // channels (a second block of one), a width one above its tile of 14,
+    // dilation 2, several images per thread, no padding (turned padding 2).
+    {1, 33, 12, 15, 8, 3, 3, 1, 1, 1, 1},
+    {1, 32, 16, 16, 8, 3, 3, 1, 2, 2, 1},
+    {3, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1},
+    {2, 17, 8, 13, 24, 3, 3, 1, 0, 1, 1},
 };
+
+// The channel-lane kernel's rule on the turned convolution
+// (kernels/conv2d_channel_lanes_kernels.hpp), first where it holds: f32, and
+// bf16 NCHW in k-pairs (AMD with AVX512_BF16); stride 1, one group, padding
+// within the kernel's reach, 16 or more channels, 128 or more pixels of
+// diff_src, 64 or more turned taps (in pairs for bf16; 512 pixels past 4096
+// taps: none here).
+bool channel_lanes_rule(const std::string &tier, dlk_dtype type, dlk_format format,
+                        const ConvShape &s) {
+  const bool pairs = type == DLK_DTYPE_BF16 && format == DLK_FORMAT_NCHW &&
+                     __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
+  const int64_t units = pairs ? (s.k + 1) / 2 : s.k;
+  return tier == "avx512" && (type == DLK_DTYPE_F32 || pairs) && s.stride == 1 &&
+         s.groups == 1 && s.pad <= (s.kh - 1) * s.dilation && s.pad <= (s.kw - 1) * s.dilation &&
+         s.c >= 16 && s.n * s.h * s.w >= 128 && units * s.kh * s.kw >= 64;
+}
 
 // Runs backward data of d (f32, f16 or bf16) on the integers diff_dst and
 // weights, in d's layouts, and checks diff_src against the exact sums rounded
@@ -126,7 +150,10 @@ TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or
               ctx, d, to_nhwc(diff_dst, d.n, d.k, oh * ow),
               to_nhwc(weights, d.k, d.c / d.groups, d.kh * d.kw),
               to_nhwc(exact_backward_data(d, oh, ow, diff_dst, weights), d.n, d.c, d.h * d.w));
-          CHECK(implementation(ctx).rfind("gemm+col2im:", 0) == 0);
+          const bool lanes = channel_lanes_rule(tier, type, DLK_FORMAT_NHWC, s);
+          CHECK(implementation(ctx).rfind(lanes ? "transposed_conv:avx512:channel_lanes_f32_nhwc"
+                                                : "gemm+col2im:",
+                                          0) == 0);
         }
     }
 }
@@ -156,18 +183,7 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
           // inputs), padding within the kernel's reach, padded width at most
           // 1.1 x w; bf16 widened where vdpbf16ps does not outpace the FMAs
           // (Intel), else in k-pairs on vdpbf16ps.
-          // f32, and bf16 in k-pairs (AMD with AVX512_BF16), first on the
-          // channel-lane kernel: stride 1, one group, padding within the
-          // kernel's reach, 16 or more channels, 128 or more pixels of
-          // diff_src, 64 or more turned taps (in pairs for bf16; 512 pixels
-          // past 4096 taps: none here).
-          const bool pairs = type == DLK_DTYPE_BF16 && __builtin_cpu_supports("avx512bf16") &&
-                             __builtin_cpu_is("amd");
-          const int64_t units = pairs ? (s.k + 1) / 2 : s.k;
-          const bool lanes = tier == "avx512" && (type == DLK_DTYPE_F32 || pairs) &&
-                             s.stride == 1 && s.groups == 1 && s.pad <= (s.kh - 1) * s.dilation &&
-                             s.pad <= (s.kw - 1) * s.dilation && s.c >= 16 &&
-                             s.n * s.h * s.w >= 128 && units * s.kh * s.kw >= 64;
+          const bool lanes = channel_lanes_rule(tier, type, DLK_FORMAT_NCHW, s);
           const bool wide = !lanes && tier == "avx512" && s.stride == 1 && s.dilation == 1 &&
                             s.groups == 1 && s.c >= 16 && s.k >= 4 && s.pad <= s.kh - 1 &&
                             s.pad <= s.kw - 1 && (s.w + s.kw - 1) * 10 <= s.w * 11;

@@ -54,6 +54,24 @@ void pack_block(const float *weights, int64_t k, const WeightRuns &w, int64_t b,
       }
 }
 
+// Block b of backward data's f32 NHWC weights turned: the transposed
+// convolution's tap t = (r kw + s) c + o (o one of its d.c input channels)
+// holds W[o][kh - 1 - r][kw - 1 - s][32 b ..] of W in OHWI with d.k input
+// channels, the block's lanes contiguous there: copied, zeros past d.k.
+void pack_block_turned_ohwi(const float *weights, const dlk_conv2d_desc &d, int64_t b,
+                            float *packed) {
+  const int64_t o0 = kBlock * b, width = std::min<int64_t>(kBlock, (d.k - o0 + 15) / 16 * 16);
+  for (int64_t r = 0; r < d.kh; ++r)
+    for (int64_t s = 0; s < d.kw; ++s)
+      for (int64_t o = 0; o < d.c; ++o) {
+        const int64_t t = (r * d.kw + s) * d.c + o;
+        const float *from = weights + ((o * d.kh + d.kh - 1 - r) * d.kw + d.kw - 1 - s) * d.k + o0;
+        for (int64_t half = 0; half < width; half += 16)
+          _mm512_store_ps(packed + t * width + half,
+                          _mm512_maskz_loadu_ps(first_lanes(d.k - o0 - half), from + half));
+      }
+}
+
 }  // namespace
 
 ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
@@ -161,7 +179,10 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   const WeightRuns runs = turned && !p.pairs ? WeightRuns{d.c, khw, d.k * khw, khw, true}
                                              : WeightRuns{1, p.taps, 0, p.taps, false};
   parallel_for(p.blocks, threads, [&](int64_t b, int) {
-    pack_block(weights, d.k, runs, b, packed + b * kBlock * p.taps);
+    if (turned && nhwc)
+      pack_block_turned_ohwi(weights, d, b, packed + b * kBlock * p.taps);
+    else
+      pack_block(weights, d.k, runs, b, packed + b * kBlock * p.taps);
   });
 
   // Rows of a padded plane that hold image rows, and their columns.

@@ -1,8 +1,9 @@
 // Direct convolution with the output channels in the lanes (f32, bf16 and int8
-// NCHW and NHWC forward, f32 NCHW backward data; conv2d_channel_lanes_avx512.cpp,
-// the bf16 and int8 tiles in conv2d_channel_lanes_bf16_avx512bf16.cpp and
-// conv2d_channel_lanes_int8_avx512vnni.cpp): a tile of up
-// to 14 consecutive output pixels of a row x 32 output channels keeps its 28
+// NCHW and NHWC forward, f32 NCHW and NHWC and bf16 NCHW backward data;
+// conv2d_channel_lanes_avx512.cpp, the bf16 and int8 tiles in
+// conv2d_channel_lanes_bf16_avx512bf16.cpp and
+// conv2d_channel_lanes_int8_avx512vnni.cpp): a tile of up to 14 consecutive
+// output pixels of a row x 32 output channels keeps its 28
 // sums in registers over all c x kh x kw taps; per tap two aligned loads of
 // the tap's weights (packed once per call, 32 output channels a tap) and one
 // broadcast of each pixel's input value from a zero-padded copy of the image,
@@ -110,12 +111,12 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 
 // The rule that picks this kernel over the wide-row kernel and the GEMM
 // lowering for the forward pass on the AVX-512 tier, and for backward data's
-// turned convolution at stride 1 (conv2d_backward_data.cpp, NCHW): f32, NCHW
-// or NHWC, one group, a
-// kernel larger than 1x1, stride_w 1 or 2 (the tile's broadcasts step by it;
-// any stride_h and dilation: they are the taps' offsets), padding not
-// negative, at least 16 output channels, n x oh x ow and c x kh x kw at least
-// the floors above, the padded image addressable by 32-bit offsets and the
+// turned convolution at stride 1 (conv2d_backward_data.cpp: f32, bf16 NCHW):
+// f32, bf16 or int8 as below, NCHW or NHWC, one group, a kernel larger than
+// 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
+// dilation: they are the taps' offsets), padding not negative, at least 16
+// output channels, n x oh x ow and the taps (in pairs or quads) at least the
+// floors above, the padded image addressable by 32-bit offsets and the
 // scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads) {
   const dlk_conv2d_desc &d = a.desc;
