@@ -47,4 +47,14 @@ void parallel_for(int64_t count, int threads, Body &&body) {
   if (error) std::rethrow_exception(error);
 }
 
+// Runs body(begin, end) once per thread of team_size(count, threads) on
+// contiguous shares of [0, count): for work that sets something up once per
+// call to a kernel that then loops over its share (a permutation table, say).
+template <class Body>
+void parallel_for_shares(int64_t count, int threads, Body &&body) {
+  const int team = team_size(count, threads);
+  parallel_for(team, team,
+               [&](int64_t i, int) { body(count * i / team, count * (i + 1) / team); });
+}
+
 }  // namespace dlk::cpu

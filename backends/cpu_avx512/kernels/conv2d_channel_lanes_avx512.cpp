@@ -156,9 +156,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   const auto zero_byte = static_cast<uint8_t>(d.src_zero_point);
   const auto zero_u8 = static_cast<uint8_t>(shift ? zero_byte ^ 0x80u : zero_byte);
   if (p.pairs || p.quads) {
-    const int team = team_size(d.k, threads);
-    parallel_for(team, team, [&](int64_t i, int) {
-      const int64_t o0 = d.k * i / team, o1 = d.k * (i + 1) / team;
+    parallel_for_shares(d.k, threads, [&](int64_t o0, int64_t o1) {
       if (p.pairs && !nhwc)
         wide_rows_bf16_pair_weights(static_cast<const uint16_t *>(a.weights), d.k, d.c, khw,
                                     turned, o0, o1 - o0, p.taps, paired + o0 * p.taps);

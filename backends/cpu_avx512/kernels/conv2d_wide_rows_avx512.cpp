@@ -240,16 +240,10 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
   // input channels), and widened; or (pairs) W'[o][u][t] holds the bits of
   // channels 2u and 2u + 1 (0 past d.c).
   const float *weights = static_cast<const float *>(a.weights);
-  // Output channels [o0, o1), a share a thread (the quad and pair kernels
-  // build their permutations once a call).
-  const auto by_channel_shares = [&](auto &&body) {
-    const int team = team_size(d.k, threads);
-    parallel_for(team, team, [&](int64_t i, int) { body(d.k * i / team, d.k * (i + 1) / team); });
-  };
   if constexpr (int8) {
     // Each tap adds (u8 src) x weight; the start takes the zero point's
     // share off, modulo 2^32 as the sums wrap.
-    by_channel_shares([&](int64_t o0, int64_t o1) {
+    parallel_for_shares(d.k, threads, [&](int64_t o0, int64_t o1) {
       auto *sums = reinterpret_cast<int32_t *>(starts) + o0;
       wide_rows_int8_quad_weights(static_cast<const int8_t *>(a.weights) + o0 * d.c * khw,
                                   o1 - o0, d.c, khw, taps,
@@ -264,7 +258,7 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
     const auto *stored = static_cast<const T *>(a.weights);
     if constexpr (!f32) {
       if (p.pairs) {
-        by_channel_shares([&](int64_t o0, int64_t o1) {
+        parallel_for_shares(d.k, threads, [&](int64_t o0, int64_t o1) {
           wide_rows_bf16_pair_weights(stored, d.k, d.c, khw, p.turned, o0, o1 - o0, taps,
                                       reinterpret_cast<uint32_t *>(widened + o0 * taps));
         });
