@@ -32,8 +32,8 @@
 // would also multiply by the zeros of diff_dst dilated by the stride. So col2im
 // it is, except where a single output row's band would not fit the scratch
 // bound (backward_data_transposed), and where the turned convolution runs on
-// the AVX-512 tier's channel-lane kernel (f32 NCHW at stride 1, no groups, many
-// channels and pixels: backward_data_channel_lanes), whose packing turns the
+// the AVX-512 tier's channel-lane kernel (f32 and bf16 at stride 1, no groups,
+// many channels and pixels: backward_data_channel_lanes), whose packing turns the
 // weights, or on its wide-row kernel (NCHW at stride 1, no groups: see
 // backward_data_wide_rows), which reads B from a padded copy of diff_dst:
 // no im2col packing, the weights turned once per call. f32 NCHW at stride 1
@@ -404,17 +404,16 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
   return conv2d_forward_float_gemm(turned_convolution(a, turned), isa, threads);
 }
 
-// The turned convolution on the channel-lane kernel (f32 NCHW and NHWC, and
-// bf16 NCHW where it runs in k-pairs; stride 1, one group, padding within the
+// The turned convolution on the channel-lane kernel (f32, and bf16 where it
+// runs in k-pairs; NCHW and NHWC; stride 1, one group, padding within the
 // kernel's reach, many channels and pixels: conv2d_channel_lanes_applies on
-// the turned arguments), the weights turned as the kernel packs (f32) or
-// pairs (bf16) them.
+// the turned arguments), the weights turned as the kernel packs (f32, bf16
+// NHWC) or pairs (bf16 NCHW) them.
 bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
-  const bool nchw = d.format == DLK_FORMAT_NCHW;
   return isa == core::CpuIsa::avx512 &&
-         (d.src_type == DLK_DTYPE_F32 || (d.src_type == DLK_DTYPE_BF16 && nchw)) &&
-         d.stride_h == 1 && d.stride_w == 1 &&
+         (d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_BF16) && d.stride_h == 1 &&
+         d.stride_w == 1 &&
          kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads);
 }
 
@@ -462,9 +461,9 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
   const ConvShape s(args);
   if (runs_channel_lanes(args, isa, threads)) {
     backward_data_channel_lanes(args, threads, scratch);
-    return {args.desc.src_type == DLK_DTYPE_BF16       ? "transposed_conv:avx512:channel_lanes_bf16"
-            : args.desc.format == DLK_FORMAT_NHWC ? "transposed_conv:avx512:channel_lanes_f32_nhwc"
-                                                  : "transposed_conv:avx512:channel_lanes_f32",
+    const bool bf16 = args.desc.src_type == DLK_DTYPE_BF16;
+    return {std::string("transposed_conv:avx512:channel_lanes_") + (bf16 ? "bf16" : "f32") +
+                (args.desc.format == DLK_FORMAT_NHWC ? "_nhwc" : ""),
             0};
   }
   if (runs_wide_rows(args, isa, threads)) {

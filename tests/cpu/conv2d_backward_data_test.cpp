@@ -56,9 +56,8 @@ const ConvShape kShapes[] = {
 };
 
 
-// NHWC through GEMM and col2im (f32 where the channel-lane rule does not take
-// it, bf16): with fewer images (x groups) than threads,
-// the threads take slabs of the image rows, each computing the output rows
+// NHWC through GEMM and col2im (where the channel-lane rule does not take
+// it): with fewer images (x groups) than threads, the threads take slabs of the image rows, each computing the output rows
 // that reach its slab, where a slab has at least 4 x the rows computed twice
 // ((kh - 1) x dilation / stride) per thread, else they share each GEMM and
 // split col2im by channels (conv2d_backward_data.cpp). Shapes either side of
@@ -83,17 +82,21 @@ const ConvShape kNhwcShapes[] = {
     {1, 32, 16, 16, 8, 3, 3, 1, 2, 2, 1},
     {3, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1},
     {2, 17, 8, 13, 24, 3, 3, 1, 0, 1, 1},
+    // bf16 NHWC in k-pairs: 16 output channels (8 pairs, 72 taps) and a second
+    // block of one; 25 output channels, odd: f32 only.
+    {1, 33, 10, 15, 16, 3, 3, 1, 1, 1, 1},
+    {1, 20, 12, 15, 25, 3, 3, 1, 1, 1, 1},
 };
 
 // The channel-lane kernel's rule on the turned convolution
 // (kernels/conv2d_channel_lanes_kernels.hpp), first where it holds: f32, and
-// bf16 NCHW in k-pairs (AMD with AVX512_BF16); stride 1, one group, padding
+// bf16 in k-pairs (AMD with AVX512_BF16; NHWC with k even); stride 1, one group, padding
 // within the kernel's reach, 16 or more channels, 128 or more pixels of
 // diff_src, 64 or more turned taps (in pairs for bf16; 512 pixels past 4096
 // taps: none here).
 bool channel_lanes_rule(const std::string &tier, dlk_dtype type, dlk_format format,
                         const ConvShape &s) {
-  const bool pairs = type == DLK_DTYPE_BF16 && format == DLK_FORMAT_NCHW &&
+  const bool pairs = type == DLK_DTYPE_BF16 && (format == DLK_FORMAT_NCHW || s.k % 2 == 0) &&
                      __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
   const int64_t units = pairs ? (s.k + 1) / 2 : s.k;
   return tier == "avx512" && (type == DLK_DTYPE_F32 || pairs) && s.stride == 1 &&
@@ -151,7 +154,8 @@ TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or
               to_nhwc(weights, d.k, d.c / d.groups, d.kh * d.kw),
               to_nhwc(exact_backward_data(d, oh, ow, diff_dst, weights), d.n, d.c, d.h * d.w));
           const bool lanes = channel_lanes_rule(tier, type, DLK_FORMAT_NHWC, s);
-          CHECK(implementation(ctx).rfind(lanes ? "transposed_conv:avx512:channel_lanes_f32_nhwc"
+          CHECK(implementation(ctx).rfind(lanes ? std::string("transposed_conv:avx512:channel_lanes_") +
+                                                      dlk_dtype_name(type) + "_nhwc"
                                                 : "gemm+col2im:",
                                           0) == 0);
         }

@@ -54,21 +54,42 @@ void pack_block(const float *weights, int64_t k, const WeightRuns &w, int64_t b,
       }
 }
 
-// Block b of backward data's f32 NHWC weights turned: the transposed
-// convolution's tap t = (r kw + s) c + o (o one of its d.c input channels)
-// holds W[o][kh - 1 - r][kw - 1 - s][32 b ..] of W in OHWI with d.k input
-// channels, the block's lanes contiguous there: copied, zeros past d.k.
-void pack_block_turned_ohwi(const float *weights, const dlk_conv2d_desc &d, int64_t b,
-                            float *packed) {
+// Block b of backward data's NHWC weights turned: the transposed
+// convolution's tap t = (r kw + s) units + u (u one of its d.c input channels,
+// or a pair of them for bf16) holds W[o][kh - 1 - r][kw - 1 - s][32 b ..] of W
+// in OHWI with d.k input channels (bf16: o = 2u and 2u + 1, interleaved into
+// 32-bit elements), the block's lanes contiguous there: copied, zeros past d.k.
+void pack_block_turned_ohwi(const void *weights, const dlk_conv2d_desc &d, bool pairs,
+                            int64_t units, int64_t b, float *packed) {
   const int64_t o0 = kBlock * b, width = std::min<int64_t>(kBlock, (d.k - o0 + 15) / 16 * 16);
+  const auto at = [&](int64_t o, int64_t r, int64_t s) {
+    return ((o * d.kh + d.kh - 1 - r) * d.kw + d.kw - 1 - s) * d.k + o0;
+  };
   for (int64_t r = 0; r < d.kh; ++r)
     for (int64_t s = 0; s < d.kw; ++s)
-      for (int64_t o = 0; o < d.c; ++o) {
-        const int64_t t = (r * d.kw + s) * d.c + o;
-        const float *from = weights + ((o * d.kh + d.kh - 1 - r) * d.kw + d.kw - 1 - s) * d.k + o0;
-        for (int64_t half = 0; half < width; half += 16)
-          _mm512_store_ps(packed + t * width + half,
-                          _mm512_maskz_loadu_ps(first_lanes(d.k - o0 - half), from + half));
+      for (int64_t u = 0; u < units; ++u) {
+        float *to = packed + ((r * d.kw + s) * units + u) * width;
+        for (int64_t half = 0; half < width; half += 16) {
+          if (!pairs) {
+            _mm512_store_ps(to + half, _mm512_maskz_loadu_ps(first_lanes(d.k - o0 - half),
+                                                             static_cast<const float *>(weights) +
+                                                                 at(u, r, s) + half));
+            continue;
+          }
+          // (d.c is even where bf16 runs here: conv2d_channel_lanes_applies.)
+          const auto *w = static_cast<const uint16_t *>(weights);
+          const int64_t lanes = std::min<int64_t>(16, d.k - o0 - half);
+          const auto widened = [&](int64_t o) {
+            // (This file has AVX512F alone: no 16-bit masked load.)
+            const uint16_t *from = w + at(o, r, s) + half;
+            std::array<uint16_t, 16> some{};
+            if (lanes < 16) std::copy(from, from + lanes, some.begin());
+            return _mm512_cvtepu16_epi32(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(lanes < 16 ? some.data() : from)));
+          };
+          _mm512_store_si512(to + half,
+                             _mm512_or_si512(widened(2 * u), _mm512_slli_epi32(widened(2 * u + 1), 16)));
+        }
       }
 }
 
@@ -173,12 +194,12 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     });
     if (!nhwc) weights = reinterpret_cast<const float *>(paired);
   }
-  // (bf16's pairing turned them already.)
+  // (bf16 NCHW's pairing turned them already.)
   const WeightRuns runs = turned && !p.pairs ? WeightRuns{d.c, khw, d.k * khw, khw, true}
                                              : WeightRuns{1, p.taps, 0, p.taps, false};
   parallel_for(p.blocks, threads, [&](int64_t b, int) {
     if (turned && nhwc)
-      pack_block_turned_ohwi(weights, d, b, packed + b * kBlock * p.taps);
+      pack_block_turned_ohwi(a.weights, d, p.pairs, p.units, b, packed + b * kBlock * p.taps);
     else
       pack_block(weights, d.k, runs, b, packed + b * kBlock * p.taps);
   });

@@ -1,5 +1,5 @@
 // Direct convolution with the output channels in the lanes (f32, bf16 and int8
-// NCHW and NHWC forward, f32 NCHW and NHWC and bf16 NCHW backward data;
+// NCHW and NHWC forward, f32 and bf16 NCHW and NHWC backward data;
 // conv2d_channel_lanes_avx512.cpp, the bf16 and int8 tiles in
 // conv2d_channel_lanes_bf16_avx512bf16.cpp and
 // conv2d_channel_lanes_int8_avx512vnni.cpp): a tile of up to 14 consecutive
@@ -111,7 +111,7 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 
 // The rule that picks this kernel over the wide-row kernel and the GEMM
 // lowering for the forward pass on the AVX-512 tier, and for backward data's
-// turned convolution at stride 1 (conv2d_backward_data.cpp: f32, bf16 NCHW):
+// turned convolution at stride 1 (conv2d_backward_data.cpp: f32 and bf16):
 // f32, bf16 or int8 as below, NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
