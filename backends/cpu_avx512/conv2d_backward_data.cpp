@@ -32,8 +32,9 @@
 // would also multiply by the zeros of diff_dst dilated by the stride. So col2im
 // it is, except where a single output row's band would not fit the scratch
 // bound (backward_data_transposed), and where the turned convolution runs on
-// the AVX-512 tier's channel-lane kernel (f32 and bf16 at stride 1, no groups,
-// many channels and pixels: backward_data_channel_lanes), whose packing turns the
+// the AVX-512 tier's channel-lane kernel (f32 and bf16 at stride 1, and at
+// stride 2 as 4 phases of stride-1 convolutions; no groups, many channels and
+// pixels: backward_data_channel_lanes), whose packing turns the
 // weights, or on its wide-row kernel (NCHW at stride 1, no groups: see
 // backward_data_wide_rows), which reads B from a padded copy of diff_dst:
 // no im2col packing, the weights turned once per call. f32 NCHW at stride 1
@@ -405,26 +406,23 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 }
 
 // The turned convolution on the channel-lane kernel (f32, and bf16 where it
-// runs in k-pairs; NCHW and NHWC; stride 1, one group, padding within the
-// kernel's reach, many channels and pixels: conv2d_channel_lanes_applies on
-// the turned arguments), the weights turned as the kernel packs (f32, bf16
-// NHWC) or pairs (bf16 NCHW) them.
+// runs in k-pairs; NCHW and NHWC; stride 1, or 2 x 2 in phases; one group,
+// padding within the kernel's reach, many channels and pixels:
+// conv2d_channel_lanes_applies on the turned arguments), the weights turned as
+// the kernel packs (f32, bf16 NHWC) or pairs (bf16 NCHW) them.
 bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
-  const dlk_conv2d_desc &d = a.desc;
-  return isa == core::CpuIsa::avx512 &&
-         (d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_BF16) && d.stride_h == 1 &&
-         d.stride_w == 1 &&
-         kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads);
+  const dlk_dtype type = a.desc.src_type;
+  return isa == core::CpuIsa::avx512 && (type == DLK_DTYPE_F32 || type == DLK_DTYPE_BF16) &&
+         kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads, true);
 }
 
 void backward_data_channel_lanes(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
   const core::Conv2dArgs t = turned_convolution(a, a.weights);
-  const kernels::ChannelLanesPlan plan(t, threads);
+  const kernels::ChannelLanesPlan plan(t, threads, true);
   kernels::conv2d_channel_lanes_avx512(
       t, threads, plan,
       scratch.get(plan.bytes, "dlk_conv2d_backward_data",
-                  "the turned weights packed and the padded images of diff_dst"),
-      true);
+                  "the turned weights packed and the padded images of diff_dst"));
 }
 
 // The turned convolution on the wide-row kernel (NCHW, stride 1, one group,

@@ -18,7 +18,8 @@
 // "wide-row" are f16's (and Intel's bf16) there; its own edges close the
 // list: turned output channels one above a block of 32 and one above 16,
 // widths one above its tile of 14 and of 7, no padding (turned padding 2),
-// dilation 2, several images per thread.
+// dilation 2, several images per thread. Both lists are followed by
+// kStride2Shapes, the edges of its stride-2 phases.
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -90,18 +91,41 @@ const ConvShape kNhwcShapes[] = {
 
 // The channel-lane kernel's rule on the turned convolution
 // (kernels/conv2d_channel_lanes_kernels.hpp), first where it holds: f32, and
-// bf16 in k-pairs (AMD with AVX512_BF16; NHWC with k even); stride 1, one group, padding
-// within the kernel's reach, 16 or more channels, 128 or more pixels of
-// diff_src, 64 or more turned taps (in pairs for bf16; 512 pixels past 4096
-// taps: none here).
+// bf16 in k-pairs (AMD with AVX512_BF16; NHWC with k even); stride 1, or 2 in
+// phases (no dilation, kh and kw 2 or more); one group, padding within the
+// kernel's reach, 16 or more channels, 128 or more pixels of diff_src and 64
+// or more turned taps (in pairs for bf16; at stride 2 a phase's, a quarter of
+// all on average; 512 pixels past 4096 taps: none here).
 bool channel_lanes_rule(const std::string &tier, dlk_dtype type, dlk_format format,
                         const ConvShape &s) {
   const bool pairs = type == DLK_DTYPE_BF16 && (format == DLK_FORMAT_NCHW || s.k % 2 == 0) &&
                      __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
   const int64_t units = pairs ? (s.k + 1) / 2 : s.k;
-  return tier == "avx512" && (type == DLK_DTYPE_F32 || pairs) && s.stride == 1 &&
+  const bool phased = s.stride == 2 && s.dilation == 1 && s.kh >= 2 && s.kw >= 2;
+  return tier == "avx512" && (type == DLK_DTYPE_F32 || pairs) && (s.stride == 1 || phased) &&
          s.groups == 1 && s.pad <= (s.kh - 1) * s.dilation && s.pad <= (s.kw - 1) * s.dilation &&
-         s.c >= 16 && s.n * s.h * s.w >= 128 && units * s.kh * s.kw >= 64;
+         s.c >= 16 && s.n * s.h * s.w / (phased ? 4 : 1) >= 128 &&
+         units * s.kh * s.kw / (phased ? 4 : 1) >= 64;
+}
+
+// Stride 2 on the channel-lane kernel in phases (both lists): even and odd
+// sizes, padding 0, 1 and kh - 1 (and past it: col2im), 2x2, 3x3, 5x5 and
+// 3x2 kernels (phases of 1-3 taps a side), 33 channels (a second block of
+// one), phases of 15 columns (one above a tile), several images per thread;
+// dilation 2 keeps col2im.
+const ConvShape kStride2Shapes[] = {
+    {1, 33, 18, 29, 64, 3, 3, 2, 1, 1, 1},  {2, 20, 17, 16, 64, 3, 3, 2, 0, 1, 1},
+    {1, 16, 18, 30, 128, 2, 2, 2, 0, 1, 1}, {1, 17, 23, 23, 60, 5, 5, 2, 2, 1, 1},
+    {1, 24, 20, 26, 64, 3, 3, 2, 2, 1, 1},  {1, 24, 20, 26, 64, 3, 3, 2, 3, 1, 1},
+    {3, 32, 12, 15, 96, 3, 2, 2, 1, 1, 1},  {1, 24, 20, 26, 64, 3, 3, 2, 1, 2, 1},
+};
+
+// A list of shapes followed by kStride2Shapes.
+template <size_t N>
+std::vector<ConvShape> with_stride2(const ConvShape (&shapes)[N]) {
+  std::vector<ConvShape> all(shapes, shapes + N);
+  all.insert(all.end(), std::begin(kStride2Shapes), std::end(kStride2Shapes));
+  return all;
 }
 
 // Runs backward data of d (f32, f16 or bf16) on the integers diff_dst and
@@ -141,7 +165,7 @@ TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
       for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16})
-        for (const ConvShape &s : kNhwcShapes) {
+        for (const ConvShape &s : with_stride2(kNhwcShapes)) {
           dlk_conv2d_desc d = conv_desc(s, type);
           d.format = DLK_FORMAT_NHWC;
           int64_t oh = 0, ow = 0;
@@ -169,7 +193,7 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
       for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
-        for (const ConvShape &s : kShapes) {
+        for (const ConvShape &s : with_stride2(kShapes)) {
           dlk_conv2d_desc d = conv_desc(s, type);
           int64_t oh = 0, ow = 0;
           REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);

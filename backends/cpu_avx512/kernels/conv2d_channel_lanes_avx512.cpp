@@ -4,6 +4,7 @@
 #include <cstring>
 #include <numeric>
 #include <utility>
+#include <vector>
 
 #include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
@@ -16,6 +17,7 @@
 namespace dlk::cpu::kernels {
 namespace {
 
+#include "backends/cpu_avx512/kernels/bf16_round_avx512.inc"
 #include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
 
 constexpr int64_t kBlock = 16 * kChannelLanesVectors;
@@ -26,14 +28,25 @@ struct Fma : FloatSums {
   static __m512 madd(__m512 acc, __m512 a, __m512 b) { return _mm512_fmadd_ps(a, b, acc); }
 };
 
+// Where backward data's turned convolution puts W's taps: W's tap j (r kw +
+// q of its kh x kw) of input unit u goes to packed tap first + u taps + index
+// (NCHW, each unit's taps in a run) or first + index units + u (NHWC, taps
+// outermost), first the first tap of j's phase (all taps at stride 1), taps
+// the phase's kernel taps, index j's place in the phase's kernel turned
+// around.
+struct TurnedTap {
+  int64_t first, taps, index;
+};
+
 // Block b of the packed weights: packed[t bw + o] = the weight of tap t and
 // output channel 32 b + o for its bw (16 or 32) lanes, zeros past k. The
 // weights as stored are `runs` runs of `run` taps each, output channel o's
-// run g at weights + g run_stride + o row_stride, tap j of it tap g run + j
-// (reversed: g run + run - 1 - j); 16 x 16 pieces turned in registers.
+// run g at weights + g run_stride + o row_stride, tap j of it tap g run + j,
+// or where `turned` is given tap turned[j].first + g turned[j].taps +
+// turned[j].index; 16 x 16 pieces turned in registers.
 struct WeightRuns {
   int64_t runs, run, run_stride, row_stride;
-  bool reversed;
+  const TurnedTap *turned;
 };
 void pack_block(const float *weights, int64_t k, const WeightRuns &w, int64_t b, float *packed) {
   const int64_t o0 = kBlock * b, width = std::min<int64_t>(kBlock, (k - o0 + 15) / 16 * 16);
@@ -48,56 +61,72 @@ void pack_block(const float *weights, int64_t k, const WeightRuns &w, int64_t b,
                                       : _mm512_setzero_ps();
         transpose16(rows);
         for (int64_t j = j0; j < std::min(w.run, j0 + 16); ++j) {
-          const int64_t t = g * w.run + (w.reversed ? w.run - 1 - j : j);
+          const int64_t t = w.turned ? w.turned[j].first + g * w.turned[j].taps + w.turned[j].index
+                                     : g * w.run + j;
           _mm512_store_ps(packed + t * width + half, rows[j - j0]);
         }
       }
 }
 
-// Block b of backward data's NHWC weights turned: the transposed
-// convolution's tap t = (r kw + s) units + u (u one of its d.c input channels,
-// or a pair of them for bf16) holds W[o][kh - 1 - r][kw - 1 - s][32 b ..] of W
-// in OHWI with d.k input channels (bf16: o = 2u and 2u + 1, interleaved into
-// 32-bit elements), the block's lanes contiguous there: copied, zeros past d.k.
+// Block b of backward data's NHWC weights turned: W in OHWI with d.c output
+// and d.k input channels (W[o][r][q][32 b ..], the block's lanes, contiguous),
+// W's tap j of unit u (input channel o of the turned convolution, or the pair
+// 2u and 2u + 1 for bf16, interleaved into 32-bit elements) to packed tap
+// turned[j].first + turned[j].index units + u; zeros past d.k.
 void pack_block_turned_ohwi(const void *weights, const dlk_conv2d_desc &d, bool pairs,
-                            int64_t units, int64_t b, float *packed) {
+                            int64_t units, const TurnedTap *turned, int64_t b, float *packed) {
   const int64_t o0 = kBlock * b, width = std::min<int64_t>(kBlock, (d.k - o0 + 15) / 16 * 16);
-  const auto at = [&](int64_t o, int64_t r, int64_t s) {
-    return ((o * d.kh + d.kh - 1 - r) * d.kw + d.kw - 1 - s) * d.k + o0;
-  };
-  for (int64_t r = 0; r < d.kh; ++r)
-    for (int64_t s = 0; s < d.kw; ++s)
-      for (int64_t u = 0; u < units; ++u) {
-        float *to = packed + ((r * d.kw + s) * units + u) * width;
-        for (int64_t half = 0; half < width; half += 16) {
-          if (!pairs) {
-            _mm512_store_ps(to + half, _mm512_maskz_loadu_ps(first_lanes(d.k - o0 - half),
-                                                             static_cast<const float *>(weights) +
-                                                                 at(u, r, s) + half));
-            continue;
-          }
-          // (d.c is even where bf16 runs here: conv2d_channel_lanes_applies.)
-          const auto *w = static_cast<const uint16_t *>(weights);
-          const int64_t lanes = std::min<int64_t>(16, d.k - o0 - half);
-          const auto widened = [&](int64_t o) {
-            // (This file has AVX512F alone: no 16-bit masked load.)
-            const uint16_t *from = w + at(o, r, s) + half;
-            std::array<uint16_t, 16> some{};
-            if (lanes < 16) std::copy(from, from + lanes, some.begin());
-            return _mm512_cvtepu16_epi32(
-                _mm256_loadu_si256(reinterpret_cast<const __m256i *>(lanes < 16 ? some.data() : from)));
-          };
-          _mm512_store_si512(to + half,
-                             _mm512_or_si512(widened(2 * u), _mm512_slli_epi32(widened(2 * u + 1), 16)));
+  const int64_t khw = d.kh * d.kw;
+  for (int64_t j = 0; j < khw; ++j)
+    for (int64_t u = 0; u < units; ++u) {
+      float *to = packed + (turned[j].first + turned[j].index * units + u) * width;
+      for (int64_t half = 0; half < width; half += 16) {
+        if (!pairs) {
+          _mm512_store_ps(to + half,
+                          _mm512_maskz_loadu_ps(first_lanes(d.k - o0 - half),
+                                                static_cast<const float *>(weights) +
+                                                    (u * khw + j) * d.k + o0 + half));
+          continue;
         }
+        // (d.c is even where bf16 runs here: conv2d_channel_lanes_applies.)
+        const auto *w = static_cast<const uint16_t *>(weights);
+        const int64_t lanes = std::min<int64_t>(16, d.k - o0 - half);
+        const auto widened = [&](int64_t o) {
+          // (This file has AVX512F alone: no 16-bit masked load.)
+          const uint16_t *from = w + (o * khw + j) * d.k + o0 + half;
+          std::array<uint16_t, 16> some{};
+          if (lanes < 16) std::copy(from, from + lanes, some.begin());
+          const uint16_t *lanes16 = lanes < 16 ? some.data() : from;
+          return _mm512_cvtepu16_epi32(
+              _mm256_loadu_si256(reinterpret_cast<const __m256i *>(lanes16)));
+        };
+        const __m512i high = _mm512_slli_epi32(widened(2 * u + 1), 16);
+        _mm512_store_si512(to + half, _mm512_or_si512(widened(2 * u), high));
       }
+    }
+}
+
+// Rounding halves toward -inf and +inf (x may be negative: a phase's first
+// row or column relative to the padding).
+int64_t floor_half(int64_t x) { return x >= 0 ? x / 2 : -((1 - x) / 2); }
+int64_t ceil_half(int64_t x) { return -floor_half(-x); }
+
+// A phase's outputs by parity a of rows (or columns) of `out`: m in [first,
+// last], output 2 m + a - pad.
+struct PhaseSpan {
+  int64_t first, last;
+};
+PhaseSpan phase_span(int64_t a, int64_t pad, int64_t out) {
+  return {ceil_half(pad - a), floor_half(out - 1 + pad - a)};
 }
 
 }  // namespace
 
-ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
+ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool turned_args) {
   const dlk_conv2d_desc &d = a.desc;
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
+  turned = turned_args;
+  phased = turned && d.stride_h == 2 && d.stride_w == 2;
   pairs = d.src_type == DLK_DTYPE_BF16;
   quads = d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
   units = quads ? (d.c + 3) / 4 : pairs ? (d.c + 1) / 2 : d.c;
@@ -108,8 +137,34 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
   // (res4a's 256 channels at stride 2: 14 lines in 2 sets of each row read);
   // 16 elements more spread them (res4a 0.92x -> 1.02x the GEMM at batch 1).
   pixel_floats = !nhwc ? 1 : units % 16 == 0 && units >= 128 ? units + 16 : units;
-  hp = (a.oh - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1;
-  wp = (a.ow - 1) * d.stride_w + (d.kw - 1) * d.dilation_w + 1;
+  if (!phased) {
+    pad_top = d.pad_h, pad_left = d.pad_w;
+    hp = (a.oh - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1;
+    wp = (a.ow - 1) * d.stride_w + (d.kw - 1) * d.dilation_w + 1;
+  } else {
+    // W's padding (the turned convolution's is kh - 1 - it), and the padded
+    // image's rows and columns that every phase's taps reach: phase a's output
+    // m reads diff_dst rows m - taps + 1 .. m.
+    pad_h = d.kh - 1 - d.pad_h, pad_w = d.kw - 1 - d.pad_w;
+    const auto reach = [](const int64_t by_parity[2], int64_t pad, int64_t out, int64_t &before) {
+      int64_t last = 0;
+      for (int64_t parity = 0; parity < 2; ++parity) {
+        const PhaseSpan span = phase_span(parity, pad, out);
+        before = std::max(before, by_parity[parity] - 1 - span.first);
+        last = std::max(last, span.last);
+      }
+      return last + before + 1;
+    };
+    for (int64_t parity = 0; parity < 2; ++parity) {
+      phase_kh[parity] = (d.kh - parity + 1) / 2;
+      phase_kw[parity] = (d.kw - parity + 1) / 2;
+    }
+    hp = reach(phase_kh, pad_h, a.oh, pad_top);
+    wp = reach(phase_kw, pad_w, a.ow, pad_left);
+    for (int64_t phase = 1; phase < 4; ++phase)
+      phase_first[phase] = phase_first[phase - 1] +
+                           units * phase_kh[(phase - 1) / 2] * phase_kw[(phase - 1) % 2];
+  }
   plane = hp * wp;
   taps = units * d.kh * d.kw;
   blocks = (d.k + kBlock - 1) / kBlock;
@@ -118,9 +173,10 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
   paired_floats = (pairs || quads) && !nhwc ? d.k * taps : 0;
   starts_count = quads ? blocks * kBlock : 0;
   image_floats = nhwc ? plane * pixel_floats : units * plane;
-  const bool staged = pairs || (quads && d.dst_type != DLK_DTYPE_S32);
+  const bool staged = pairs || (quads && d.dst_type != DLK_DTYPE_S32) || (phased && !nhwc);
   stages = staged ? team_size(std::max(d.n, blocks * a.oh), threads) : 0;
-  stage_floats = kBlock * a.ow;
+  // phased: a row's two column phases, channel-major, half a row each.
+  stage_floats = phased ? 2 * kBlock * ((a.ow + 1) / 2) : kBlock * a.ow;
   const auto floats = [](int64_t n) {
     return ScratchCarver::aligned(static_cast<size_t>(n) * sizeof(float));
   };
@@ -131,7 +187,7 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads) {
 }
 
 void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
-                                 const ChannelLanesPlan &p, void *scratch, bool turned) {
+                                 const ChannelLanesPlan &p, void *scratch) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t pixels = a.oh * a.ow, khw = d.kh * d.kw;
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
@@ -150,16 +206,41 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   auto *stages = carve.carve<float>(stage_stride * p.stages);
 
   // The taps in the weights' order: OIHW (u, r, s) over planes of hp x wp,
-  // OHWI (r, s, u) over an image of hp x wp pixels, u a channel or a pair.
-  for (int64_t u = 0; u < p.units; ++u)
+  // OHWI (r, s, u) over an image of hp x wp pixels, u a channel or a pair;
+  // phased: each phase's kernel from its first tap.
+  const auto fill_offsets = [&](int32_t *off, int64_t kh, int64_t kw, int64_t dh, int64_t dw) {
+    for (int64_t u = 0; u < p.units; ++u)
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t s = 0; s < kw; ++s) {
+          const int64_t pixel = r * dh * p.wp + s * dw;
+          if (nhwc)
+            off[(r * kw + s) * p.units + u] = static_cast<int32_t>(pixel * p.pixel_floats + u);
+          else
+            off[(u * kh + r) * kw + s] = static_cast<int32_t>(u * p.plane + pixel);
+        }
+  };
+  if (!p.phased)
+    fill_offsets(offsets, d.kh, d.kw, d.dilation_h, d.dilation_w);
+  else
+    for (int64_t phase = 0; phase < 4; ++phase)
+      fill_offsets(offsets + p.phase_first[phase], p.phase_kh[phase / 2], p.phase_kw[phase % 2], 1,
+                   1);
+  // Where W's taps go when turned: at stride 1 the kernel turned around, in
+  // phases each phase's taps so.
+  std::vector<TurnedTap> turned_taps, paired_taps;
+  if (p.turned)
     for (int64_t r = 0; r < d.kh; ++r)
-      for (int64_t s = 0; s < d.kw; ++s) {
-        const int64_t pixel = r * d.dilation_h * p.wp + s * d.dilation_w;
-        if (nhwc)
-          offsets[(r * d.kw + s) * p.units + u] = static_cast<int32_t>(pixel * p.pixel_floats + u);
-        else
-          offsets[(u * d.kh + r) * d.kw + s] = static_cast<int32_t>(u * p.plane + pixel);
+      for (int64_t q = 0; q < d.kw; ++q) {
+        if (!p.phased) {
+          turned_taps.push_back({0, khw, khw - 1 - (r * d.kw + q)});
+          continue;
+        }
+        const int64_t kh = p.phase_kh[r % 2], kw = p.phase_kw[q % 2];
+        turned_taps.push_back({p.phase_first[2 * (r % 2) + q % 2], kh * kw,
+                               (kh - 1 - r / 2) * kw + kw - 1 - q / 2});
       }
+  // (bf16 NCHW's pairing stores tap j at khw - 1 - j.)
+  if (p.phased && p.pairs && !nhwc) paired_taps.assign(turned_taps.rbegin(), turned_taps.rend());
 
   // The weights as 32-bit elements in tap order, each output channel's taps
   // in a row: f32 as they lie (turned: W'[o][ci][r][s] = W[ci][o][kh - 1 -
@@ -180,7 +261,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     parallel_for_shares(d.k, threads, [&](int64_t o0, int64_t o1) {
       if (p.pairs && !nhwc)
         wide_rows_bf16_pair_weights(static_cast<const uint16_t *>(a.weights), d.k, d.c, khw,
-                                    turned, o0, o1 - o0, p.taps, paired + o0 * p.taps);
+                                    p.turned, o0, o1 - o0, p.taps, paired + o0 * p.taps);
       if (!p.quads) return;
       const auto *w = static_cast<const int8_t *>(a.weights);
       if (!nhwc)
@@ -194,18 +275,22 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     });
     if (!nhwc) weights = reinterpret_cast<const float *>(paired);
   }
-  // (bf16 NCHW's pairing turned them already.)
-  const WeightRuns runs = turned && !p.pairs ? WeightRuns{d.c, khw, d.k * khw, khw, true}
-                                             : WeightRuns{1, p.taps, 0, p.taps, false};
+  // (bf16 NCHW's pairing turned them already; phased, its taps go to their
+  // phases.)
+  const WeightRuns runs =
+      p.turned && !p.pairs ? WeightRuns{d.c, khw, d.k * khw, khw, turned_taps.data()}
+      : p.phased           ? WeightRuns{p.units, khw, khw, p.taps, paired_taps.data()}
+                           : WeightRuns{1, p.taps, 0, p.taps, nullptr};
   parallel_for(p.blocks, threads, [&](int64_t b, int) {
-    if (turned && nhwc)
-      pack_block_turned_ohwi(a.weights, d, p.pairs, p.units, b, packed + b * kBlock * p.taps);
+    if (p.turned && nhwc)
+      pack_block_turned_ohwi(a.weights, d, p.pairs, p.units, turned_taps.data(), b,
+                             packed + b * kBlock * p.taps);
     else
       pack_block(weights, d.k, runs, b, packed + b * kBlock * p.taps);
   });
 
   // Rows of a padded plane that hold image rows, and their columns.
-  const int64_t y_end = std::min(d.h, p.hp - d.pad_h), x_end = std::min(d.w, p.wp - d.pad_w);
+  const int64_t y_end = std::min(d.h, p.hp - p.pad_top), x_end = std::min(d.w, p.wp - p.pad_left);
   const auto zero = [](float *to, int64_t count) {
     std::memset(to, 0, static_cast<size_t>(count) * sizeof(float));
   };
@@ -218,7 +303,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
       if (nhwc && p.quads) {
         // A pixel of src: p.units quads of bytes, s8 shifted into u8;
         // padding pixels the zero point's bytes.
-        const int64_t y = u - d.pad_h, cp = p.pixel_floats, c = p.units;
+        const int64_t y = u - p.pad_top, cp = p.pixel_floats, c = p.units;
         auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
         std::fill(out, out + p.wp * cp, padding);
         if (y < 0 || y >= y_end) continue;
@@ -228,28 +313,29 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
           for (int64_t q = 0; q < c; ++q) {
             uint32_t word;
             std::memcpy(&word, in + (x * c + q) * 4, sizeof word);
-            out[(d.pad_w + x) * cp + q] = word ^ flip;
+            out[(p.pad_left + x) * cp + q] = word ^ flip;
           }
         continue;
       }
       if (nhwc) {
         // A pixel of src: p.units 32-bit elements (f32, or bf16 pairs).
-        const int64_t y = u - d.pad_h, cp = p.pixel_floats, c = p.units;
+        const int64_t y = u - p.pad_top, cp = p.pixel_floats, c = p.units;
         float *out = image + u * p.wp * cp;
         if (y < 0 || y >= y_end) {
           zero(out, p.wp * cp);
           continue;
         }
-        zero(out, d.pad_w * cp);
+        zero(out, p.pad_left * cp);
         const float *in = static_cast<const float *>(a.src) + ((n * d.h + y) * d.w) * c;
         if (cp == c)
-          std::memcpy(out + d.pad_w * cp, in, static_cast<size_t>(x_end * c) * sizeof(float));
+          std::memcpy(out + p.pad_left * cp, in, static_cast<size_t>(x_end * c) * sizeof(float));
         else
           for (int64_t x = 0; x < x_end; ++x) {
-            std::memcpy(out + (d.pad_w + x) * cp, in + x * c, static_cast<size_t>(c) * sizeof(float));
-            zero(out + (d.pad_w + x) * cp + c, cp - c);
+            std::memcpy(out + (p.pad_left + x) * cp, in + x * c,
+                        static_cast<size_t>(c) * sizeof(float));
+            zero(out + (p.pad_left + x) * cp + c, cp - c);
           }
-        zero(out + (d.pad_w + x_end) * cp, (p.wp - d.pad_w - x_end) * cp);
+        zero(out + (p.pad_left + x_end) * cp, (p.wp - p.pad_left - x_end) * cp);
         continue;
       }
       if (p.quads) {
@@ -258,7 +344,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         auto *words = reinterpret_cast<uint32_t *>(image + u * p.plane);
         const auto *channels = static_cast<const uint8_t *>(a.src) + n * d.c * d.h * d.w;
         for (int64_t i = 0; i < p.hp; ++i) {
-          const int64_t y = i - d.pad_h;
+          const int64_t y = i - p.pad_top;
           uint32_t *row = words + i * p.wp;
           if (y < 0 || y >= y_end) {
             std::fill(row, row + p.wp, padding);
@@ -267,7 +353,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
           const uint8_t *rows[4];
           for (int64_t q = 0; q < 4; ++q)
             rows[q] = 4 * u + q < d.c ? channels + ((4 * u + q) * d.h + y) * d.w : nullptr;
-          wide_rows_int8_quad_row(rows, d.w, -d.pad_w, 1, p.wp, zero_byte, shift, row);
+          wide_rows_int8_quad_row(rows, d.w, -p.pad_left, 1, p.wp, zero_byte, shift, row);
         }
         continue;
       }
@@ -279,7 +365,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         const uint16_t *hi = 2 * u + 1 < d.c ? src + d.h * d.w : nullptr;
         auto *words = reinterpret_cast<uint32_t *>(out);
         for (int64_t y = 0; y < y_end; ++y) {
-          uint32_t *row = words + (d.pad_h + y) * p.wp + d.pad_w;
+          uint32_t *row = words + (p.pad_top + y) * p.wp + p.pad_left;
           for (int64_t x = 0; x < x_end; ++x)
             row[x] = src[y * d.w + x] | (hi ? uint32_t{hi[y * d.w + x]} << 16 : 0u);
         }
@@ -287,21 +373,97 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
       }
       const float *in = static_cast<const float *>(a.src) + (n * d.c + u) * d.h * d.w;
       for (int64_t y = 0; y < y_end; ++y)
-        std::memcpy(out + (d.pad_h + y) * p.wp + d.pad_w, in + y * d.w,
+        std::memcpy(out + (p.pad_top + y) * p.wp + p.pad_left, in + y * d.w,
                     static_cast<size_t>(x_end) * sizeof(float));
+    }
+  };
+  // The tiles over `count` output pixels of a row, pixel x reading from `row`
+  // + x step, the taps `off` (`taps` of them) and their weights `w`, the sums
+  // of pixel x to out + x out_pixel (NCHW: sw is the column stride).
+  const auto tiles = [&](const float *row, int64_t count, int64_t step, int64_t sw,
+                         const int32_t *off, int64_t taps, const float *w, const float *bias,
+                         bool relu, float *out, int64_t out_pixel, int64_t out_stride,
+                         int channels) {
+    const int vectors = (channels + 15) / 16;
+    for (int64_t x0 = 0; x0 < count; x0 += kChannelLanesPixels) {
+      const int n_pixels = static_cast<int>(std::min<int64_t>(kChannelLanesPixels, count - x0));
+      const ChannelLanesTile tile = p.quads ? channel_lanes_int8_tile(n_pixels, vectors, nhwc, sw)
+                                    : p.pairs ? channel_lanes_bf16_tile(n_pixels, vectors, nhwc, sw)
+                                              : tile_of<Fma>(n_pixels, vectors, nhwc, sw);
+      tile(row + x0 * step, step, off, taps, w, bias, relu, out + x0 * out_pixel, out_stride,
+           channels);
+    }
+  };
+  // Row y of diff_src, block b, phased: its row parity's phases, the even
+  // columns' then the odd ones', each from the column of W's parity that
+  // reaches them, to the stage (channel-major, half a row each: interleaved
+  // into diff_src's row, bf16 rounded as it is stored), or the f32 NHWC row's
+  // every other pixel.
+  const int64_t half = (a.ow + 1) / 2;
+  const __m512i interleave =
+      _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  const auto compute_phased = [&](int64_t n, const float *image, int64_t b, int64_t y,
+                                  float *stage) {
+    const int64_t o0 = kBlock * b;
+    const int channels = static_cast<int>(std::min<int64_t>(kBlock, d.k - o0));
+    const int64_t width = (channels + 15) / 16 * 16, pixel = p.pixel_floats;
+    const int64_t parity = (y + p.pad_h) % 2, m = (y + p.pad_h - parity) / 2;
+    const int64_t kh = p.phase_kh[parity];
+    const float *row = image + (m - kh + 1 + p.pad_top) * p.wp * pixel;
+    auto *dst16 = static_cast<uint16_t *>(a.dst);
+    for (int64_t column = 0; column < 2; ++column) {
+      // diff_src's columns 2 t + column, t < count: W's column parity q, x
+      // from `first`.
+      const int64_t q = (column + p.pad_w) % 2, first = (column + p.pad_w - q) / 2;
+      const int64_t count = (a.ow - column + 1) / 2, kw = p.phase_kw[q];
+      const int64_t phase = 2 * parity + q;
+      float *out = !nhwc    ? stage + column * kBlock * half
+                   : p.pairs ? stage
+                             : static_cast<float *>(a.dst) +
+                                   ((n * a.oh + y) * a.ow + column) * d.k + o0;
+      const int64_t out_pixel = !nhwc ? 1 : p.pairs ? kBlock : 2 * d.k;
+      tiles(row + (first - kw + 1 + p.pad_left) * pixel, count, pixel, 1,
+            offsets + p.phase_first[phase], p.units * kh * kw,
+            packed + o0 * p.taps + p.phase_first[phase] * width, nullptr, false, out, out_pixel,
+            nhwc ? out_pixel : half, channels);
+      if (nhwc && p.pairs)
+        for (int64_t t = 0; t < count; ++t)
+          round_to_bf16_avx512(stage + t * kBlock, channels,
+                               dst16 + ((n * a.oh + y) * a.ow + 2 * t + column) * d.k + o0);
+    }
+    if (nhwc) return;
+    for (int64_t i = 0; i < channels; ++i) {
+      const float *even = stage + i * half, *odd = even + kBlock * half;
+      const int64_t at = (n * d.k + o0 + i) * pixels + y * a.ow;
+      for (int64_t x = 0; x < a.ow; x += 16) {
+        const int64_t t = x / 2;
+        const __m512 e =
+            _mm512_maskz_loadu_ps(first_lanes(std::min<int64_t>(8, half - t)), even + t);
+        const __m512 o =
+            _mm512_maskz_loadu_ps(first_lanes(std::min<int64_t>(8, a.ow / 2 - t)), odd + t);
+        const __m512 row16 = _mm512_permutex2var_ps(e, interleave, o);
+        const __mmask16 lanes = first_lanes(a.ow - x);
+        if (p.pairs)
+          _mm512_mask_cvtepi32_storeu_epi16(dst16 + at + x, lanes, round_to_bf16_lanes(row16));
+        else
+          _mm512_mask_storeu_ps(static_cast<float *>(a.dst) + at + x, lanes, row16);
+      }
     }
   };
   // Output row y of block b (32 output channels) of image n, read from
   // `image`: f32 and int8's s32 into dst, bf16 and int8 to other types
   // through `stage`, rounded once or requantized by the integer GEMM's store.
   const auto compute = [&](int64_t n, const float *image, int64_t b, int64_t y, int thread) {
+    float *stage = stages + thread * stage_stride;
+    if (p.phased) {
+      compute_phased(n, image, b, y, stage);
+      return;
+    }
     const int64_t o0 = kBlock * b;
     const int channels = static_cast<int>(std::min<int64_t>(kBlock, d.k - o0));
-    const int vectors = (channels + 15) / 16;
     const int64_t pixel = p.pixel_floats;
     const float *row = image + y * d.stride_h * p.wp * pixel;
     const bool staged = p.stages > 0;
-    float *stage = stages + thread * stage_stride;
     // Where the row's sums go: dst's row, or the stage, channel-major (NCHW)
     // or pixel-major (NHWC).
     float *out = staged ? stage
@@ -315,15 +477,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
                         : a.bias ? a.bias + o0
                                  : nullptr;
     const bool relu = d.relu != 0 && !(p.quads && staged);
-    for (int64_t x0 = 0; x0 < a.ow; x0 += kChannelLanesPixels) {
-      const int n_pixels = static_cast<int>(std::min<int64_t>(kChannelLanesPixels, a.ow - x0));
-      const ChannelLanesTile tile =
-          p.quads   ? channel_lanes_int8_tile(n_pixels, vectors, nhwc, d.stride_w)
-          : p.pairs ? channel_lanes_bf16_tile(n_pixels, vectors, nhwc, d.stride_w)
-                    : tile_of<Fma>(n_pixels, vectors, nhwc, d.stride_w);
-      tile(row + x0 * d.stride_w * pixel, d.stride_w * pixel, offsets, p.taps,
-           packed + o0 * p.taps, bias, relu, out + x0 * out_pixel, out_stride, channels);
-    }
+    tiles(row, a.ow, d.stride_w * pixel, d.stride_w, offsets, p.taps, packed + o0 * p.taps, bias,
+          relu, out, out_pixel, out_stride, channels);
     if (!staged) return;
     if (p.quads) {
       const auto *sums = reinterpret_cast<const int32_t *>(stage);

@@ -1,5 +1,6 @@
 // Direct convolution with the output channels in the lanes (f32, bf16 and int8
-// NCHW and NHWC forward, f32 and bf16 NCHW and NHWC backward data;
+// NCHW and NHWC forward, f32 and bf16 NCHW and NHWC backward data at stride
+// 1 and 2;
 // conv2d_channel_lanes_avx512.cpp, the bf16 and int8 tiles in
 // conv2d_channel_lanes_bf16_avx512bf16.cpp and
 // conv2d_channel_lanes_int8_avx512vnni.cpp): a tile of up to 14 consecutive
@@ -71,8 +72,20 @@ ChannelLanesTile channel_lanes_int8_tile(int pixels, int vectors, bool nhwc, int
 // ones (padding one while the other thread computes: at batch 32 all threads
 // padding each image in turn, then computing it, lost ResNet-50's res2a a
 // tenth), else one that all threads pad, then share.
+//
+// turned: backward data's turned convolution (args as the forward of diff_dst
+// with the weights W of the convolution it is the transpose of, turned around
+// in the packing). At stride 2 x 2 (phased) that is no convolution: diff_src's
+// pixels fall into 4 phases by the parity of their row and column, each
+// phase's pixels the stride-1 convolution of diff_dst with those taps of W
+// whose row and column have the phase's parity (a 3x3 kernel's 2 x 2, 2 x 1,
+// 1 x 2 and 1 x 1), the phases' taps and weights one after another. A row of
+// diff_src is one row phase; its two column phases go to a stage per thread
+// (NCHW, bf16) and are interleaved into it, or straight to its even and odd
+// pixels (f32 NHWC).
 struct ChannelLanesPlan {
-  ChannelLanesPlan(const core::Conv2dArgs &args, int threads);
+  ChannelLanesPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
+  bool turned = false, phased = false;
   bool pairs = false;  // bf16 k-pairs for vdpbf16ps
   bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
   int64_t units = 0;   // input channels, or their pairs or quads
@@ -81,7 +94,13 @@ struct ChannelLanesPlan {
   // The padded plane: the rows and columns any tap reaches, hp x wp; an
   // input pixel's floats in the padded image (NCHW 1, NHWC c or a little more).
   int64_t hp = 0, wp = 0, plane = 0, pixel_floats = 1;
+  // The padded image's rows above and columns left of the image's first.
+  int64_t pad_top = 0, pad_left = 0;
   int64_t taps = 0;    // units x kh x kw
+  // phased: the convolution's padding (W's), the taps of the phases' rows
+  // and columns by parity, and each phase's first tap (phase 2 x row parity +
+  // column parity).
+  int64_t pad_h = 0, pad_w = 0, phase_kh[2] = {}, phase_kw[2] = {}, phase_first[4] = {};
   int64_t blocks = 0;  // of 32 output channels (the last may hold fewer)
   // paired: NCHW's bf16 weights paired, int8's quadded, before they are
   // packed; starts: int8's starting sums per output channel; stages: the sums
@@ -111,14 +130,18 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 
 // The rule that picks this kernel over the wide-row kernel and the GEMM
 // lowering for the forward pass on the AVX-512 tier, and for backward data's
-// turned convolution at stride 1 (conv2d_backward_data.cpp: f32 and bf16):
+// turned convolution (conv2d_backward_data.cpp: f32 and bf16; at stride 1, or
+// phased at stride 2 x 2 without dilation where every phase has taps, the
+// floors on a phase's taps and pixels, a quarter of all on average: ResNet-50
+// res5a's 196 pixels of diff_src ran 0.37-0.82x GEMM + col2im):
 // f32, bf16 or int8 as below, NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
 // output channels, n x oh x ow and the taps (in pairs or quads) at least the
 // floors above, the padded image addressable by 32-bit offsets and the
 // scratch within its bound.
-inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads) {
+inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
+                                         bool turned = false) {
   const dlk_conv2d_desc &d = a.desc;
   // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD), NHWC with c even
   // (a pair of channels a 32-bit element as src and the weights lie); int8
@@ -136,12 +159,17 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads)
       d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
       d.k < 16)
     return false;
+  const bool phased = turned && d.stride_h == 2 && d.stride_w == 2;
+  if (turned && !phased && (d.stride_h != 1 || d.stride_w != 1)) return false;
+  if (phased && (d.dilation_h != 1 || d.dilation_w != 1 || d.kh < 2 || d.kw < 2)) return false;
   const int64_t units = int8 ? (d.c + 3) / 4 : bf16 ? (d.c + 1) / 2 : d.c;
-  const int64_t pixels = d.n * a.oh * a.ow, taps = units * d.kh * d.kw;
+  // (phased: a phase's taps and pixels, a quarter each on average.)
+  const int64_t quarter = phased ? 4 : 1;
+  const int64_t pixels = d.n * a.oh * a.ow / quarter, taps = units * d.kh * d.kw / quarter;
   if (pixels < kChannelLanesMinPixels || taps < kChannelLanesMinTaps ||
       (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
     return false;
-  const ChannelLanesPlan plan(a, threads);
+  const ChannelLanesPlan plan(a, threads, turned);
   return plan.bytes <= kScratchBound && plan.image_floats < (int64_t{1} << 31);
 }
 
@@ -156,11 +184,8 @@ inline const char *conv2d_channel_lanes_name(const dlk_conv2d_desc &d) {
 }
 
 // dst = conv(src, weights) + bias, ReLU where asked, on up to `threads`
-// threads; `scratch` holds plan.bytes. turned: the weights are those of the
-// convolution this one is the transpose of (backward data: W with the
-// channels swapped, turned around in the packing).
+// threads; `scratch` holds plan.bytes (plan.turned: see the plan).
 void conv2d_channel_lanes_avx512(const core::Conv2dArgs &args, int threads,
-                                 const ChannelLanesPlan &plan, void *scratch,
-                                 bool turned = false);
+                                 const ChannelLanesPlan &plan, void *scratch);
 
 }  // namespace dlk::cpu::kernels
