@@ -30,6 +30,7 @@
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
+#include "backends/cpu_avx512/kernels/transpose_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu {
@@ -291,31 +292,25 @@ bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
 // count images of `channels` x `pixels` elements of elem (2 or 4) bytes,
 // from pixel-major (NHWC) into channel-major (NCHW), or back where !to_nchw;
 // in blocks of kBlock pixels, whose every channel stays in L1 while the
-// block's lines are read or written (an element at a time, down the channels
-// of a pixel-major image, each read was a line of its own).
-template <class E>
-void transpose_blocks(const E *in, int64_t count, int64_t channels, int64_t pixels, bool to_nchw,
-                      E *out, int threads) {
-  constexpr int64_t kBlock = 64;
-  const int64_t blocks = (pixels + kBlock - 1) / kBlock;
-  parallel_for(count * blocks, threads, [&](int64_t item, int) {
-    const int64_t base = item / blocks * channels * pixels, p0 = item % blocks * kBlock;
-    const int64_t p1 = std::min(pixels, p0 + kBlock);
-    for (int64_t ch = 0; ch < channels; ++ch)
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t nhwc = base + p * channels + ch, nchw = base + ch * pixels + p;
-        out[to_nchw ? nchw : nhwc] = in[to_nchw ? nhwc : nchw];
-      }
-  });
-}
+// block's lines are read or written, each turned by the AVX-512 transpose.
 void transpose_images(const void *in, int64_t count, int64_t channels, int64_t pixels,
                       size_t elem, bool to_nchw, void *out, int threads) {
-  if (elem == 2)
-    transpose_blocks(static_cast<const uint16_t *>(in), count, channels, pixels, to_nchw,
-                     static_cast<uint16_t *>(out), threads);
-  else
-    transpose_blocks(static_cast<const uint32_t *>(in), count, channels, pixels, to_nchw,
-                     static_cast<uint32_t *>(out), threads);
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (pixels + kBlock - 1) / kBlock;
+  const auto *from = static_cast<const unsigned char *>(in);
+  auto *to = static_cast<unsigned char *>(out);
+  parallel_for(count * blocks, threads, [&](int64_t item, int) {
+    const int64_t base = item / blocks * channels * pixels, p0 = item % blocks * kBlock;
+    const int64_t width = std::min(pixels - p0, kBlock);
+    // (The NHWC side's pixels p0.. are rows of `channels`, the NCHW side's
+    // channels rows of `pixels`.)
+    const size_t nhwc = static_cast<size_t>(base + p0 * channels) * elem,
+                 nchw = static_cast<size_t>(base + p0) * elem;
+    if (to_nchw)
+      kernels::transpose_avx512(from + nhwc, width, channels, channels, elem, to + nchw, pixels);
+    else
+      kernels::transpose_avx512(from + nchw, channels, width, pixels, elem, to + nhwc, channels);
+  });
 }
 
 std::string backward_weights_nhwc_staged(const core::Conv2dArgs &a, const NhwcStaging &staging,
