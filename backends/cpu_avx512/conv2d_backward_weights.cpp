@@ -266,9 +266,16 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
 // 0.83-0.97x).
 constexpr int64_t kStagedMinPixels = 28 * 28;
 constexpr int64_t kStagedMaxChannels = 256;
+// f32 past the scratch bound (ResNet-50 res3a at batch 32: 51 MB of src)
+// stages `images` at a time, each pass's gradient added to the first's: f32
+// NHWC res3a at batch 32 ran the GEMM at 0.59x oneDNN-any. (bf16's gradient
+// is rounded once, from the sums over the whole batch: one pass.)
 struct NhwcStaging {
-  size_t src_bytes = 0, dst_bytes = 0, weights_bytes = 0, kernel_bytes = 0;
-  size_t bytes() const { return src_bytes + dst_bytes + weights_bytes + kernel_bytes; }
+  int64_t images = 0;  // staged per pass
+  size_t src_bytes = 0, dst_bytes = 0, weights_bytes = 0, partial_bytes = 0, kernel_bytes = 0;
+  size_t bytes() const {
+    return src_bytes + dst_bytes + weights_bytes + partial_bytes + kernel_bytes;
+  }
 };
 
 bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
@@ -277,16 +284,36 @@ bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
   const bool few_channels = d.c < 16;
   const bool large_image = d.c <= kStagedMaxChannels && a.oh * a.ow >= kStagedMinPixels;
   if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC || d.groups != 1 ||
-      !(few_channels || large_image) ||
-      !kernels::conv2d_channel_blocks_backward_weights_applies(kernels::nchw_twin(a), threads))
+      !(few_channels || large_image))
     return false;
   const size_t elem = dlk_dtype_size(d.src_type);
-  staging->src_bytes = ScratchCarver::aligned(static_cast<size_t>(d.n * d.c * d.h * d.w) * elem);
-  staging->dst_bytes = ScratchCarver::aligned(static_cast<size_t>(d.n * d.k * a.oh * a.ow) * elem);
-  staging->weights_bytes = ScratchCarver::aligned(static_cast<size_t>(d.k * d.c * d.kh * d.kw) * elem);
-  staging->kernel_bytes =
-      kernels::ChannelBlocksBackwardWeightsPlan(kernels::nchw_twin(a), threads).bytes;
-  return staging->bytes() <= kScratchBound;
+  const size_t image_bytes = static_cast<size_t>(d.c * d.h * d.w) * elem,
+               dst_image_bytes = static_cast<size_t>(d.k * a.oh * a.ow) * elem;
+  const size_t weights_bytes = static_cast<size_t>(d.k * d.c * d.kh * d.kw) * elem;
+  core::Conv2dArgs twin = kernels::nchw_twin(a);
+  const auto fill = [&](int64_t images, bool passes) {
+    staging->images = images;
+    staging->src_bytes = ScratchCarver::aligned(image_bytes * static_cast<size_t>(images));
+    staging->dst_bytes = ScratchCarver::aligned(dst_image_bytes * static_cast<size_t>(images));
+    staging->weights_bytes = ScratchCarver::aligned(weights_bytes);
+    // A later pass's gradient and diff_bias, added to the first's.
+    staging->partial_bytes =
+        passes ? ScratchCarver::aligned(weights_bytes + static_cast<size_t>(d.k) * elem) : 0;
+    staging->kernel_bytes = kernels::ChannelBlocksBackwardWeightsPlan(twin, threads).bytes;
+  };
+  fill(d.n, false);
+  if (staging->bytes() > kScratchBound && d.src_type == DLK_DTYPE_F32) {
+    fill(1, true);
+    const size_t per_image =
+        ScratchCarver::aligned(image_bytes) + ScratchCarver::aligned(dst_image_bytes);
+    if (staging->bytes() <= kScratchBound) {
+      const auto more = static_cast<int64_t>((kScratchBound - staging->bytes()) / per_image);
+      fill(std::min<int64_t>(d.n, 1 + more), true);
+    }
+  }
+  twin.desc.n = staging->images;
+  return kernels::conv2d_channel_blocks_backward_weights_applies(twin, threads) &&
+         staging->bytes() <= kScratchBound;
 }
 
 // count images of `channels` x `pixels` elements of elem (2 or 4) bytes,
@@ -323,11 +350,34 @@ std::string backward_weights_nhwc_staged(const core::Conv2dArgs &a, const NhwcSt
   core::Conv2dArgs twin = kernels::nchw_twin(a);
   unsigned char *src = base, *diff_dst = src + staging.src_bytes;
   unsigned char *weights = diff_dst + staging.dst_bytes;
-  transpose_images(a.src, d.n, d.c, d.h * d.w, elem, true, src, threads);
-  transpose_images(a.diff_dst, d.n, d.k, a.oh * a.ow, elem, true, diff_dst, threads);
-  twin.src = src, twin.diff_dst = diff_dst, twin.diff_weights = weights;
+  auto *partial = reinterpret_cast<float *>(weights + staging.weights_bytes);
+  const int64_t weight_count = d.k * d.c * d.kh * d.kw;
   const kernels::ChannelBlocksBackwardWeightsPlan plan(twin, threads);
-  kernels::conv2d_channel_blocks_backward_weights_avx512(twin, plan, weights + staging.weights_bytes);
+  const auto *from_src = static_cast<const unsigned char *>(a.src);
+  const auto *from_dst = static_cast<const unsigned char *>(a.diff_dst);
+  const size_t image = static_cast<size_t>(d.c * d.h * d.w) * elem,
+               dst_image = static_cast<size_t>(d.k * a.oh * a.ow) * elem;
+  for (int64_t n0 = 0; n0 < d.n; n0 += staging.images) {
+    const int64_t count = std::min(staging.images, d.n - n0);
+    const auto first = static_cast<size_t>(n0);
+    transpose_images(from_src + first * image, count, d.c, d.h * d.w, elem, true, src, threads);
+    transpose_images(from_dst + first * dst_image, count, d.k, a.oh * a.ow, elem, true, diff_dst,
+                     threads);
+    twin.desc.n = count;
+    twin.src = src, twin.diff_dst = diff_dst;
+    // A later pass (f32 only) sums into `partial`, then adds it to the first's.
+    twin.diff_weights = n0 == 0 ? static_cast<void *>(weights) : partial;
+    twin.diff_bias = a.diff_bias && n0 > 0 ? partial + weight_count : a.diff_bias;
+    kernels::conv2d_channel_blocks_backward_weights_avx512(
+        twin, plan, weights + staging.weights_bytes + staging.partial_bytes);
+    if (n0 == 0) continue;
+    auto *total = reinterpret_cast<float *>(weights);
+    parallel_for_shares(weight_count, threads, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) total[i] += partial[i];
+    });
+    if (a.diff_bias)
+      for (int64_t o = 0; o < d.k; ++o) a.diff_bias[o] += partial[weight_count + o];
+  }
   // OIHW (k images of c x kh*kw) into OHWI (k images of kh*kw x c).
   transpose_images(weights, d.k, d.c, d.kh * d.kw, elem, false, a.diff_weights, threads);
   return kernels::conv2d_channel_blocks_backward_weights_name(d.src_type, plan.pairs, true);

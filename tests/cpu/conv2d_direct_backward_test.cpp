@@ -273,6 +273,30 @@ TEST_CASE("conv2d backward weights NHWC f32/bf16: staged as NCHW for the channel
     }
 }
 
+// f32 NHWC whose staged src and diff_dst pass the 64 MiB scratch bound
+// (84 MB here) is staged a share of the batch at a time, each later pass's
+// gradient and diff_bias added to the first's (15 images, then 5).
+TEST_CASE("conv2d backward weights NHWC f32: past the scratch bound, staged in passes over the batch",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(37);
+  const ConvShape s{20, 4, 224, 224, 17, 3, 3, 1, 1, 1, 1};
+  Case k = make_case(s, rng);
+  k.d.format = DLK_FORMAT_NHWC;
+  const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
+  const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
+  const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c, s.kh * s.kw);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2}) {
+      if (tier != "avx512") continue;
+      INFO(tier << " threads " << threads << describe(s));
+      const Context ctx(tier, threads);
+      Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
+      check_exact_backward_weights(ctx, k.d, src, dy, expected, diff_bias.data());
+      CHECK(diff_bias.values() == k.diff_bias);
+      CHECK(implementation(ctx) == "avx512:nchw_staged_channel_blocks_f32");
+    }
+}
+
 // bf16 in pixel pairs: the dummy pixel past an odd output row reads input
 // columns that no pixel multiplies at that tap (stride 1: column ow at tap 0;
 // stride 2: the last column, which no tap reads); an infinity there must not
