@@ -187,16 +187,21 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NHWC, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 128, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 144, 24, 23, 33, 3, 3, 2, 1, 1, 1},
+    // f32 NHWC's floor of 16 taps: 27 (VGG-16 conv1_1's 3 channels), 15.
+    {DLK_FORMAT_NHWC, 1, 3, 20, 20, 24, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 5, 12, 20, 24, 1, 3, 1, 0, 1, 1},
 };
 
 // The channel-lane kernel's rule: f32 NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2, 16 or more output channels, 128 or more output pixels
-// (all images), 64 or more taps, and 512 or more pixels past 4096 taps. (16
-// channels unpadded go to the few-channel kernel first: no shape here is one.)
+// (all images), 64 or more taps (f32 NHWC 16), and 512 or more pixels past
+// 4096 taps. (16 channels unpadded go to the few-channel kernel first: no
+// shape here is one.)
 bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                         int64_t ow) {
-  return tier == "avx512" && d.groups == 1 && d.kh * d.kw > 1 &&
-         d.stride_w <= 2 && d.k >= 16 && d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= 64 &&
+  const bool f32_nhwc = d.format == DLK_FORMAT_NHWC && d.src_type == DLK_DTYPE_F32;
+  return tier == "avx512" && d.groups == 1 && d.kh * d.kw > 1 && d.stride_w <= 2 && d.k >= 16 &&
+         d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= (f32_nhwc ? 16 : 64) &&
          (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);
 }
 
