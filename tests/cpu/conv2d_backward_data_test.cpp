@@ -84,31 +84,31 @@ const ConvShape kNhwcShapes[] = {
     {3, 16, 7, 7, 64, 3, 3, 1, 1, 1, 1},
     {2, 17, 8, 13, 24, 3, 3, 1, 0, 1, 1},
     // bf16 NHWC in k-pairs: 16 output channels (8 pairs, 72 taps) and a second
-    // block of one; 25 output channels, odd: f32 only.
+    // block of one; 25 output channels, odd: the last pair's second zero.
     {1, 33, 10, 15, 16, 3, 3, 1, 1, 1, 1},
     {1, 20, 12, 15, 25, 3, 3, 1, 1, 1, 1},
-    // f32 NHWC's floor: 5 output channels, 45 turned taps.
+    // NHWC's floor: 5 output channels, 45 turned taps (bf16 27 in pairs).
     {1, 24, 12, 14, 5, 3, 3, 1, 1, 1, 1},
 };
 
 // The channel-lane kernel's rule on the turned convolution
 // (kernels/conv2d_channel_lanes_kernels.hpp), first where it holds: f32, and
-// bf16 in k-pairs (AMD with AVX512_BF16; NHWC with k even); stride 1, or 2 in
+// bf16 in k-pairs (AMD with AVX512_BF16); stride 1, or 2 in
 // phases (no dilation, kh and kw 2 or more); one group, padding within the
 // kernel's reach, 16 or more channels, 128 or more pixels of diff_src and 64
-// or more turned taps (f32 NHWC 16; in pairs for bf16; at stride 2 a phase's,
+// or more turned taps (NHWC 16; in pairs for bf16; at stride 2 a phase's,
 // a quarter of all on average; 512 pixels past 4096 taps: none here).
 bool channel_lanes_rule(const std::string &tier, dlk_dtype type, dlk_format format,
                         const ConvShape &s) {
-  const bool pairs = type == DLK_DTYPE_BF16 && (format == DLK_FORMAT_NCHW || s.k % 2 == 0) &&
-                     __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
+  const bool pairs = type == DLK_DTYPE_BF16 && __builtin_cpu_supports("avx512bf16") &&
+                     __builtin_cpu_is("amd");
   const int64_t units = pairs ? (s.k + 1) / 2 : s.k;
   const bool phased = s.stride == 2 && s.dilation == 1 && s.kh >= 2 && s.kw >= 2;
   return tier == "avx512" && (type == DLK_DTYPE_F32 || pairs) && (s.stride == 1 || phased) &&
          s.groups == 1 && s.pad <= (s.kh - 1) * s.dilation && s.pad <= (s.kw - 1) * s.dilation &&
          s.c >= 16 && s.n * s.h * s.w / (phased ? 4 : 1) >= 128 &&
          units * s.kh * s.kw / (phased ? 4 : 1) >=
-             (type == DLK_DTYPE_F32 && format == DLK_FORMAT_NHWC ? 16 : 64);
+             (format == DLK_FORMAT_NHWC ? 16 : 64);
 }
 
 // Stride 2 on the channel-lane kernel in phases (both lists): even and odd

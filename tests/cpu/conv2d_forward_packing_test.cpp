@@ -187,21 +187,23 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NHWC, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 128, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 144, 24, 23, 33, 3, 3, 2, 1, 1, 1},
-    // f32 NHWC's floor of 16 taps: 27 (VGG-16 conv1_1's 3 channels), 15.
+    // NHWC's floor of 16 taps: 27 (VGG-16 conv1_1's 3 channels; bf16 18
+    // pairs), 15 (bf16 9 pairs).
     {DLK_FORMAT_NHWC, 1, 3, 20, 20, 24, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 5, 12, 20, 24, 1, 3, 1, 0, 1, 1},
 };
 
 // The channel-lane kernel's rule: f32 NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2, 16 or more output channels, 128 or more output pixels
-// (all images), 64 or more taps (f32 NHWC 16), and 512 or more pixels past
+// (all images), 64 or more taps (f32 and bf16 NHWC 16), and 512 or more pixels past
 // 4096 taps. (16 channels unpadded go to the few-channel kernel first: no
 // shape here is one.)
 bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                         int64_t ow) {
-  const bool f32_nhwc = d.format == DLK_FORMAT_NHWC && d.src_type == DLK_DTYPE_F32;
+  const bool float_nhwc = d.format == DLK_FORMAT_NHWC &&
+                          (d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_BF16);
   return tier == "avx512" && d.groups == 1 && d.kh * d.kw > 1 && d.stride_w <= 2 && d.k >= 16 &&
-         d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= (f32_nhwc ? 16 : 64) &&
+         d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= (float_nhwc ? 16 : 64) &&
          (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);
 }
 
@@ -482,13 +484,14 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
           }
           CHECK(dst.values() == expected);
           // bf16 in k-pairs on the channel-lane kernel where its rule holds
-          // on the pairs' taps (NHWC: c even), else the rule as for f32; bf16
+          // on the pairs' taps (NHWC with c odd: the last pair's second
+          // channel zero), else the rule as for f32; bf16
           // widened where vdpbf16ps does not outpace the FMAs (Intel), else in
           // k-pairs on vdpbf16ps (odd channel counts: the last pair's second
           // channel zero).
           dlk_conv2d_desc paired = d;
           paired.c = (d.c + 1) / 2;
-          const bool lanes = type == DLK_DTYPE_BF16 && pairs_cpu && (nchw || d.c % 2 == 0) &&
+          const bool lanes = type == DLK_DTYPE_BF16 && pairs_cpu &&
                              channel_lanes_rule(tier, paired, p.oh, p.ow);
           const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);

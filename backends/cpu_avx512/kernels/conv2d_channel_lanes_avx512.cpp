@@ -88,7 +88,6 @@ void pack_block_turned_ohwi(const void *weights, const dlk_conv2d_desc &d, bool 
                                                     (u * khw + j) * d.k + o0 + half));
           continue;
         }
-        // (d.c is even where bf16 runs here: conv2d_channel_lanes_applies.)
         const auto *w = static_cast<const uint16_t *>(weights);
         const int64_t lanes = std::min<int64_t>(16, d.k - o0 - half);
         const auto widened = [&](int64_t o) {
@@ -100,7 +99,9 @@ void pack_block_turned_ohwi(const void *weights, const dlk_conv2d_desc &d, bool 
           return _mm512_cvtepu16_epi32(
               _mm256_loadu_si256(reinterpret_cast<const __m256i *>(lanes16)));
         };
-        const __m512i high = _mm512_slli_epi32(widened(2 * u + 1), 16);
+        // (d.c odd: the last pair's second channel zero.)
+        const __m512i high = 2 * u + 1 < d.c ? _mm512_slli_epi32(widened(2 * u + 1), 16)
+                                             : _mm512_setzero_si512();
         _mm512_store_si512(to + half, _mm512_or_si512(widened(2 * u), high));
       }
     }
@@ -170,7 +171,9 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   blocks = (d.k + kBlock - 1) / kBlock;
   offsets_count = taps;
   weight_floats = blocks * kBlock * taps;
-  paired_floats = (pairs || quads) && !nhwc ? d.k * taps : 0;
+  // (bf16 NHWC with c odd, forward: paired too; turned, the packing pairs them.)
+  odd_pairs = pairs && nhwc && d.c % 2 != 0;
+  paired_floats = ((pairs || quads) && !nhwc) || (odd_pairs && !turned) ? d.k * taps : 0;
   starts_count = quads ? blocks * kBlock : 0;
   image_floats = nhwc ? plane * pixel_floats : units * plane;
   const bool staged = pairs || (quads && d.dst_type != DLK_DTYPE_S32) || (phased && !nhwc);
@@ -262,6 +265,17 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
       if (p.pairs && !nhwc)
         wide_rows_bf16_pair_weights(static_cast<const uint16_t *>(a.weights), d.k, d.c, khw,
                                     p.turned, o0, o1 - o0, p.taps, paired + o0 * p.taps);
+      if (p.odd_pairs && !p.turned) {
+        // OHWI with c odd: each tap's channels paired, the last with a zero.
+        const auto *w = static_cast<const uint16_t *>(a.weights);
+        for (int64_t o = o0; o < o1; ++o)
+          for (int64_t j = 0; j < khw; ++j)
+            for (int64_t u = 0; u < p.units; ++u) {
+              const uint16_t *pair = w + (o * khw + j) * d.c + 2 * u;
+              paired[o * p.taps + j * p.units + u] =
+                  pair[0] | (2 * u + 1 < d.c ? uint32_t{pair[1]} << 16 : 0u);
+            }
+      }
       if (!p.quads) return;
       const auto *w = static_cast<const int8_t *>(a.weights);
       if (!nhwc)
@@ -273,7 +287,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
       for (int64_t o = o0; o < o1; ++o)
         starts[o] = static_cast<int32_t>(0u - uint32_t{zero_u8} * static_cast<uint32_t>(starts[o]));
     });
-    if (!nhwc) weights = reinterpret_cast<const float *>(paired);
+    if (p.paired_floats > 0) weights = reinterpret_cast<const float *>(paired);
   }
   // (bf16 NCHW's pairing turned them already; phased, its taps go to their
   // phases.)
@@ -315,6 +329,17 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
             std::memcpy(&word, in + (x * c + q) * 4, sizeof word);
             out[(p.pad_left + x) * cp + q] = word ^ flip;
           }
+        continue;
+      }
+      if (nhwc && p.odd_pairs) {
+        // A pixel of src: c bf16 and a zero, p.units pairs; padding zeros.
+        const int64_t y = u - p.pad_top, cp = p.pixel_floats;
+        auto *out = reinterpret_cast<uint16_t *>(image + u * p.wp * cp);
+        std::fill(out, out + p.wp * cp * 2, uint16_t{0});
+        if (y < 0 || y >= y_end) continue;
+        const auto *in = static_cast<const uint16_t *>(a.src) + ((n * d.h + y) * d.w) * d.c;
+        for (int64_t x = 0; x < x_end; ++x)
+          std::copy(in + x * d.c, in + (x + 1) * d.c, out + (p.pad_left + x) * cp * 2);
         continue;
       }
       if (nhwc) {

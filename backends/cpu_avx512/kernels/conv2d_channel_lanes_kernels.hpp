@@ -13,9 +13,10 @@
 // vector of 16 channels of a pixel as it is. bf16 (where vdpbf16ps outpaces
 // the FMAs) keeps its bits in k-pairs: each 32-bit element of the padded image
 // holds channels 2u and 2u + 1 of a pixel (NCHW: paired as the image is
-// padded; NHWC with c even: as src lies), each of the packed weights the same
-// two channels of a tap (NCHW: paired first by wide_rows_bf16_pair_weights;
-// NHWC: as OHWI lies), one vdpbf16ps per broadcast pair and vector; the f32
+// padded; NHWC with c even: as src lies, odd: copied a pixel at a time, a zero
+// after its last), each of the packed weights the same two channels of a tap
+// (NCHW: paired first by wide_rows_bf16_pair_weights; NHWC: as OHWI lies, or
+// paired first where c is odd), one vdpbf16ps per broadcast pair and vector; the f32
 // sums of a block's output row go to a stage per thread and are rounded once
 // into dst (round_to_bf16_avx512). ResNet-50 res2a-res4b 3x3 and conv1 ran
 // 1.07-1.40x the wide-row kernel and the GEMM at batch 1 on 1 thread. int8
@@ -87,6 +88,7 @@ struct ChannelLanesPlan {
   ChannelLanesPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
   bool turned = false, phased = false;
   bool pairs = false;  // bf16 k-pairs for vdpbf16ps
+  bool odd_pairs = false;  // NHWC with c odd: src's pixels and the weights paired
   bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
   int64_t units = 0;   // input channels, or their pairs or quads
   bool images_per_thread = false;
@@ -119,10 +121,11 @@ struct ChannelLanesPlan {
 // AMD EPYC Zen 5.
 constexpr int64_t kChannelLanesMinPixels = 128;
 constexpr int64_t kChannelLanesMinTaps = 64;
-// f32 NHWC turns no sums (a vector of a pixel's channels is stored as it
-// is): VGG-16 conv1_1 (27 taps) ran 2.05x the GEMM on its im2col panels
-// (0.33 -> 0.67x oneDNN-any; batch 1, 1 thread, Zen 5).
-constexpr int64_t kChannelLanesMinTapsF32Nhwc = 16;
+// f32 and bf16 NHWC turn no sums (a vector of a pixel's channels is stored,
+// or staged and rounded, as it is): VGG-16 conv1_1 (27 taps, 18 in pairs) ran
+// 2.05x (f32) and 2.23x (bf16) the GEMM on its im2col panels (0.33 -> 0.67x
+// and 0.21 -> 0.46x oneDNN-any; batch 1, 1 thread, Zen 5).
+constexpr int64_t kChannelLanesMinTapsNhwc = 16;
 // And where a block's packed weights (32 x taps floats) pass 512 KiB, half of
 // the L2 they are streamed from once per tile: 512 pixels. VGG-16 conv5_x
 // (512 channels, 3x3, 14 x 14: 576 KiB a block, 196 pixels) ran 1.00x the
@@ -142,21 +145,19 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
 // output channels, n x oh x ow and the taps (in pairs or quads) at least the
-// floors above (f32 NHWC's own), the padded image addressable by 32-bit offsets and the
+// floors above (f32 and bf16 NHWC's own), the padded image addressable by 32-bit offsets and the
 // scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
                                          bool turned = false) {
   const dlk_conv2d_desc &d = a.desc;
-  // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD), NHWC with c even
-  // (a pair of channels a 32-bit element as src and the weights lie); int8
+  // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD); int8
   // (u8 or s8 src) in k-quads where the CPU has AVX512_VNNI, NHWC with c a
   // multiple of 4 below 256 (from 256 channels the integer GEMM on NHWC's
   // im2col^T panels runs as fast: ResNet-50 res4a/res4b 0.96-0.97x, VGG-16
   // conv4_2/conv5_x 0.91-0.93x here; res2a 1.29x, res3a/res3b 1.06-1.09x,
   // batch 1, 1 thread, dlk-perf conv, Zen 5).
   const bool nchw = d.format == DLK_FORMAT_NCHW;
-  const bool bf16 = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features()) &&
-                    (nchw || d.c % 2 == 0);
+  const bool bf16 = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   const bool int8 = (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8) &&
                     core::cpu_features().avx512_vnni && (nchw || (d.c % 4 == 0 && d.c < 256));
   if ((d.src_type != DLK_DTYPE_F32 && !bf16 && !int8) || d.groups != 1 ||
@@ -170,9 +171,9 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
   // (phased: a phase's taps and pixels, a quarter each on average.)
   const int64_t quarter = phased ? 4 : 1;
   const int64_t pixels = d.n * a.oh * a.ow / quarter, taps = units * d.kh * d.kw / quarter;
-  const bool f32_nhwc = !nchw && d.src_type == DLK_DTYPE_F32;
+  const bool float_nhwc = !nchw && (d.src_type == DLK_DTYPE_F32 || bf16);
   if (pixels < kChannelLanesMinPixels ||
-      taps < (f32_nhwc ? kChannelLanesMinTapsF32Nhwc : kChannelLanesMinTaps) ||
+      taps < (float_nhwc ? kChannelLanesMinTapsNhwc : kChannelLanesMinTaps) ||
       (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
     return false;
   const ChannelLanesPlan plan(a, threads, turned);
