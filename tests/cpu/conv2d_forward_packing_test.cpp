@@ -187,6 +187,11 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NHWC, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 128, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 144, 24, 23, 33, 3, 3, 2, 1, 1, 1},
+    // c not a whole number of bf16 pairs and int8 quads (29: the last pair
+    // one channel, the last quad one; 30: the last quad two), two images at
+    // stride 2 over two blocks.
+    {DLK_FORMAT_NHWC, 1, 29, 16, 16, 24, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 30, 24, 24, 40, 3, 3, 2, 1, 1, 1},
     // NHWC's floor of 16 taps: 27 (VGG-16 conv1_1's 3 channels; bf16 18
     // pairs), 15 (bf16 9 pairs).
     {DLK_FORMAT_NHWC, 1, 3, 20, 20, 24, 3, 3, 1, 1, 1, 1},
@@ -208,14 +213,15 @@ bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64
 }
 
 // The same for int8 on the channel-lane kernel: k-quads on vpdpbusd (a CPU
-// with AVX512_VNNI), the floors on the quads' taps, NHWC with c a multiple of
-// 4 below 256.
+// with AVX512_VNNI), the floors on the quads' taps, NHWC below 256 channels
+// (the last quad of a pixel ending in the zero point where c is not a
+// multiple of 4).
 bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                              int64_t ow) {
   dlk_conv2d_desc quads = d;
   quads.c = (d.c + 3) / 4;
   return __builtin_cpu_supports("avx512vnni") &&
-         (d.format == DLK_FORMAT_NCHW || (d.c % 4 == 0 && d.c < 256)) &&
+         (d.format == DLK_FORMAT_NCHW || d.c < 256) &&
          channel_lanes_rule(tier, quads, oh, ow);
 }
 

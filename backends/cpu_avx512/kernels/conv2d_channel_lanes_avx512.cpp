@@ -171,9 +171,10 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   blocks = (d.k + kBlock - 1) / kBlock;
   offsets_count = taps;
   weight_floats = blocks * kBlock * taps;
-  // (bf16 NHWC with c odd, forward: paired too; turned, the packing pairs them.)
-  odd_pairs = pairs && nhwc && d.c % 2 != 0;
-  paired_floats = ((pairs || quads) && !nhwc) || (odd_pairs && !turned) ? d.k * taps : 0;
+  // (NHWC with c not a whole number of pairs or quads, forward: grouped too;
+  // turned, the packing pairs them.)
+  ragged = nhwc && ((pairs && d.c % 2 != 0) || (quads && d.c % 4 != 0));
+  paired_floats = ((pairs || quads) && !nhwc) || (ragged && !turned) ? d.k * taps : 0;
   starts_count = quads ? blocks * kBlock : 0;
   image_floats = nhwc ? plane * pixel_floats : units * plane;
   const bool staged = pairs || (quads && d.dst_type != DLK_DTYPE_S32) || (phased && !nhwc);
@@ -251,8 +252,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   // kw taps for output channel o at W + (ci d.k + o) khw, reversed); bf16
   // NHWC as they lie too (OHWI with c even: a pair of channels is a 32-bit
   // element); bf16 NCHW paired first (and turned), int8 NCHW quadded first
-  // (NHWC with c a multiple of 4 as it lies), a share of the output channels
-  // a thread.
+  // (NHWC with c a multiple of 4 as it lies), NHWC with c not a whole number
+  // of pairs or quads grouped first, a share of the output channels a thread.
   // int8's sums start at -(zero point x the channel's weight sum), modulo
   // 2^32, so that every tap adds (src - zero point) x weight (s8 src shifted
   // by 128 into u8, its zero point likewise).
@@ -260,20 +261,25 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   const bool shift = d.src_type == DLK_DTYPE_S8;
   const auto zero_byte = static_cast<uint8_t>(d.src_zero_point);
   const auto zero_u8 = static_cast<uint8_t>(shift ? zero_byte ^ 0x80u : zero_byte);
+  // A 32-bit element's channels (bf16 2, int8 4) and their bytes each.
+  const auto elem = static_cast<int64_t>(dlk_dtype_size(d.src_type));
+  const int64_t per_word = 4 / elem;
   if (p.pairs || p.quads) {
     parallel_for_shares(d.k, threads, [&](int64_t o0, int64_t o1) {
       if (p.pairs && !nhwc)
         wide_rows_bf16_pair_weights(static_cast<const uint16_t *>(a.weights), d.k, d.c, khw,
                                     p.turned, o0, o1 - o0, p.taps, paired + o0 * p.taps);
-      if (p.odd_pairs && !p.turned) {
-        // OHWI with c odd: each tap's channels paired, the last with a zero.
-        const auto *w = static_cast<const uint16_t *>(a.weights);
+      if (p.ragged && !p.turned) {
+        // OHWI: each tap's channels in pairs or quads, the last ending in zeros.
+        const auto *w = static_cast<const unsigned char *>(a.weights);
         for (int64_t o = o0; o < o1; ++o)
           for (int64_t j = 0; j < khw; ++j)
             for (int64_t u = 0; u < p.units; ++u) {
-              const uint16_t *pair = w + (o * khw + j) * d.c + 2 * u;
-              paired[o * p.taps + j * p.units + u] =
-                  pair[0] | (2 * u + 1 < d.c ? uint32_t{pair[1]} << 16 : 0u);
+              const int64_t first = u * per_word, count = std::min(per_word, d.c - first);
+              uint32_t word = 0;
+              std::memcpy(&word, w + ((o * khw + j) * d.c + first) * elem,
+                          static_cast<size_t>(count * elem));
+              paired[o * p.taps + j * p.units + u] = word;
             }
       }
       if (!p.quads) return;
@@ -314,8 +320,26 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   const uint32_t padding = zero_u8 * 0x01010101u;
   const auto pad = [&](int64_t n, int64_t u0, int64_t u1, float *image) {
     for (int64_t u = u0; u < u1; ++u) {
+      if (nhwc && p.ragged) {
+        // A pixel of src: its c elements (s8 shifted into u8), then the rest
+        // of its last pair or quad: bf16 zeros, int8 the zero point (the
+        // weights there are zeros); padding pixels likewise.
+        const int64_t y = u - p.pad_top, cp = p.pixel_floats;
+        auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
+        std::fill(out, out + p.wp * cp, p.quads ? padding : 0u);
+        if (y < 0 || y >= y_end) continue;
+        const int64_t bytes = d.c * elem;
+        const auto *in = static_cast<const unsigned char *>(a.src) + (n * d.h + y) * d.w * bytes;
+        for (int64_t x = 0; x < x_end; ++x) {
+          auto *to = reinterpret_cast<unsigned char *>(out + (p.pad_left + x) * cp);
+          std::memcpy(to, in + x * bytes, static_cast<size_t>(bytes));
+          if (shift)
+            for (int64_t i = 0; i < d.c; ++i) to[i] ^= 0x80u;
+        }
+        continue;
+      }
       if (nhwc && p.quads) {
-        // A pixel of src: p.units quads of bytes, s8 shifted into u8;
+        // A pixel of src: p.units whole quads of bytes, s8 shifted into u8;
         // padding pixels the zero point's bytes.
         const int64_t y = u - p.pad_top, cp = p.pixel_floats, c = p.units;
         auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
@@ -329,17 +353,6 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
             std::memcpy(&word, in + (x * c + q) * 4, sizeof word);
             out[(p.pad_left + x) * cp + q] = word ^ flip;
           }
-        continue;
-      }
-      if (nhwc && p.odd_pairs) {
-        // A pixel of src: c bf16 and a zero, p.units pairs; padding zeros.
-        const int64_t y = u - p.pad_top, cp = p.pixel_floats;
-        auto *out = reinterpret_cast<uint16_t *>(image + u * p.wp * cp);
-        std::fill(out, out + p.wp * cp * 2, uint16_t{0});
-        if (y < 0 || y >= y_end) continue;
-        const auto *in = static_cast<const uint16_t *>(a.src) + ((n * d.h + y) * d.w) * d.c;
-        for (int64_t x = 0; x < x_end; ++x)
-          std::copy(in + x * d.c, in + (x + 1) * d.c, out + (p.pad_left + x) * cp * 2);
         continue;
       }
       if (nhwc) {

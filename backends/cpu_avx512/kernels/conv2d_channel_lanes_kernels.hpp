@@ -88,7 +88,9 @@ struct ChannelLanesPlan {
   ChannelLanesPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
   bool turned = false, phased = false;
   bool pairs = false;  // bf16 k-pairs for vdpbf16ps
-  bool odd_pairs = false;  // NHWC with c odd: src's pixels and the weights paired
+  // NHWC with c not a whole number of pairs (bf16) or quads (int8): src's
+  // pixels copied one at a time, the weights grouped first.
+  bool ragged = false;
   bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
   int64_t units = 0;   // input channels, or their pairs or quads
   bool images_per_thread = false;
@@ -145,21 +147,21 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
 // output channels, n x oh x ow and the taps (in pairs or quads) at least the
-// floors above (f32 and bf16 NHWC's own), the padded image addressable by 32-bit offsets and the
-// scratch within its bound.
+// floors above (f32 and bf16 NHWC's own), the padded image addressable by
+// 32-bit offsets and the scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
                                          bool turned = false) {
   const dlk_conv2d_desc &d = a.desc;
   // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD); int8
-  // (u8 or s8 src) in k-quads where the CPU has AVX512_VNNI, NHWC with c a
-  // multiple of 4 below 256 (from 256 channels the integer GEMM on NHWC's
+  // (u8 or s8 src) in k-quads where the CPU has AVX512_VNNI, NHWC below 256
+  // channels (from 256 channels the integer GEMM on NHWC's
   // im2col^T panels runs as fast: ResNet-50 res4a/res4b 0.96-0.97x, VGG-16
   // conv4_2/conv5_x 0.91-0.93x here; res2a 1.29x, res3a/res3b 1.06-1.09x,
   // batch 1, 1 thread, dlk-perf conv, Zen 5).
   const bool nchw = d.format == DLK_FORMAT_NCHW;
   const bool bf16 = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   const bool int8 = (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8) &&
-                    core::cpu_features().avx512_vnni && (nchw || (d.c % 4 == 0 && d.c < 256));
+                    core::cpu_features().avx512_vnni && (nchw || d.c < 256);
   if ((d.src_type != DLK_DTYPE_F32 && !bf16 && !int8) || d.groups != 1 ||
       d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
       d.k < 16)
