@@ -351,7 +351,7 @@ RunFn setup_conv(CLI::App &command) {
   command.add_option("--sets", o->sets,
                      "layer sets: resnet50 (every distinct convolution, 1x1 included), resnet50_3x3, "
                      "resnext50_3x3 (32 groups), vgg16, lenet5 (batch 64), depthwise_multiplier (groups = c, "
-                     "few channels, batch 64)")
+                     "few channels, batch 64), ragged_channels (3x3 over 28-30 and 60-62 channels)")
       ->delimiter(',')
       ->check(CLI::IsMember(conv_layer_sets()))
       ->capture_default_str();

@@ -44,6 +44,15 @@ constexpr Row kDepthwiseMultiplier[] = {
     {"c16_m16", 16, 32, 256, 3, 1, 0},
 };
 
+// 3x3 convolutions at 56 x 56 whose channels are not a whole number of the
+// CPU kernels' k-quads (int8) or k-pairs (bf16), beside ones that are: the
+// shapes either side of the channel-lane kernel's NHWC grouping
+// (backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp).
+constexpr Row kRaggedChannels[] = {
+    {"c28", 28, 56, 64, 3, 1, 1}, {"c29", 29, 56, 64, 3, 1, 1}, {"c30", 30, 56, 64, 3, 1, 1},
+    {"c60", 60, 56, 64, 3, 1, 1}, {"c61", 61, 56, 64, 3, 1, 1}, {"c62", 62, 56, 64, 3, 1, 1},
+};
+
 template <size_t N>
 void append(std::vector<ConvLayer> &out, const char *set, const Row (&rows)[N], std::int64_t batch,
             std::int64_t groups = 1) {
@@ -74,7 +83,7 @@ void append_resnet50(std::vector<ConvLayer> &out, bool only_3x3) {
 
 const std::vector<std::string> &conv_layer_sets() {
   static const std::vector<std::string> sets{"resnet50", "resnet50_3x3", "resnext50_3x3", "vgg16",
-                                             "lenet5", "depthwise_multiplier"};
+                                             "lenet5", "depthwise_multiplier", "ragged_channels"};
   return sets;
 }
 
@@ -86,6 +95,7 @@ std::vector<ConvLayer> conv_layers(const std::string &set) {
   else if (set == "vgg16") append(out, "vgg16", kVgg16, 0);
   else if (set == "lenet5") append(out, "lenet5", kLeNet5, 64);
   else if (set == "depthwise_multiplier") append_depthwise(out, "depthwise", 64);
+  else if (set == "ragged_channels") append(out, "ragged", kRaggedChannels, 0);
   else throw std::invalid_argument("unknown layer set '" + set + "'");
   return out;
 }
