@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A/B of two builds of libdlk on `dlk-perf conv`: the speed of a change.
 
-  scripts/conv_ab.py [--perf build/rel/perf/dlk-perf] [--rounds 3] OLD_LIB_DIR NEW_LIB_DIR \\
+  scripts/conv_ab.py [--perf build/release/perf/dlk-perf] [--rounds 3] OLD_LIB_DIR NEW_LIB_DIR \\
       -- <dlk-perf conv arguments>
 
 Runs dlk-perf conv with LD_LIBRARY_PATH at each directory (copies of libdlk.so*
@@ -24,7 +24,7 @@ def main():
         sys.exit(__doc__)
     split = argv.index('--')
     parser = argparse.ArgumentParser(usage=__doc__)
-    parser.add_argument('--perf', default='build/rel/perf/dlk-perf')
+    parser.add_argument('--perf', default='build/release/perf/dlk-perf')
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('old')
     parser.add_argument('new')
