@@ -320,10 +320,11 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   const uint32_t padding = zero_u8 * 0x01010101u;
   const auto pad = [&](int64_t n, int64_t u0, int64_t u1, float *image) {
     for (int64_t u = u0; u < u1; ++u) {
-      if (nhwc && p.ragged) {
-        // A pixel of src: its c elements (s8 shifted into u8), then the rest
-        // of its last pair or quad: bf16 zeros, int8 the zero point (the
-        // weights there are zeros); padding pixels likewise.
+      if (nhwc && (p.ragged || p.quads)) {
+        // A pixel of src (int8, or bf16 with c odd): its c elements (s8
+        // shifted into u8), then the rest of its last pair or quad: bf16
+        // zeros, int8 the zero point (the weights there are zeros); padding
+        // pixels likewise.
         const int64_t y = u - p.pad_top, cp = p.pixel_floats;
         auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
         std::fill(out, out + p.wp * cp, p.quads ? padding : 0u);
@@ -336,23 +337,6 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
           if (shift)
             for (int64_t i = 0; i < d.c; ++i) to[i] ^= 0x80u;
         }
-        continue;
-      }
-      if (nhwc && p.quads) {
-        // A pixel of src: p.units whole quads of bytes, s8 shifted into u8;
-        // padding pixels the zero point's bytes.
-        const int64_t y = u - p.pad_top, cp = p.pixel_floats, c = p.units;
-        auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
-        std::fill(out, out + p.wp * cp, padding);
-        if (y < 0 || y >= y_end) continue;
-        const auto *in = static_cast<const uint8_t *>(a.src) + ((n * d.h + y) * d.w) * d.c;
-        const uint32_t flip = shift ? 0x80808080u : 0u;
-        for (int64_t x = 0; x < x_end; ++x)
-          for (int64_t q = 0; q < c; ++q) {
-            uint32_t word;
-            std::memcpy(&word, in + (x * c + q) * 4, sizeof word);
-            out[(p.pad_left + x) * cp + q] = word ^ flip;
-          }
         continue;
       }
       if (nhwc) {
