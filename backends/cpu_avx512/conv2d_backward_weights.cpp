@@ -12,7 +12,8 @@
 //
 // f32 NCHW with 4 to 16 output channels runs the AVX-512 tier's direct kernel
 // instead, and with more, where kw is 3, 5 or 7, its channel-block kernel
-// (f16 and bf16 too, widened; kernels/conv2d_direct_backward_weights_kernels.hpp).
+// (f16 and bf16 too; kernels/conv2d_direct_backward_weights_kernels.hpp), which
+// NHWC runs too where the rule below says.
 //
 // A 1x1 stride-1 convolution without padding has src^T itself for im2col^T:
 // B is a strided view of src (no packer), diff_bias a vectorised sum of
@@ -254,132 +255,55 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
 // NHWC with fewer than 16 channels (ResNet-50's conv1: 3) packs its im2col^T
 // rows as runs of c values, and ran at 0.22-0.32x oneDNN-any (Zen 5, batch 1)
 // where NCHW's channel-block kernel ran 1.16-1.18x. Such a shape runs that
-// kernel on its NCHW twin: src and diff_dst staged transposed into the
-// context's scratch (as they are: bits are moved, not converted), the
-// gradient in OIHW turned into OHWI; where everything fits the scratch bound.
-// So do images of at least kStagedMinPixels output pixels with up to
-// kStagedMaxChannels channels, where the kernel's work per staged byte is
-// high (against the GEMM, Zen 5, batch 1, 1 / 2 threads: ResNet-50 res2a f32
+// kernel on the NHWC tensors (src turned channel-major as it is padded,
+// diff_dst read pixel-major where it lies), its gradient in OIHW in the
+// context's scratch, then turned into OHWI. So do images of at least
+// kNhwcMinPixels output pixels with up to kNhwcMaxChannels channels, where the
+// kernel's work per byte of src is high (against the GEMM, Zen 5, batch 1, 1 /
+// 2 threads, when src and diff_dst were staged transposed: ResNet-50 res2a f32
 // 1.27 / 1.40x, bf16 2.06x on 1 thread; res3b 1.07-1.53x; VGG-16 conv1_2,
 // conv2_2, conv3_2 f32 0.97-1.20x, bf16 1.36-2.00x), but not smaller images
 // or more channels (res4a, res4b 0.59-0.88x, res5b 0.46-0.58x, conv4_2
 // 0.83-0.97x).
-constexpr int64_t kStagedMinPixels = 28 * 28;
-constexpr int64_t kStagedMaxChannels = 256;
-// f32 past the scratch bound (ResNet-50 res3a at batch 32: 51 MB of src)
-// stages `images` at a time, each pass's gradient added to the first's: f32
-// NHWC res3a at batch 32 ran the GEMM at 0.59x oneDNN-any. (bf16's gradient
-// is rounded once, from the sums over the whole batch: one pass.)
-struct NhwcStaging {
-  int64_t images = 0;  // staged per pass
-  size_t src_bytes = 0, dst_bytes = 0, weights_bytes = 0, partial_bytes = 0, kernel_bytes = 0;
-  size_t bytes() const {
-    return src_bytes + dst_bytes + weights_bytes + partial_bytes + kernel_bytes;
-  }
-};
+constexpr int64_t kNhwcMinPixels = 28 * 28;
+constexpr int64_t kNhwcMaxChannels = 256;
 
-bool runs_nhwc_staged(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
-                      NhwcStaging *staging) {
+size_t oihw_weights_bytes(const dlk_conv2d_desc &d) {
+  return ScratchCarver::aligned(static_cast<size_t>(d.k * d.c * d.kh * d.kw) *
+                                dlk_dtype_size(d.src_type));
+}
+
+bool runs_nhwc_channel_blocks(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   const bool few_channels = d.c < 16;
-  const bool large_image = d.c <= kStagedMaxChannels && a.oh * a.ow >= kStagedMinPixels;
-  if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC || d.groups != 1 ||
-      !(few_channels || large_image))
-    return false;
-  const size_t elem = dlk_dtype_size(d.src_type);
-  const size_t image_bytes = static_cast<size_t>(d.c * d.h * d.w) * elem,
-               dst_image_bytes = static_cast<size_t>(d.k * a.oh * a.ow) * elem;
-  const size_t weights_bytes = static_cast<size_t>(d.k * d.c * d.kh * d.kw) * elem;
-  core::Conv2dArgs twin = kernels::nchw_twin(a);
-  const auto fill = [&](int64_t images, bool passes) {
-    staging->images = images;
-    staging->src_bytes = ScratchCarver::aligned(image_bytes * static_cast<size_t>(images));
-    staging->dst_bytes = ScratchCarver::aligned(dst_image_bytes * static_cast<size_t>(images));
-    staging->weights_bytes = ScratchCarver::aligned(weights_bytes);
-    // A later pass's gradient and diff_bias, added to the first's.
-    staging->partial_bytes =
-        passes ? ScratchCarver::aligned(weights_bytes + static_cast<size_t>(d.k) * elem) : 0;
-    staging->kernel_bytes = kernels::ChannelBlocksBackwardWeightsPlan(twin, threads).bytes;
-  };
-  fill(d.n, false);
-  if (staging->bytes() > kScratchBound && d.src_type == DLK_DTYPE_F32) {
-    fill(1, true);
-    const size_t per_image =
-        ScratchCarver::aligned(image_bytes) + ScratchCarver::aligned(dst_image_bytes);
-    if (staging->bytes() <= kScratchBound) {
-      const auto more = static_cast<int64_t>((kScratchBound - staging->bytes()) / per_image);
-      fill(std::min<int64_t>(d.n, 1 + more), true);
-    }
-  }
-  twin.desc.n = staging->images;
-  return kernels::conv2d_channel_blocks_backward_weights_applies(twin, threads) &&
-         staging->bytes() <= kScratchBound;
+  const bool large_image = d.c <= kNhwcMaxChannels && a.oh * a.ow >= kNhwcMinPixels;
+  return isa == core::CpuIsa::avx512 && d.format == DLK_FORMAT_NHWC &&
+         (few_channels || large_image) &&
+         kernels::conv2d_channel_blocks_backward_weights_applies(a, threads) &&
+         oihw_weights_bytes(d) + kernels::ChannelBlocksBackwardWeightsPlan(a, threads).bytes <=
+             kScratchBound;
 }
 
-// count images of `channels` x `pixels` elements of elem (2 or 4) bytes,
-// from pixel-major (NHWC) into channel-major (NCHW), or back where !to_nchw;
-// in blocks of kBlock pixels, whose every channel stays in L1 while the
-// block's lines are read or written, each turned by the AVX-512 transpose.
-void transpose_images(const void *in, int64_t count, int64_t channels, int64_t pixels,
-                      size_t elem, bool to_nchw, void *out, int threads) {
-  constexpr int64_t kBlock = 64;
-  const int64_t blocks = (pixels + kBlock - 1) / kBlock;
-  const auto *from = static_cast<const unsigned char *>(in);
-  auto *to = static_cast<unsigned char *>(out);
-  parallel_for(count * blocks, threads, [&](int64_t item, int) {
-    const int64_t base = item / blocks * channels * pixels, p0 = item % blocks * kBlock;
-    const int64_t width = std::min(pixels - p0, kBlock);
-    // (The NHWC side's pixels p0.. are rows of `channels`, the NCHW side's
-    // channels rows of `pixels`.)
-    const size_t nhwc = static_cast<size_t>(base + p0 * channels) * elem,
-                 nchw = static_cast<size_t>(base + p0) * elem;
-    if (to_nchw)
-      kernels::transpose_avx512(from + nhwc, width, channels, channels, elem, to + nchw, pixels);
-    else
-      kernels::transpose_avx512(from + nchw, channels, width, pixels, elem, to + nhwc, channels);
-  });
-}
-
-std::string backward_weights_nhwc_staged(const core::Conv2dArgs &a, const NhwcStaging &staging,
-                                         int threads, Scratch &scratch) {
+std::string backward_weights_nhwc(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
   const dlk_conv2d_desc &d = a.desc;
-  const size_t elem = dlk_dtype_size(d.src_type);
-  auto *base = static_cast<unsigned char *>(scratch.get(
-      staging.bytes(), "dlk_conv2d_backward_weights",
-      "src, diff_dst and the weight gradient staged as NCHW, and the channel-block kernel's sums"));
-  core::Conv2dArgs twin = kernels::nchw_twin(a);
-  unsigned char *src = base, *diff_dst = src + staging.src_bytes;
-  unsigned char *weights = diff_dst + staging.dst_bytes;
-  auto *partial = reinterpret_cast<float *>(weights + staging.weights_bytes);
-  const int64_t weight_count = d.k * d.c * d.kh * d.kw;
-  const kernels::ChannelBlocksBackwardWeightsPlan plan(twin, threads);
-  const auto *from_src = static_cast<const unsigned char *>(a.src);
-  const auto *from_dst = static_cast<const unsigned char *>(a.diff_dst);
-  const size_t image = static_cast<size_t>(d.c * d.h * d.w) * elem,
-               dst_image = static_cast<size_t>(d.k * a.oh * a.ow) * elem;
-  for (int64_t n0 = 0; n0 < d.n; n0 += staging.images) {
-    const int64_t count = std::min(staging.images, d.n - n0);
-    const auto first = static_cast<size_t>(n0);
-    transpose_images(from_src + first * image, count, d.c, d.h * d.w, elem, true, src, threads);
-    transpose_images(from_dst + first * dst_image, count, d.k, a.oh * a.ow, elem, true, diff_dst,
-                     threads);
-    twin.desc.n = count;
-    twin.src = src, twin.diff_dst = diff_dst;
-    // A later pass (f32 only) sums into `partial`, then adds it to the first's.
-    twin.diff_weights = n0 == 0 ? static_cast<void *>(weights) : partial;
-    twin.diff_bias = a.diff_bias && n0 > 0 ? partial + weight_count : a.diff_bias;
-    kernels::conv2d_channel_blocks_backward_weights_avx512(
-        twin, plan, weights + staging.weights_bytes + staging.partial_bytes);
-    if (n0 == 0) continue;
-    auto *total = reinterpret_cast<float *>(weights);
-    parallel_for_shares(weight_count, threads, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) total[i] += partial[i];
-    });
-    if (a.diff_bias)
-      for (int64_t o = 0; o < d.k; ++o) a.diff_bias[o] += partial[weight_count + o];
-  }
-  // OIHW (k images of c x kh*kw) into OHWI (k images of kh*kw x c).
-  transpose_images(weights, d.k, d.c, d.kh * d.kw, elem, false, a.diff_weights, threads);
+  const kernels::ChannelBlocksBackwardWeightsPlan plan(a, threads);
+  const size_t weights_bytes = oihw_weights_bytes(d);
+  auto *weights = static_cast<unsigned char *>(
+      scratch.get(weights_bytes + plan.bytes, "dlk_conv2d_backward_weights",
+                  "the weight gradient in OIHW and the channel-block kernel's "
+                  "sums and padded image"));
+  core::Conv2dArgs oihw = a;
+  oihw.diff_weights = weights;
+  kernels::conv2d_channel_blocks_backward_weights_avx512(oihw, plan, weights + weights_bytes);
+  // OIHW (k rows of c x kh*kw) into OHWI (k rows of kh*kw x c), an output
+  // channel per task.
+  const size_t elem = dlk_dtype_size(d.src_type),
+               row = static_cast<size_t>(d.c * d.kh * d.kw) * elem;
+  auto *to = static_cast<unsigned char *>(a.diff_weights);
+  parallel_for(d.k, threads, [&](int64_t o, int) {
+    const size_t at = static_cast<size_t>(o) * row;
+    kernels::transpose_avx512(weights + at, d.c, d.kh * d.kw, d.kh * d.kw, elem, to + at, d.c);
+  });
   return kernels::conv2d_channel_blocks_backward_weights_name(d.src_type, plan.pairs, true);
 }
 
@@ -395,7 +319,7 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
                     "the direct kernel's sums, pixel-major diff_dst and padded image"));
     return {"avx512:conv2d_direct_backward_weights_f32", 0};
   }
-  if (isa == core::CpuIsa::avx512 &&
+  if (isa == core::CpuIsa::avx512 && args.desc.format == DLK_FORMAT_NCHW &&
       kernels::conv2d_channel_blocks_backward_weights_applies(args, threads)) {
     const kernels::ChannelBlocksBackwardWeightsPlan plan(args, threads);
     kernels::conv2d_channel_blocks_backward_weights_avx512(
@@ -404,8 +328,8 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
                     "the channel-block kernel's sums, pixel-major diff_dst and padded image"));
     return {kernels::conv2d_channel_blocks_backward_weights_name(args.desc.src_type, plan.pairs), 0};
   }
-  if (NhwcStaging staging; runs_nhwc_staged(args, isa, threads, &staging))
-    return {backward_weights_nhwc_staged(args, staging, threads, scratch), 0};
+  if (runs_nhwc_channel_blocks(args, isa, threads))
+    return {backward_weights_nhwc(args, threads, scratch), 0};
   const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
     return backward_weights<decltype(storage)>(args, isa, threads, scratch);
   });

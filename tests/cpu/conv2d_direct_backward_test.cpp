@@ -164,8 +164,10 @@ TEST_CASE("conv2d backward weights f32: the direct kernel's edges give the exact
 // and 2 x 81 in the batch, 121; outside its rule also dilation along the
 // rows, kw 4, groups. bf16 in pixel pairs (AMD): odd output widths (11, 9,
 // and 5, 11 and 15 at stride 2) put a dummy pixel at each row's end, kw 5
-// among them.
+// among them. 4 images of 32 x 33 pixels: on 2 threads the threads take
+// halves of the batch, their sums added up after.
 const ConvShape kChannelBlockShapes[] = {
+    {4, 3, 32, 33, 40, 3, 3, 1, 1, 1, 1},
     {1, 3, 9, 13, 40, 5, 5, 1, 1, 1, 1},
     {1, 3, 11, 9, 40, 3, 3, 2, 1, 1, 1},
     {1, 2, 13, 21, 36, 5, 5, 2, 2, 1, 1},
@@ -231,69 +233,51 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
 }
 
 // NHWC with fewer than 16 channels, or up to 256 over at least 28 x 28 output
-// pixels, runs the channel-block kernel on its NCHW twin, src and diff_dst
-// staged transposed and the gradient turned back into OHWI
-// (backends/cpu_avx512/conv2d_backward_weights.cpp): ResNet-50's conv1
-// shape, 3 and 15 channels, 20 channels over 30 x 30 pixels, pixels not a
-// multiple of the staging's blocks of 64; 16 and 20 channels over fewer
-// pixels, and 8 output channels (outside the kernel's rule), keep the GEMM.
-TEST_CASE("conv2d backward weights NHWC f32/bf16: staged as NCHW for the channel-block kernel, exact sums on 1-3 threads",
+// pixels, runs the channel-block kernel on the NHWC tensors, src turned
+// channel-major as it is padded, diff_dst read where it lies (f32 with k a
+// multiple of 16: 32 and 48, the last block one vector) or copied a pixel at
+// a time (k 20, 24, 40), the gradient turned from OIHW into OHWI
+// (backends/cpu_avx512/conv2d_backward_weights.cpp): ResNet-50's conv1 shape,
+// 3 and 15 channels, 20 channels over 30 x 30 pixels, an odd output width
+// (bf16's dummy pixel), an unpadded shape, 4 images taken by halves on 2
+// threads; 16 and 20 channels over fewer pixels, and 8 output channels
+// (outside the kernel's rule), keep the GEMM.
+TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel on NHWC tensors, exact sums on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(31);
   for (const std::string &tier : cpu_tiers())
     for (const int threads : {1, 2, 3}) {
       const Context ctx(tier, threads);
-      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16})
+      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
         for (const ConvShape &s : {ConvShape{1, 3, 31, 29, 40, 7, 7, 2, 3, 1, 1},
                                    ConvShape{2, 3, 12, 11, 32, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 15, 13, 9, 20, 5, 5, 1, 2, 1, 1},
                                    ConvShape{1, 20, 30, 30, 24, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 20, 27, 27, 24, 3, 3, 1, 1, 1, 1},
+                                   ConvShape{2, 5, 14, 13, 48, 3, 3, 1, 0, 1, 1},
+                                   ConvShape{1, 6, 23, 21, 32, 3, 3, 2, 1, 1, 1},
+                                   ConvShape{4, 3, 32, 33, 48, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 16, 10, 10, 24, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1}}) {
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
-          Case k = make_case(s, rng);
+          Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
           k.d = conv_desc(s, type);
           k.d.format = DLK_FORMAT_NHWC;
           const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
           const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
           const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c, s.kh * s.kw);
-          const bool staged = tier == "avx512" && s.k > 16 &&
-                              (s.c < 16 || (s.c <= 256 && k.oh * k.ow >= 28 * 28)) &&
-                              (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
+          const bool channel_blocks = tier == "avx512" && s.k > 16 &&
+                                      (s.c < 16 || (s.c <= 256 && k.oh * k.ow >= 28 * 28)) &&
+                                      (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
           for (const bool with_bias : {false, true}) {
             Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
             float *bias = with_bias ? diff_bias.data() : nullptr;
             check_exact_backward_weights(ctx, k.d, src, dy, expected, bias);
             if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
-            CHECK((implementation(ctx).rfind("avx512:nchw_staged_channel_blocks_", 0) == 0) ==
-                  staged);
+            CHECK((implementation(ctx).rfind("avx512:nhwc_channel_blocks_", 0) == 0) ==
+                  channel_blocks);
           }
         }
-    }
-}
-
-// f32 NHWC whose staged src and diff_dst pass the 64 MiB scratch bound
-// (84 MB here) is staged a share of the batch at a time, each later pass's
-// gradient and diff_bias added to the first's (15 images, then 5).
-TEST_CASE("conv2d backward weights NHWC f32: past the scratch bound, staged in passes over the batch",
-          "[cpu][conv2d]") {
-  std::mt19937 rng(37);
-  const ConvShape s{20, 4, 224, 224, 17, 3, 3, 1, 1, 1, 1};
-  Case k = make_case(s, rng);
-  k.d.format = DLK_FORMAT_NHWC;
-  const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
-  const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
-  const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c, s.kh * s.kw);
-  for (const std::string &tier : cpu_tiers())
-    for (const int threads : {1, 2}) {
-      if (tier != "avx512") continue;
-      INFO(tier << " threads " << threads << describe(s));
-      const Context ctx(tier, threads);
-      Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
-      check_exact_backward_weights(ctx, k.d, src, dy, expected, diff_bias.data());
-      CHECK(diff_bias.values() == k.diff_bias);
-      CHECK(implementation(ctx) == "avx512:nchw_staged_channel_blocks_f32");
     }
 }
 

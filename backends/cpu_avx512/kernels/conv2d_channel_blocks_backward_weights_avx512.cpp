@@ -22,6 +22,7 @@
 #include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
 #include "backends/cpu_avx512/kernels/pixel_major_avx512.hpp"
 #include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
+#include "backends/cpu_avx512/kernels/transpose_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 
 namespace dlk::cpu::kernels {
@@ -39,13 +40,22 @@ constexpr int64_t kBandPixels = 256;
 // 4608 taps) went to L3 and back at 1 thread: 44 GFLOP/s against the GEMM's
 // 81 in the same run; one unit at a time would pad each image once per unit.
 constexpr int64_t kGroupSumsBytes = int64_t{1} << 20;
+// Output pixels of a thread's share of the batch below which the threads take
+// units, not images: split by images, each thread's sums of every unit (k x
+// taps) are added up after, a pass over memory that at ResNet-50 res5b's 49
+// pixels an image (784 a thread at batch 32 on 2 threads, 9.4 MB of sums a
+// thread) cost more than the image copies it saved (bf16 0.82-0.89x; res4b,
+// 3136 a thread, level; AMD EPYC Zen 5).
+constexpr int64_t kMinPixelsPerThreadOverImages = 2048;
 
 // sums[t][V x 16] += image[offsets[t / KW] + t % KW + pixel's origin] x the
-// pixel's diff_dst, over `rows` output rows of ow pixels (origins row_step and
-// col_step apart), t < R x KW.
+// pixel's diff_dst (V vectors at pixel_major, pixel_step floats a pixel),
+// over `rows` output rows of ow pixels (origins row_step and col_step apart),
+// t < R x KW.
 template <int KW, int R, int V>
-void sum_rows(const float *image, const int64_t *offsets, const float *pixel_major, int64_t rows,
-              int64_t ow, int64_t row_step, int64_t col_step, float *sums) {
+void sum_rows(const float *image, const int64_t *offsets, const float *pixel_major,
+              int64_t pixel_step, int64_t rows, int64_t ow, int64_t row_step, int64_t col_step,
+              float *sums) {
   constexpr int T = R * KW;
   __m512 acc[T][V];
   int64_t off[R];
@@ -59,10 +69,10 @@ void sum_rows(const float *image, const int64_t *offsets, const float *pixel_maj
   const float *g = pixel_major;
   for (int64_t oy = 0; oy < rows; ++oy) {
     const float *row = image + oy * row_step;
-    for (int64_t ox = 0; ox < ow; ++ox, g += 16 * V) {
+    for (int64_t ox = 0; ox < ow; ++ox, g += pixel_step) {
       __m512 gv[V];
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) gv[v] = _mm512_load_ps(g + 16 * v);
+      for (int v = 0; v < V; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
       const float *in = row + ox * col_step;
 #pragma GCC unroll 16
       for (int i = 0; i < R; ++i) {
@@ -84,7 +94,7 @@ void sum_rows(const float *image, const int64_t *offsets, const float *pixel_maj
 }
 
 using SumRows = void (*)(const float *, const int64_t *, const float *, int64_t, int64_t, int64_t,
-                         int64_t, float *);
+                         int64_t, int64_t, float *);
 template <int KW, int V, int... I>
 constexpr auto sum_rows_table(std::integer_sequence<int, I...>) {
   return std::array<SumRows, sizeof...(I)>{sum_rows<KW, I + 1, V>...};
@@ -108,39 +118,56 @@ ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::C
                                                                    int threads) {
   const dlk_conv2d_desc &d = a.desc;
   blocks = (d.k + kBlock - 1) / kBlock;
-  // With fewer blocks than threads, or blocks that do not divide among them
-  // (and few enough that the remainder weighs), the kernel rows are shared too.
   const int64_t t = std::max(threads, 1), kernel_rows = d.c * d.kh;
-  parts = blocks % t == 0 || blocks >= 4 * t ? 1 : std::min(t, kernel_rows);
-  units = blocks * parts;
-  team = team_size(units, threads);
   pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
+  nhwc = d.format == DLK_FORMAT_NHWC;
   const bool widened = d.src_type != DLK_DTYPE_F32 && !pairs;
-  if (d.pad_h != 0 || d.pad_w != 0 || widened || pairs) {
+  dst_in_place = nhwc && d.src_type == DLK_DTYPE_F32 && d.k % 16 == 0;
+  if (d.pad_h != 0 || d.pad_w != 0 || widened || pairs || nhwc) {
     hp = d.h + 2 * d.pad_h, wp = d.w + 2 * d.pad_w + (pairs ? 2 : 0);
     padded_floats = floats_aligned(pairs ? (d.c * hp * wp + 1) / 2 : d.c * hp * wp);
   }
   block_rows = std::clamp<int64_t>(kBandPixels / std::max<int64_t>(a.ow, 1), 1,
                                    std::max<int64_t>(a.oh, 1));
   // A band row's pixel-major vectors: one a pixel, or a pair.
-  pixel_major_floats = block_rows * (pairs ? (a.ow + 1) / 2 : a.ow) * kBlock;
-  if (widened || pairs) staged_floats = pixel_major_floats;
-  unit_sums_floats = ((kernel_rows + parts - 1) / parts * d.kw + 1) * kBlock;  // and the bias's
-  // Units a thread sums at a time: their sums within kGroupSumsBytes.
-  group = std::max<int64_t>(1, kGroupSumsBytes / (unit_sums_floats * 4));
-  const auto group_for = [&](int64_t team_size) {
-    return std::min(group, (units + team_size - 1) / team_size);
+  if (!dst_in_place) pixel_major_floats = block_rows * (pairs ? (a.ow + 1) / 2 : a.ow) * kBlock;
+  if (nhwc && d.src_type != DLK_DTYPE_F32)
+    staged_floats = floats_aligned((d.c * d.w + 1) / 2);
+  else if (!nhwc && (widened || pairs))
+    staged_floats = pixel_major_floats;
+  // Threads take shares of the batch where it divides among them (or is
+  // large enough that the remainder weighs little), each summing every unit
+  // into sums of its own, added up afterwards: taking units, each thread
+  // padded (NHWC: turned) every image for its own, at batch 32 on 2 threads a
+  // second copy for the same sums (bf16 NHWC res2a 62 % of the peak on 2
+  // threads, 75 % on 1). Else threads take units: with fewer blocks than
+  // threads, or blocks that do not divide among them (and few enough that the
+  // remainder weighs), the kernel rows are shared too.
+  const auto settle = [&](bool images) {
+    over_images = images;
+    parts = images || blocks % t == 0 || blocks >= 4 * t ? 1 : std::min(t, kernel_rows);
+    units = blocks * parts;
+    team = team_size(images ? d.n : units, threads);
+    unit_sums_floats = ((kernel_rows + parts - 1) / parts * d.kw + 1) * kBlock;  // and the bias's
+    // Units a thread sums at a time: their sums within kGroupSumsBytes.
+    group = std::max<int64_t>(1, kGroupSumsBytes / (unit_sums_floats * 4));
+    const auto group_for = [&](int64_t team_size) {
+      return std::min(group, (units + team_size - 1) / team_size);
+    };
+    const auto bytes_for = [&](int64_t team_size) {
+      return static_cast<size_t>((images ? units : group_for(team_size)) * unit_sums_floats +
+                                 pixel_major_floats + staged_floats + padded_floats) *
+             sizeof(float);
+    };
+    // (Fewer threads where every thread's share would pass the scratch bound.)
+    while (team > 1 && bytes_for(team) * static_cast<size_t>(team) > kScratchBound) --team;
+    group = images ? std::min(group, units) : group_for(team);
+    thread_bytes = bytes_for(team);
+    bytes = thread_bytes * static_cast<size_t>(team);
   };
-  const auto bytes_for = [&](int64_t team_size) {
-    return static_cast<size_t>(group_for(team_size) * unit_sums_floats + pixel_major_floats +
-                               staged_floats + padded_floats) *
-           sizeof(float);
-  };
-  // (Fewer threads where every thread's share would pass the scratch bound.)
-  while (team > 1 && bytes_for(team) * static_cast<size_t>(team) > kScratchBound) --team;
-  group = group_for(team);
-  thread_bytes = bytes_for(team);
-  bytes = thread_bytes * static_cast<size_t>(team);
+  settle(t > 1 && (d.n % t == 0 || d.n >= 4 * t) &&
+         d.n * a.oh * a.ow / t >= kMinPixelsPerThreadOverImages);
+  if (over_images && team < t) settle(false);
 }
 
 bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
@@ -148,9 +175,9 @@ bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, i
   const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
                      d.src_type == DLK_DTYPE_BF16;
   const bool pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
-  if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.k <= 16 ||
-      (pairs && d.stride_w > 2) ||
-      (d.kw != 3 && d.kw != 5 && d.kw != 7) || d.dilation_w != 1 ||
+  if (!dtype || (d.format != DLK_FORMAT_NCHW && d.format != DLK_FORMAT_NHWC) || d.groups != 1 ||
+      d.k <= 16 || (pairs && d.stride_w > 2) || (d.kw != 3 && d.kw != 5 && d.kw != 7) ||
+      d.dilation_w != 1 ||
       (d.src_type != DLK_DTYPE_BF16 && d.n * a.oh * a.ow < kMinChannelBlockPixels))
     return false;
   // (Validation bounds the padding only through the output size.)
@@ -164,7 +191,9 @@ bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, i
   // res5a: 4608 taps x 32 sums fill 590 KB of Zen 5's 1 MiB L2), the split of
   // a 512 x 14 x 14 image came every 14 MFLOP and res5a ran 0.60x oneDNN-any at
   // batch 32 (2 threads), where the GEMM runs 1.00x.
-  if (plan.pairs && d.stride_w == 2 && plan.group == 1 && plan.units > plan.team) return false;
+  if (plan.pairs && d.stride_w == 2 && plan.group == 1 &&
+      plan.units > (plan.over_images ? 1 : plan.team))
+    return false;
   return plan.bytes <= kScratchBound;
 }
 
@@ -201,42 +230,108 @@ void store_rows(const float *sums, int64_t lanes, int64_t kn, int64_t t0, int64_
   }
 }
 
-// pairs: a band of output rows of one unit, as the loop below does in f32:
-// the band's bf16 diff_dst staged with its rows made even (a zero gradient for
-// the dummy pixel of an odd row), turned pair-major (32-bit pairs through the
-// f32 transposes, bits as they are), then its sums and diff_bias's share.
-void pair_band(const core::Conv2dArgs &a, int64_t kn, int v, int64_t q0, int64_t q1, const void *unit_dy,
-               int64_t oy0, int64_t rows, uint16_t *staged, const uint16_t *image,
-               int64_t in_plane, int64_t in_w, float *pixel_major, float *unit_sums,
-               float *bias) {
-  const dlk_conv2d_desc &d = a.desc;
-  const auto *dy = static_cast<const uint16_t *>(unit_dy);
-  const int64_t pixels = a.oh * a.ow, pairs = (a.ow + 1) / 2, lanes = 16 * v;
-  const int64_t band_stride = rows * pairs;  // 32-bit elements of a channel's band
+// A unit's output channels [k0, k0 + kn) (v vectors of lanes) and kernel rows
+// [q0, q1) (kernel row q: input channel q / kh, kernel row q % kh).
+struct Unit {
+  int64_t k0, kn, q0, q1;
+  int v;
+};
+
+// Calls sum(r0, r1, offsets) for the unit's kernel rows in chunks of at most
+// max_rows(kw, v), offsets[q - r0] where kernel row q starts in the image
+// (in_plane elements a channel, in_w a row).
+template <class Sum>
+void for_row_chunks(const dlk_conv2d_desc &d, const Unit &un, int64_t in_plane, int64_t in_w,
+                    Sum &&sum) {
+  const int64_t r_max = max_rows(static_cast<int>(d.kw), un.v);
+  const int64_t chunks = (un.q1 - un.q0 + r_max - 1) / r_max;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t r0 = un.q0 + (un.q1 - un.q0) * c / chunks;
+    const int64_t r1 = un.q0 + (un.q1 - un.q0) * (c + 1) / chunks;
+    int64_t offsets[kMaxSums];
+    for (int64_t q = r0; q < r1; ++q)
+      offsets[q - r0] = q / d.kh * in_plane + q % d.kh * d.dilation_h * in_w;
+    sum(r0, r1, offsets);
+  }
+}
+
+// bias[v x 16] += the sum of `pixels` runs of v x 16 floats at g, `step` apart.
+void add_pixel_sums(const float *g, int64_t step, int64_t pixels, int v, float *bias) {
+  for (int h = 0; h < v; ++h) {
+    __m512 sum = _mm512_setzero_ps();
+    for (int64_t p = 0; p < pixels; ++p)
+      sum = _mm512_add_ps(sum, _mm512_loadu_ps(g + p * step + 16 * h));
+    _mm512_store_ps(bias + 16 * h, _mm512_add_ps(_mm512_load_ps(bias + 16 * h), sum));
+  }
+}
+
+// NCHW pairs: a band of `rows` output rows of the unit's kn planes of bf16
+// diff_dst at dy, staged with its rows made even (a zero gradient for the
+// dummy pixel of an odd row), turned pair-major (32-bit pairs through the f32
+// transposes, bits as they are).
+void nchw_pair_major(const uint16_t *dy, int64_t pixels, int64_t ow, int64_t kn, int v, int64_t oy0,
+                     int64_t rows, uint16_t *staged, uint32_t *pair_major) {
+  const int64_t pairs = (ow + 1) / 2;
+  const int64_t band_stride = rows * pairs;  // 32-bit elements a channel
   for (int64_t o = 0; o < kn; ++o)
     for (int64_t y = 0; y < rows; ++y) {
       uint16_t *out = staged + (o * band_stride + y * pairs) * 2;
-      std::memcpy(out, dy + o * pixels + (oy0 + y) * a.ow, static_cast<size_t>(a.ow) * 2);
-      if (a.ow % 2 != 0) out[a.ow] = 0;
+      std::memcpy(out, dy + o * pixels + (oy0 + y) * ow, static_cast<size_t>(ow) * 2);
+      if (ow % 2 != 0) out[ow] = 0;
     }
   const float *band_dy = reinterpret_cast<const float *>(staged);
   for (int h = 0; h < v; ++h)
     to_pixel_major<false>(band_dy + h * 16 * band_stride, band_stride,
-                          std::min<int64_t>(16, kn - h * 16), band_stride, pixel_major + h * 16,
-                          lanes);
-  const auto *pair_major = reinterpret_cast<const uint32_t *>(pixel_major);
-  channel_blocks_bf16_pair_bias(pair_major, band_stride, v, bias);
-  const int64_t r_max = max_rows(static_cast<int>(d.kw), v);
-  const int64_t chunks = (q1 - q0 + r_max - 1) / r_max;
-  const uint16_t *band = image + oy0 * d.stride_h * in_w;
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t r0 = q0 + (q1 - q0) * c / chunks, r1 = q0 + (q1 - q0) * (c + 1) / chunks;
-    int64_t offsets[kMaxSums];
-    for (int64_t q = r0; q < r1; ++q)
-      offsets[q - r0] = q / d.kh * in_plane + q % d.kh * d.dilation_h * in_w;
-    channel_blocks_bf16_pair_rows(d.kw, v, r1 - r0, d.stride_w == 2)(
-        band, offsets, pair_major, rows, a.ow, d.stride_h * in_w, (d.w + 2 * d.pad_w + 1) / 2,
-        unit_sums + (r0 - q0) * d.kw * lanes);
+                          std::min<int64_t>(16, kn - h * 16), band_stride,
+                          reinterpret_cast<float *>(pair_major) + h * 16, 16 * v);
+}
+
+// NHWC pairs: the same from the band's pixels (dy: the unit's first channel
+// at the band's first pixel, k apart), two pixels' channels interleaved.
+void nhwc_pair_major(const uint16_t *dy, int64_t k, int64_t ow, int64_t kn, int v, int64_t rows,
+                     uint32_t *pair_major) {
+  const int64_t pairs = (ow + 1) / 2;
+  for (int64_t y = 0; y < rows; ++y)
+    for (int64_t q = 0; q < pairs; ++q) {
+      const uint16_t *first = dy + (y * ow + 2 * q) * k;
+      const bool second = 2 * q + 1 < ow;  // else the dummy's zero
+      uint32_t *out = pair_major + (y * pairs + q) * 16 * v;
+      for (int h = 0; h < v; ++h) {
+        const uint16_t *a = first + 16 * h, *b = a + k;
+        if (kn - 16 * h >= 16) {
+          const __m512i lo =
+              _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a)));
+          const __m512i hi =
+              second
+                  ? _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(b)))
+                  : _mm512_setzero_si512();
+          _mm512_store_si512(out + 16 * h, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+          continue;
+        }
+        for (int64_t o = 0; o < 16; ++o)
+          out[16 * h + o] = o < kn - 16 * h ? a[o] | (second ? uint32_t{b[o]} << 16 : 0u) : 0u;
+      }
+    }
+}
+
+// NHWC, not in place: `pixels` pixels' kn channels (dy: the unit's first
+// channel at the first pixel, k apart) as f32 vectors, `lanes` floats a pixel
+// at pixel_major, zeros past kn.
+template <class Storage>
+void nhwc_pixel_major(const typename Storage::type *dy, int64_t k, int64_t kn, int64_t pixels,
+                      int64_t lanes, float *pixel_major) {
+  for (int64_t p = 0; p < pixels; ++p) {
+    const typename Storage::type *in = dy + p * k;
+    float *out = pixel_major + p * lanes;
+    if constexpr (std::is_same_v<typename Storage::type, float>) {
+      for (int64_t h = 0; h < lanes; h += 16) {
+        const int64_t n = std::clamp<int64_t>(kn - h, 0, 16);
+        _mm512_store_ps(out + h,
+                        _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), in + h));
+      }
+    } else {
+      for (int64_t o = 0; o < lanes; ++o) out[o] = o < kn ? Storage::load(in[o]) : 0.0f;
+    }
   }
 }
 
@@ -248,7 +343,7 @@ void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeight
   const dlk_conv2d_desc &d = a.desc;
   const int64_t kernel_rows = d.c * d.kh, taps = kernel_rows * d.kw;
   const int64_t pixels = a.oh * a.ow, plane = d.h * d.w;
-  // (f16/bf16: always copied, widened to f32 or, in pairs, as they are.)
+  // (f16/bf16 and NHWC: always copied, widened to f32 or, in pairs, as they are.)
   const bool padded = plan.padded_floats != 0;
   const int64_t in_w = padded ? plan.wp : d.w, in_plane = padded ? plan.hp * plan.wp : plane;
   // pairs at stride 2: where the odd columns of a padded row start.
@@ -256,11 +351,6 @@ void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeight
   const auto *src = static_cast<const T *>(a.src);
   const auto *diff_dst = static_cast<const T *>(a.diff_dst);
   auto *diff_weights = static_cast<T *>(a.diff_weights);
-  // A unit's output channels [k0, k0 + kn) and kernel rows [q0, q1).
-  struct Unit {
-    int64_t k0, kn, q0, q1;
-    int v;
-  };
   const auto unit_of = [&](int64_t u) {
     const int64_t block = u / plan.parts, part = u % plan.parts;
     const int64_t k0 = block * kBlock, kn = std::min(kBlock, d.k - k0);
@@ -270,103 +360,156 @@ void channel_blocks(const core::Conv2dArgs &a, const ChannelBlocksBackwardWeight
 
   // Each thread a run of units, in groups whose sums stay in L2; each image is
   // padded once per group.
+  const auto sums_of = [&](int64_t p) {
+    return reinterpret_cast<float *>(static_cast<unsigned char *>(scratch) +
+                                     plan.thread_bytes * static_cast<size_t>(p));
+  };
+  // Unit u's sums into diff_weights and diff_bias.
+  const auto store_unit = [&](int64_t u, const float *unit_sums) {
+    const Unit un = unit_of(u);
+    store_rows<Storage>(unit_sums, 16 * un.v, un.kn, un.q0 * d.kw, un.q1 * d.kw, taps,
+                        diff_weights + un.k0 * taps);
+    if (a.diff_bias && un.q0 == 0)
+      std::copy_n(unit_sums + (un.q1 - un.q0) * d.kw * 16 * un.v, un.kn, a.diff_bias + un.k0);
+  };
   parallel_for(plan.team, plan.team, [&](int64_t p, int) {
-    float *sums = reinterpret_cast<float *>(static_cast<unsigned char *>(scratch) +
-                                            plan.thread_bytes * static_cast<size_t>(p));
-    float *pixel_major = sums + plan.group * plan.unit_sums_floats;
-    float *staged = pixel_major + plan.pixel_major_floats;  // a band of diff_dst widened
+    float *sums = sums_of(p);  // over_images: every unit's; else a group's
+    float *pixel_major =
+        sums + (plan.over_images ? plan.units : plan.group) * plan.unit_sums_floats;
+    float *staged = pixel_major + plan.pixel_major_floats;
     float *image_copy = staged + plan.staged_floats;
+    auto *x_pairs = reinterpret_cast<uint16_t *>(image_copy);
     // (The border stays zero: the copies below write only inside it.)
     if (padded) std::fill_n(image_copy, plan.padded_floats, 0.0f);
-    const int64_t u_end = plan.units * (p + 1) / plan.team;
-    for (int64_t g0 = plan.units * p / plan.team; g0 < u_end; g0 += plan.group) {
+    // Row y of input channel ci (w values at in) into the padded image.
+    const auto place_row = [&](const T *in, int64_t ci, int64_t y) {
+      const int64_t at = ci * in_plane + (y + d.pad_h) * in_w;
+      if (plan.pairs && d.stride_w == 2)  // (padded column x at x / 2 of its phase)
+        channel_blocks_bf16_split_row(reinterpret_cast<const uint16_t *>(in), d.w, d.pad_w, phase,
+                                      x_pairs + at);
+      else if (plan.pairs)
+        std::memcpy(x_pairs + at + d.pad_w, in, static_cast<size_t>(d.w) * 2);
+      else
+        for (int64_t e = 0; e < d.w; ++e) image_copy[at + d.pad_w + e] = Storage::load(in[e]);
+    };
+    const int64_t u_begin = plan.over_images ? 0 : plan.units * p / plan.team;
+    const int64_t u_end = plan.over_images ? plan.units : plan.units * (p + 1) / plan.team;
+    const int64_t i_begin = plan.over_images ? d.n * p / plan.team : 0;
+    const int64_t i_end = plan.over_images ? d.n * (p + 1) / plan.team : d.n;
+    for (int64_t g0 = u_begin; g0 < u_end; g0 += plan.group) {
       const int64_t g1 = std::min(u_end, g0 + plan.group);
-      std::fill_n(sums, (g1 - g0) * plan.unit_sums_floats, 0.0f);
+      float *group_sums = plan.over_images ? sums + g0 * plan.unit_sums_floats : sums;
+      std::fill_n(group_sums, (g1 - g0) * plan.unit_sums_floats, 0.0f);
       // The input channels the units' kernel rows read.
       int64_t ci0 = d.c, ci1 = 0;
       for (int64_t u = g0; u < g1; ++u) {
         const Unit un = unit_of(u);
         ci0 = std::min(ci0, un.q0 / d.kh), ci1 = std::max(ci1, (un.q1 + d.kh - 1) / d.kh);
       }
-      for (int64_t image = 0; image < d.n; ++image) {
+      for (int64_t image = i_begin; image < i_end; ++image) {
         const T *image_src = src + image * d.c * plane;
-        const float *x = reinterpret_cast<const float *>(image_src);
-        auto *x_pairs = reinterpret_cast<uint16_t *>(image_copy);
-        if (padded && plan.pairs && d.stride_w == 2) {
-          // (Padded column x at x / 2 of its phase, the odd ones from `phase`.)
-          for (int64_t ci = ci0; ci < ci1; ++ci)
-            for (int64_t y = 0; y < d.h; ++y)
-              channel_blocks_bf16_split_row(
-                  reinterpret_cast<const uint16_t *>(image_src + ci * plane + y * d.w), d.w,
-                  d.pad_w, phase, x_pairs + ci * in_plane + (y + d.pad_h) * in_w);
-        } else if (padded && plan.pairs) {
-          for (int64_t ci = ci0; ci < ci1; ++ci)
-            for (int64_t y = 0; y < d.h; ++y)
-              std::memcpy(x_pairs + ci * in_plane + (y + d.pad_h) * in_w + d.pad_w,
-                          image_src + ci * plane + y * d.w, static_cast<size_t>(d.w) * 2);
+        if (plan.nhwc) {
+          // Each row's channels turned channel-major: into place where the
+          // image holds them as they are (f32, bf16 pairs at stride 1), else
+          // through `staged`.
+          for (int64_t y = 0; y < d.h; ++y) {
+            const T *row = image_src + y * d.w * d.c + ci0;
+            const int64_t at = ci0 * in_plane + (y + d.pad_h) * in_w + d.pad_w;
+            if (f32 || (plan.pairs && d.stride_w != 2)) {
+              transpose_avx512(row, d.w, ci1 - ci0, d.c, sizeof(T),
+                               f32 ? static_cast<void *>(image_copy + at) : x_pairs + at, in_plane);
+            } else {
+              auto *turned = reinterpret_cast<T *>(staged);
+              transpose_avx512(row, d.w, ci1 - ci0, d.c, sizeof(T), turned, d.w);
+              for (int64_t ci = ci0; ci < ci1; ++ci) place_row(turned + (ci - ci0) * d.w, ci, y);
+            }
+          }
         } else if (padded) {
           for (int64_t ci = ci0; ci < ci1; ++ci)
-            for (int64_t y = 0; y < d.h; ++y) {
-              const T *in = image_src + ci * plane + y * d.w;
-              float *out = image_copy + ci * in_plane + (y + d.pad_h) * in_w + d.pad_w;
-              for (int64_t e = 0; e < d.w; ++e) out[e] = Storage::load(in[e]);
-            }
-          x = image_copy;
+            for (int64_t y = 0; y < d.h; ++y) place_row(image_src + ci * plane + y * d.w, ci, y);
         }
+        const float *x = padded ? image_copy : reinterpret_cast<const float *>(image_src);
         for (int64_t u = g0; u < g1; ++u) {
           const Unit un = unit_of(u);
           const int64_t lanes = 16 * un.v;
-          const int64_t r_max = max_rows(static_cast<int>(d.kw), un.v);
-          const int64_t chunks = (un.q1 - un.q0 + r_max - 1) / r_max;
-          float *unit_sums = sums + (u - g0) * plan.unit_sums_floats;
+          float *unit_sums = group_sums + (u - g0) * plan.unit_sums_floats;
           float *bias = unit_sums + (un.q1 - un.q0) * d.kw * lanes;
-          const T *dy = diff_dst + (image * d.k + un.k0) * pixels;
+          // The unit's diff_dst: its first channel's plane (NCHW) or its
+          // first channel at the image's first pixel (NHWC).
+          const T *dy = plan.nhwc ? diff_dst + image * pixels * d.k + un.k0
+                                  : diff_dst + (image * d.k + un.k0) * pixels;
           for (int64_t oy0 = 0; oy0 < a.oh; oy0 += plan.block_rows) {
             const int64_t rows = std::min(plan.block_rows, a.oh - oy0);
+            const T *band_nhwc = dy + oy0 * a.ow * d.k;
             if (plan.pairs) {
-              pair_band(a, un.kn, un.v, un.q0, un.q1, dy, oy0, rows,
-                        reinterpret_cast<uint16_t *>(staged), x_pairs, in_plane, in_w,
-                        pixel_major, unit_sums, bias);
+              auto *pair_major = reinterpret_cast<uint32_t *>(pixel_major);
+              if (plan.nhwc)
+                nhwc_pair_major(reinterpret_cast<const uint16_t *>(band_nhwc), d.k, a.ow, un.kn,
+                                un.v, rows, pair_major);
+              else
+                nchw_pair_major(reinterpret_cast<const uint16_t *>(dy), pixels, a.ow, un.kn, un.v,
+                                oy0, rows, reinterpret_cast<uint16_t *>(staged), pair_major);
+              channel_blocks_bf16_pair_bias(pair_major, rows * ((a.ow + 1) / 2), un.v, bias);
+              const uint16_t *band = x_pairs + oy0 * d.stride_h * in_w;
+              for_row_chunks(d, un, in_plane, in_w,
+                             [&](int64_t r0, int64_t r1, const int64_t *offsets) {
+                               channel_blocks_bf16_pair_rows(d.kw, un.v, r1 - r0, d.stride_w == 2)(
+                                   band, offsets, pair_major, rows, a.ow, d.stride_h * in_w, phase,
+                                   unit_sums + (r0 - un.q0) * d.kw * lanes);
+                             });
               continue;
             }
-            // The band's planes of the unit's channels, in f32.
-            const float *band_dy = reinterpret_cast<const float *>(dy + oy0 * a.ow);
-            int64_t band_stride = pixels;
-            if constexpr (!f32) {
-              for (int64_t o = 0; o < un.kn; ++o)
-                for (int64_t e = 0; e < rows * a.ow; ++e)
-                  staged[o * rows * a.ow + e] = Storage::load(dy[o * pixels + oy0 * a.ow + e]);
-              band_dy = staged, band_stride = rows * a.ow;
-            }
-            for (int h = 0; h < un.v; ++h) {
-              const __m512 b = to_pixel_major(band_dy + h * 16 * band_stride, band_stride,
-                                              std::min<int64_t>(16, un.kn - h * 16), rows * a.ow,
-                                              pixel_major + h * 16, lanes);
-              _mm512_store_ps(bias + 16 * h, _mm512_add_ps(_mm512_load_ps(bias + 16 * h), b));
+            // The band's pixel-major diff_dst: g, g_step floats a pixel.
+            const float *g = pixel_major;
+            int64_t g_step = lanes;
+            if (plan.dst_in_place) {
+              g = reinterpret_cast<const float *>(band_nhwc), g_step = d.k;
+              add_pixel_sums(g, g_step, rows * a.ow, un.v, bias);
+            } else if (plan.nhwc) {
+              nhwc_pixel_major<Storage>(band_nhwc, d.k, un.kn, rows * a.ow, lanes, pixel_major);
+              add_pixel_sums(g, g_step, rows * a.ow, un.v, bias);
+            } else {
+              // The band's planes of the unit's channels, in f32.
+              const float *band_dy = reinterpret_cast<const float *>(dy + oy0 * a.ow);
+              int64_t band_stride = pixels;
+              if constexpr (!f32) {
+                for (int64_t o = 0; o < un.kn; ++o)
+                  for (int64_t e = 0; e < rows * a.ow; ++e)
+                    staged[o * rows * a.ow + e] = Storage::load(dy[o * pixels + oy0 * a.ow + e]);
+                band_dy = staged, band_stride = rows * a.ow;
+              }
+              for (int h = 0; h < un.v; ++h) {
+                const __m512 b = to_pixel_major(band_dy + h * 16 * band_stride, band_stride,
+                                                std::min<int64_t>(16, un.kn - h * 16), rows * a.ow,
+                                                pixel_major + h * 16, lanes);
+                _mm512_store_ps(bias + 16 * h, _mm512_add_ps(_mm512_load_ps(bias + 16 * h), b));
+              }
             }
             const float *band = x + oy0 * d.stride_h * in_w;
-            for (int64_t c = 0; c < chunks; ++c) {
-              const int64_t r0 = un.q0 + (un.q1 - un.q0) * c / chunks;
-              const int64_t r1 = un.q0 + (un.q1 - un.q0) * (c + 1) / chunks;
-              int64_t offsets[kMaxSums];
-              for (int64_t q = r0; q < r1; ++q)
-                offsets[q - r0] = q / d.kh * in_plane + q % d.kh * d.dilation_h * in_w;
-              sum_rows_for(d.kw, un.v, r1 - r0)(band, offsets, pixel_major, rows, a.ow,
-                                                d.stride_h * in_w, d.stride_w,
-                                                unit_sums + (r0 - un.q0) * d.kw * lanes);
-            }
+            for_row_chunks(
+                d, un, in_plane, in_w, [&](int64_t r0, int64_t r1, const int64_t *offsets) {
+                  sum_rows_for(d.kw, un.v, r1 - r0)(band, offsets, g, g_step, rows, a.ow,
+                                                    d.stride_h * in_w, d.stride_w,
+                                                    unit_sums + (r0 - un.q0) * d.kw * lanes);
+                });
           }
         }
       }
-      for (int64_t u = g0; u < g1; ++u) {
-        const Unit un = unit_of(u);
-        const float *unit_sums = sums + (u - g0) * plan.unit_sums_floats;
-        store_rows<Storage>(unit_sums, 16 * un.v, un.kn, un.q0 * d.kw, un.q1 * d.kw, taps,
-                            diff_weights + un.k0 * taps);
-        if (a.diff_bias && un.q0 == 0)
-          std::copy_n(unit_sums + (un.q1 - un.q0) * d.kw * 16 * un.v, un.kn, a.diff_bias + un.k0);
-      }
+      if (!plan.over_images)
+        for (int64_t u = g0; u < g1; ++u)
+          store_unit(u, group_sums + (u - g0) * plan.unit_sums_floats);
     }
+  });
+  if (!plan.over_images) return;
+  // The threads' sums added into the first's, a unit per task.
+  parallel_for(plan.units, plan.team, [&](int64_t u, int) {
+    const int64_t at = u * plan.unit_sums_floats;
+    float *total = sums_of(0) + at;
+    for (int p = 1; p < plan.team; ++p) {
+      const float *add = sums_of(p) + at;
+      for (int64_t e = 0; e < plan.unit_sums_floats; ++e) total[e] += add[e];
+    }
+    store_unit(u, total);
   });
 }
 

@@ -66,22 +66,34 @@ void conv2d_direct_backward_weights_avx512(const core::Conv2dArgs &args,
 // pixel two loads of diff_dst and, per tap, a broadcast and two multiply-adds.
 // Nothing of im2col is packed (the GEMM lowering's Im2colTransposePanelPacker
 // writes an element per kg multiply-adds, and its C is the whole kg x taps).
-// Threads take blocks of channels (and, with fewer blocks than threads, parts
-// of the kernel rows): each writes its own rows of diff_weights, no sums to add.
+// Threads take shares of the batch (each its own sums of every block, added up
+// after) or, at batch 1, blocks of channels (and, with fewer blocks than
+// threads, parts of the kernel rows: each writes its own rows of diff_weights,
+// no sums to add). NHWC (f32, f16, bf16): src turned channel-major as it is
+// padded, diff_dst read pixel-major where it lies; diff_weights still OIHW.
 struct ChannelBlocksBackwardWeightsPlan {
   ChannelBlocksBackwardWeightsPlan(const core::Conv2dArgs &args, int threads);
   int64_t blocks = 0, parts = 0, units = 0;  // units: blocks x parts of the kernel rows
   int team = 1;
+  // Threads take shares of the images, each summing all units (sums of every
+  // unit per thread, added up after), not shares of the units.
+  bool over_images = false;
   // bf16 in pixel pairs (channel_blocks_bf16_pair_rows), not widened: the
   // padded image, the staged band and the pair-major diff_dst hold bf16 bits.
   bool pairs = false;
-  // A padded image per thread (none unpadded, f32). pairs: always, rows of wp
-  // bf16 with two zero columns past the padding, within which the dummy pixel
-  // of an odd-width output row reads (at stride 2 each row its even columns,
-  // then its odd ones).
+  // NHWC: src copied into the padded image channel-major; diff_dst, pixel-major
+  // already, read where it lies (f32 with k a multiple of 16: dst_in_place, no
+  // pixel-major band) or copied a pixel's kn channels at a time (pairs: two
+  // pixels' interleaved).
+  bool nhwc = false, dst_in_place = false;
+  // A padded image per thread (none unpadded NCHW f32). pairs: always, rows of
+  // wp bf16 with two zero columns past the padding, within which the dummy
+  // pixel of an odd-width output row reads (at stride 2 each row its even
+  // columns, then its odd ones).
   int64_t hp = 0, wp = 0, padded_floats = 0;
   int64_t block_rows = 0;  // output rows whose pixel-major diff_dst a thread holds at a time
-  // staged: a band of f16/bf16 diff_dst in f32 (pairs: its bf16, rows made even with a zero).
+  // staged: NCHW, a band of f16/bf16 diff_dst in f32 (pairs: its bf16, rows
+  // made even with a zero); NHWC f16/bf16, one src row turned channel-major.
   int64_t pixel_major_floats = 0, staged_floats = 0;
   int64_t unit_sums_floats = 0;  // a unit's sums (its taps x 32 and 32 for the bias)
   int64_t group = 1;  // units a thread sums at a time, each image padded once for them
@@ -124,14 +136,12 @@ struct ChannelBlocksBackwardWeightsPlan {
 constexpr int64_t kMinChannelBlockPixels = 128;
 bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args, int threads);
 
-// diff_weights and diff_bias (if not null) as above; `scratch` holds plan.bytes.
-// Its name in dlk_context_last_op: f16 and bf16 say that they ran widened,
-// an NHWC convolution run on its NCHW twin that it was staged (a shorter stem:
-// dlk_op_record keeps 47 characters).
+// diff_weights and diff_bias (if not null) as above; `scratch` holds
+// plan.bytes. Its name in dlk_context_last_op: f16 and bf16 say that they ran
+// widened, NHWC says so (a shorter stem: dlk_op_record keeps 47 characters).
 inline std::string conv2d_channel_blocks_backward_weights_name(dlk_dtype type, bool pairs,
-                                                               bool nchw_staged = false) {
-  return std::string(nchw_staged ? "avx512:nchw_staged_channel_blocks_"
-                                 : "avx512:channel_blocks_bwd_weights_") +
+                                                               bool nhwc = false) {
+  return std::string(nhwc ? "avx512:nhwc_channel_blocks_" : "avx512:channel_blocks_bwd_weights_") +
          (pairs                    ? "bf16"
           : type == DLK_DTYPE_BF16 ? "bf16_as_f32"
           : type == DLK_DTYPE_F16  ? "f16_as_f32"

@@ -1,8 +1,10 @@
 // A matrix of 16- or 32-bit elements turned around, in 16 x 16 blocks through
-// registers (kernels/transpose_avx512.cpp): NHWC images staged as NCHW and
-// back (conv2d_backward_weights.cpp). An element at a time, down the
-// channels of a pixel-major image, it took 13 % of ResNet-50 res2a's f32 NHWC
-// weight gradient (perf record, AMD EPYC Zen 5).
+// registers (kernels/transpose_avx512.cpp): the rows of an NHWC image turned
+// channel-major as the channel-block backward-weights kernel pads it, and its
+// OIHW gradient turned into OHWI (conv2d_backward_weights.cpp). An element at a
+// time, down the channels of a pixel-major image, the staging it replaced took
+// 13 % of ResNet-50 res2a's f32 NHWC weight gradient (perf record, AMD EPYC
+// Zen 5).
 #pragma once
 
 #include <cstddef>
