@@ -264,7 +264,10 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
 // 1.27 / 1.40x, bf16 2.06x on 1 thread; res3b 1.07-1.53x; VGG-16 conv1_2,
 // conv2_2, conv3_2 f32 0.97-1.20x, bf16 1.36-2.00x), but not smaller images
 // or more channels (res4a, res4b 0.59-0.88x, res5b 0.46-0.58x, conv4_2
-// 0.83-0.97x).
+// 0.83-0.97x). Smaller images with up to kNhwcMaxChannels channels do where
+// the threads split the batch (ChannelBlocksBackwardWeightsPlan::over_images):
+// at batch 32 on 2 threads res4a, res4b 1.11-1.25x the GEMM, where 512
+// channels lost (res5a f32 0.90x, conv4_2 bf16 0.94x).
 constexpr int64_t kNhwcMinPixels = 28 * 28;
 constexpr int64_t kNhwcMaxChannels = 256;
 
@@ -275,13 +278,14 @@ size_t oihw_weights_bytes(const dlk_conv2d_desc &d) {
 
 bool runs_nhwc_channel_blocks(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
+  if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC ||
+      !kernels::conv2d_channel_blocks_backward_weights_applies(a, threads))
+    return false;
+  const kernels::ChannelBlocksBackwardWeightsPlan plan(a, threads);
   const bool few_channels = d.c < 16;
-  const bool large_image = d.c <= kNhwcMaxChannels && a.oh * a.ow >= kNhwcMinPixels;
-  return isa == core::CpuIsa::avx512 && d.format == DLK_FORMAT_NHWC &&
-         (few_channels || large_image) &&
-         kernels::conv2d_channel_blocks_backward_weights_applies(a, threads) &&
-         oihw_weights_bytes(d) + kernels::ChannelBlocksBackwardWeightsPlan(a, threads).bytes <=
-             kScratchBound;
+  const bool large_share = d.c <= kNhwcMaxChannels &&
+                           (a.oh * a.ow >= kNhwcMinPixels || plan.over_images);
+  return (few_channels || large_share) && oihw_weights_bytes(d) + plan.bytes <= kScratchBound;
 }
 
 std::string backward_weights_nhwc(const core::Conv2dArgs &a, int threads, Scratch &scratch) {

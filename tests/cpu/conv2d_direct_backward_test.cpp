@@ -240,8 +240,9 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
 // (backends/cpu_avx512/conv2d_backward_weights.cpp): ResNet-50's conv1 shape,
 // 3 and 15 channels, 20 channels over 30 x 30 pixels, an odd output width
 // (bf16's dummy pixel), an unpadded shape, 4 images taken by halves on 2
-// threads; 16 and 20 channels over fewer pixels, and 8 output channels
-// (outside the kernel's rule), keep the GEMM.
+// threads (8 images of 16 channels over 24 x 24 pixels: the kernel only
+// then); 16 and 20 channels over fewer pixels, and 8 output channels (outside
+// the kernel's rule), keep the GEMM.
 TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel on NHWC tensors, exact sums on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(31);
@@ -257,6 +258,7 @@ TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel o
                                    ConvShape{2, 5, 14, 13, 48, 3, 3, 1, 0, 1, 1},
                                    ConvShape{1, 6, 23, 21, 32, 3, 3, 2, 1, 1, 1},
                                    ConvShape{4, 3, 32, 33, 48, 3, 3, 1, 1, 1, 1},
+                                   ConvShape{8, 16, 24, 24, 32, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 16, 10, 10, 24, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1}}) {
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
@@ -266,9 +268,14 @@ TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel o
           const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
           const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
           const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c, s.kh * s.kw);
-          const bool channel_blocks = tier == "avx512" && s.k > 16 &&
-                                      (s.c < 16 || (s.c <= 256 && k.oh * k.ow >= 28 * 28)) &&
-                                      (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
+          // (The threads split the batch: it divides among them, 2048
+          // pixels a thread.)
+          const bool by_images = threads > 1 && s.n % threads == 0 &&
+                                 s.n * k.oh * k.ow / threads >= 2048;
+          const bool channel_blocks =
+              tier == "avx512" && s.k > 16 &&
+              (s.c < 16 || (s.c <= 256 && (k.oh * k.ow >= 28 * 28 || by_images))) &&
+              (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
           for (const bool with_bias : {false, true}) {
             Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
             float *bias = with_bias ? diff_bias.data() : nullptr;
