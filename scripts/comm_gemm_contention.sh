@@ -5,7 +5,7 @@
 #     -r  link rate for scripts/netbed.sh (default 1gbit; needs root)
 #     -a  comma-separated all-reduce algorithms of dlk-perf comm (default MPI_Allreduce,int8)
 #     -R  rounds (default 3); -o output folder (default a new temporary one)
-#     -p  the dlk-perf binary (default build/rel/perf/dlk-perf)
+#     -p  the dlk-perf binary (default build/release/perf/dlk-perf)
 #
 # Each round runs dlk's f32 GEMM (dlk-perf gemm, squares of 64 to 1024, 2 threads) alone,
 # then beside a 2-rank all-reduce loop of a 64 MiB gradient over the emulated link, one
@@ -21,7 +21,7 @@ rate=1gbit
 algorithms=MPI_Allreduce,int8
 rounds=3
 out=""
-perf=build/rel/perf/dlk-perf
+perf=build/release/perf/dlk-perf
 while getopts "r:a:R:o:p:h" opt; do
   case $opt in
     r) rate=$OPTARG ;;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown table of `dlk-perf comm --json` runs against the wire time.
 
-    scripts/netbed.sh -n 2 -r 1gbit -- build/rel/perf/dlk-perf comm -b 64M -e 64M --json > run1.json
+    scripts/netbed.sh -n 2 -r 1gbit -- build/release/perf/dlk-perf comm -b 64M -e 64M --json > run1.json
     python3 scripts/comm_table.py --rate 1e9 run1.json [run2.json ...]
 
 One row per (size, algorithm): the median over the runs of each run's time (itself the

@@ -28,7 +28,7 @@ predicted crossover bandwidth puts every measured rate on the right side (the
 codec measured faster than native exactly where the link is below it).
 
 Needs root (netbed uses ip netns and tc), dlk-train and dlk-perf built:
-  scripts/plan_check.py --build build/rel [--steps 30] [--models lenet5,vgg_small,wide]
+  scripts/plan_check.py --build build/release [--steps 30] [--models lenet5,vgg_small,wide]
       [--ranks 2,4] [--rates none,10gbit,1gbit] [--algorithms native,onebit,...] [--threads 1]
       [--json FILE] [--lock /tmp/dlk-quiet.lock]
 Standard library only; runs as /usr/bin/python3.

@@ -4,7 +4,7 @@
 holds the measured ones). Every run writes dlk-train/run/1 JSON; the tables are
 made from those files, so --report-only re-makes them without running anything.
 
-  examples/train/tables.py --suite speed --dlk-train build/rel/examples/train/dlk-train
+  examples/train/tables.py --suite speed --dlk-train build/release/examples/train/dlk-train
   examples/train/tables.py --suite accuracy --models lenet5 --ranks 2 --epochs 3
   examples/train/tables.py --suite link --links 1gbit --hosts 2      # as root (netbed)
 
@@ -499,7 +499,7 @@ def parse_args(argv):
     csv = lambda s: [x for x in s.split(",") if x]  # noqa: E731
     ints = lambda s: [int(x) for x in csv(s)]  # noqa: E731
     p.add_argument("--suite", choices=sorted(SUITES) + ["all"], default="all")
-    p.add_argument("--dlk-train", default=os.path.join(ROOT, "build/rel/examples/train/dlk-train"))
+    p.add_argument("--dlk-train", default=os.path.join(ROOT, "build/release/examples/train/dlk-train"))
     p.add_argument("--python", default="/usr/bin/python3", help="the interpreter with torch")
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--workdir", default="build/train-tables", help="JSON and logs of each run")
