@@ -128,6 +128,12 @@ constexpr int64_t kChannelLanesMinTaps = 64;
 // 2.05x (f32) and 2.23x (bf16) the GEMM on its im2col panels (0.33 -> 0.67x
 // and 0.21 -> 0.46x oneDNN-any; batch 1, 1 thread, Zen 5).
 constexpr int64_t kChannelLanesMinTapsNhwc = 16;
+// int8 NHWC requantized into u8, s8 or f32 (staged and stored by the integer
+// GEMM's vector store, as the GEMM's own tiles are): from 8 quads. VGG-16
+// conv1_1 (9 quads) u8 dst ran 1.62-2.23x the integer GEMM, conv1 (49)
+// 0.88-1.18x (batch 1 and 32, 1 and 2 threads, Zen 5); s32 dst, stored from
+// the tile, ran conv1_1 0.80-1.11x and conv1 0.90-1.04x, and keeps the floor.
+constexpr int64_t kChannelLanesMinQuadsNhwcRequantized = 8;
 // And where a block's packed weights (32 x taps floats) pass 512 KiB, half of
 // the L2 they are streamed from once per tile: 512 pixels. VGG-16 conv5_x
 // (512 channels, 3x3, 14 x 14: 576 KiB a block, 196 pixels) ran 1.00x the
@@ -147,8 +153,8 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
 // output channels, n x oh x ow and the taps (in pairs or quads) at least the
-// floors above (f32 and bf16 NHWC's own), the padded image addressable by
-// 32-bit offsets and the scratch within its bound.
+// floors above (f32 and bf16 NHWC's, requantized int8 NHWC's own), the padded
+// image addressable by 32-bit offsets and the scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
                                          bool turned = false) {
   const dlk_conv2d_desc &d = a.desc;
@@ -174,8 +180,11 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
   const int64_t quarter = phased ? 4 : 1;
   const int64_t pixels = d.n * a.oh * a.ow / quarter, taps = units * d.kh * d.kw / quarter;
   const bool float_nhwc = !nchw && (d.src_type == DLK_DTYPE_F32 || bf16);
-  if (pixels < kChannelLanesMinPixels ||
-      taps < (float_nhwc ? kChannelLanesMinTapsNhwc : kChannelLanesMinTaps) ||
+  const bool requantized_nhwc = !nchw && int8 && d.dst_type != DLK_DTYPE_S32;
+  const int64_t min_taps = float_nhwc         ? kChannelLanesMinTapsNhwc
+                           : requantized_nhwc ? kChannelLanesMinQuadsNhwcRequantized
+                                              : kChannelLanesMinTaps;
+  if (pixels < kChannelLanesMinPixels || taps < min_taps ||
       (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
     return false;
   const ChannelLanesPlan plan(a, threads, turned);
