@@ -155,7 +155,8 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 // over 512. NHWC (the taps' offsets over a padded image of pixels, a pixel c
 // floats apart, dst a vector of channels a store) on the same edges, and with
 // 128 and 144 channels (a padded pixel 16 floats longer than c); int8 NHWC
-// into u8, s8 or f32 at 8 quad taps (2 quads, 2x2), its floor.
+// into u8, s8 or f32 at 8 quad taps (2 quads, 2x2), its floor, and into s32
+// at 32 (2 quads, 4x4), s32's.
 const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NCHW, 1, 8, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 9, 10, 14, 17, 3, 3, 1, 1, 1, 1},
@@ -198,12 +199,13 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NHWC, 1, 3, 20, 20, 24, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 5, 12, 20, 24, 1, 3, 1, 0, 1, 1},
     {DLK_FORMAT_NHWC, 1, 8, 13, 13, 16, 2, 2, 1, 0, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 8, 15, 15, 16, 4, 4, 1, 0, 1, 1},
 };
 
 // The channel-lane kernel's rule: f32 NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2, 16 or more output channels, 128 or more output pixels
-// (all images), 64 or more taps (f32 and bf16 NHWC 16, int8 NHWC into u8, s8
-// or f32 8), and 512 or more pixels past 4096 taps. (16 channels unpadded go
+// (all images), 64 or more taps (f32 and bf16 NHWC 16, int8 NHWC 32 quads,
+// into u8, s8 or f32 8), and 512 or more pixels past 4096 taps. (16 channels unpadded go
 // to the few-channel kernel first: no shape here is one.)
 bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                         int64_t ow) {
@@ -213,7 +215,8 @@ bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64
   const bool requantized_nhwc = nhwc &&
                                 (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8) &&
                                 d.dst_type != DLK_DTYPE_S32;
-  const int64_t min_taps = float_nhwc ? 16 : requantized_nhwc ? 8 : 64;
+  const bool int8_nhwc = nhwc && (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8);
+  const int64_t min_taps = float_nhwc ? 16 : requantized_nhwc ? 8 : int8_nhwc ? 32 : 64;
   return tier == "avx512" && d.groups == 1 && d.kh * d.kw > 1 && d.stride_w <= 2 && d.k >= 16 &&
          d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= min_taps &&
          (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);

@@ -132,8 +132,11 @@ constexpr int64_t kChannelLanesMinTapsNhwc = 16;
 // GEMM's vector store, as the GEMM's own tiles are): from 8 quads. VGG-16
 // conv1_1 (9 quads) u8 dst ran 1.62-2.23x the integer GEMM, conv1 (49)
 // 0.88-1.18x (batch 1 and 32, 1 and 2 threads, Zen 5); s32 dst, stored from
-// the tile, ran conv1_1 0.80-1.11x and conv1 0.90-1.04x, and keeps the floor.
+// the tile, ran conv1_1 0.80-1.11x, and takes the kernel from 32 quads:
+// LeNet-5 conv2 (50) 1.60-1.76x, 3x3 over 28 channels (63) 1.23-1.50x,
+// ResNet-50 conv1 (49) 1.02-1.06x.
 constexpr int64_t kChannelLanesMinQuadsNhwcRequantized = 8;
+constexpr int64_t kChannelLanesMinQuadsNhwc = 32;
 // And where a block's packed weights (32 x taps floats) pass 512 KiB, half of
 // the L2 they are streamed from once per tile: 512 pixels. VGG-16 conv5_x
 // (512 channels, 3x3, 14 x 14: 576 KiB a block, 196 pixels) ran 1.00x the
@@ -153,7 +156,7 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
 // output channels, n x oh x ow and the taps (in pairs or quads) at least the
-// floors above (f32 and bf16 NHWC's, requantized int8 NHWC's own), the padded
+// floors above (f32, bf16 and int8 NHWC's own), the padded
 // image addressable by 32-bit offsets and the scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
                                          bool turned = false) {
@@ -183,6 +186,7 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
   const bool requantized_nhwc = !nchw && int8 && d.dst_type != DLK_DTYPE_S32;
   const int64_t min_taps = float_nhwc         ? kChannelLanesMinTapsNhwc
                            : requantized_nhwc ? kChannelLanesMinQuadsNhwcRequantized
+                           : (!nchw && int8)  ? kChannelLanesMinQuadsNhwc
                                               : kChannelLanesMinTaps;
   if (pixels < kChannelLanesMinPixels || taps < min_taps ||
       (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
