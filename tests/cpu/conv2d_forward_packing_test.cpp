@@ -205,18 +205,18 @@ const Shape kChannelLaneShapes[] = {
 // The channel-lane kernel's rule: f32 NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2, 16 or more output channels, 128 or more output pixels
 // (all images), 64 or more taps (f32 and bf16 NHWC 16, int8 NHWC 32 quads,
-// into u8, s8 or f32 8), and 512 or more pixels past 4096 taps. (16 channels unpadded go
-// to the few-channel kernel first: no shape here is one.)
+// into u8, s8 or f32 8), and 512 or more pixels past 4096 taps. (16 channels
+// unpadded go to the few-channel kernel first: no shape here is one.)
 bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                         int64_t ow) {
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
   const bool float_nhwc =
       nhwc && (d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_BF16);
-  const bool requantized_nhwc = nhwc &&
-                                (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8) &&
-                                d.dst_type != DLK_DTYPE_S32;
   const bool int8_nhwc = nhwc && (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8);
-  const int64_t min_taps = float_nhwc ? 16 : requantized_nhwc ? 8 : int8_nhwc ? 32 : 64;
+  const int64_t min_taps = float_nhwc  ? 16
+                           : !int8_nhwc ? 64
+                           : d.dst_type != DLK_DTYPE_S32 ? 8
+                                                         : 32;
   return tier == "avx512" && d.groups == 1 && d.kh * d.kw > 1 && d.stride_w <= 2 && d.k >= 16 &&
          d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= min_taps &&
          (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);

@@ -183,11 +183,10 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
   const int64_t quarter = phased ? 4 : 1;
   const int64_t pixels = d.n * a.oh * a.ow / quarter, taps = units * d.kh * d.kw / quarter;
   const bool float_nhwc = !nchw && (d.src_type == DLK_DTYPE_F32 || bf16);
-  const bool requantized_nhwc = !nchw && int8 && d.dst_type != DLK_DTYPE_S32;
-  const int64_t min_taps = float_nhwc         ? kChannelLanesMinTapsNhwc
-                           : requantized_nhwc ? kChannelLanesMinQuadsNhwcRequantized
-                           : (!nchw && int8)  ? kChannelLanesMinQuadsNhwc
-                                              : kChannelLanesMinTaps;
+  const int64_t min_taps = float_nhwc       ? kChannelLanesMinTapsNhwc
+                           : nchw || !int8  ? kChannelLanesMinTaps
+                           : d.dst_type != DLK_DTYPE_S32 ? kChannelLanesMinQuadsNhwcRequantized
+                                                         : kChannelLanesMinQuadsNhwc;
   if (pixels < kChannelLanesMinPixels || taps < min_taps ||
       (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
     return false;
