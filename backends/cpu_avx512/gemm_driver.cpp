@@ -85,7 +85,7 @@ struct FloatPath {
     const float *bias = epilogue ? g.bias : nullptr;
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), alpha, beta,
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
-            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0};
+            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0, 0};
   }
   static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
                     const float *acc, int64_t ld) {
@@ -188,6 +188,20 @@ bool reads_a_in_place(const core::GemmArgs &g,
           few_panels_of_b(g.n, kernel.blocking.nr, g.a.rs * elem));
 }
 
+// Whether `kernel` reads A's columns where they lie instead of packing it: f32
+// A with contiguous rows (each k step's rows side by side: the transposed
+// diff_dst of a 1x1 NHWC weight gradient, a pixel's channels together), an even
+// row count, under few micro-panels of B (few_panels_of_b), where a packed copy
+// of A would be read only a few times: packing it took a third of ResNet-50
+// res2a_1x1b's NHWC weight gradient (256 x 64 x 3136, 2 panels).
+template <class Path>
+bool reads_a_columns_in_place(const core::GemmArgs &g,
+                              const GemmKernel<typename Path::Microkernel> &kernel) {
+  return Path::packed_a == PackedType::f32 && kernel.reads_a_columns_in_place &&
+         g.a.dtype == DLK_DTYPE_F32 && g.a.rs == 1 && g.a.cs > 0 && g.k > 0 && g.m % 2 == 0 &&
+         few_panels_of_b(g.n, kernel.blocking.nr, g.a.cs * int64_t{sizeof(float)});
+}
+
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
 // one packed B block (and one workspace); each thread has its own A block.
 template <class Path>
@@ -235,6 +249,7 @@ class BlockedGemm {
     sums_size_ = sums_needed_ ? round_up(nc_, kLine) : 0;
     ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
     a_in_place_ = !a_packer && reads_a_in_place<Path>(g, kernel_);
+    a_columns_in_place_ = !a_packer && !a_in_place_ && reads_a_columns_in_place<Path>(g, kernel_);
     const int64_t b_bytes = b_size_ * groups * int64_t{sizeof(PackedB)};
     const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
     const int64_t sums_bytes = sums_size_ * groups * int64_t{sizeof(int32_t)};
@@ -327,7 +342,7 @@ class BlockedGemm {
           const int64_t mc = std::min(mc_share, row_end - i0);
           if (packs && a_packer_)
             a_packer_->pack(batch, i0, mc, p0, kc, PackedPanel{a_pack, Path::packed_a, mr_});
-          else if (packs && !a_in_place_)
+          else if (packs && !a_in_place_ && !a_columns_in_place_)
             Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
           for (int64_t q = q0; q < q1; ++q) {
             const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
@@ -344,6 +359,13 @@ class BlockedGemm {
                 a = static_cast<const PackedA *>(g_.a.ptr) + batch * g_.a.batch_stride +
                     (i0 + ir) * g_.a.rs + p0;
                 tile.a_rs = g_.a.rs;
+              }
+              if constexpr (Path::packed_a == PackedType::f32) {
+                if (a_columns_in_place_) {
+                  a = static_cast<const PackedA *>(g_.a.ptr) + batch * g_.a.batch_stride +
+                      i0 + ir + p0 * g_.a.cs;
+                  tile.a_cs = g_.a.cs;
+                }
               }
               const PackedB *b = b_pack + q * kcp * nr_;
               if constexpr (Path::packed_b != PackedType::s8_quads) {
@@ -383,7 +405,7 @@ class BlockedGemm {
   const APanelPacker *a_packer_;
   const bool in_place_;
   const bool whole_rule_;  // the micro-kernel's store applies C's whole rule
-  bool a_in_place_ = false, b_in_place_ = false;
+  bool a_in_place_ = false, a_columns_in_place_ = false, b_in_place_ = false;
   int mr_ = 0, nr_ = 0;
   int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0;
   int64_t a_size_ = 0, b_size_ = 0, sums_size_ = 0, ws_size_ = 0;

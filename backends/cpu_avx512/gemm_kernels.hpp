@@ -28,6 +28,7 @@ struct GemmKernel {
   GemmBlocking blocking;
   bool reads_a_in_place;  // honours F32Tile / S32Tile::a_rs
   bool reads_b_in_place;  // honours F32Tile::b_rs
+  bool reads_a_columns_in_place;  // honours F32Tile::a_cs
 };
 
 struct GemmKernelSet {

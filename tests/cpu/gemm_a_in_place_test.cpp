@@ -1,14 +1,16 @@
-// The blocked GEMM reads a large row-major A where it lies when B has few
-// micro-panels (gemm_driver.cpp, few_panels_of_b: up to 8, its rows not a
-// multiple of 4 KiB apart) and packs it otherwise. With integer data,
+// The blocked GEMM reads a large A where it lies when B has few micro-panels
+// (gemm_driver.cpp, few_panels_of_b: up to 8, A's rows, or its columns, not a
+// multiple of 4 KiB apart) and packs it otherwise: row-major A on every
+// kernel that reads rows in place, transposed f32 A (its columns: each k
+// step's rows side by side) on the AVX-512 f32 kernel. With integer data,
 // whose sums f32 and s32 hold exactly, every result is known bit for bit:
-// a wrong row or batch stride, a k block read twice or from the wrong offset,
-// a thread's rows read from another's share, or a read past a row's end (A's
-// padding holds NaN, or bytes that would change an integer sum) would show.
-// Shapes: A of 0.1-1.7 MB under 2, 7 and 8 panels, several k blocks of every
-// kernel (f32 512, bf16 1024, int8 2048), batch entries, rows split among 2
-// and 3 threads, and the declines: rows 4 KiB apart, an odd row
-// count, k not a whole number of int8's quads.
+// a wrong row, column or batch stride, a k block read twice or from the wrong
+// offset, a thread's rows read from another's share, or a read past a row's
+// or column's end (A's padding holds NaN, or bytes that would change an
+// integer sum) would show. Shapes: A of 0.1-1.7 MB under 2, 7 and 8 panels,
+// several k blocks of every kernel (f32 512, bf16 1024, int8 2048), batch
+// entries, rows split among 2 and 3 threads, and the declines: rows or
+// columns 4 KiB apart, an odd row count, k not a whole number of int8's quads.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -21,17 +23,27 @@
 namespace dlk::cpu_test {
 namespace {
 
+// lda: A's row stride as given; lda_t: its column stride when transposed.
 struct Shape {
-  int64_t m, n, k, batch, lda;
+  int64_t m, n, k, batch, lda, lda_t;
 };
 
 const Shape kShapes[] = {
-    {96, 49, 4608, 1, 4608 + 5},  // res5b's weights over 49 pixels: 2 panels
-    {300, 200, 700, 2, 700 + 3},  // 7 panels, batch 2, 22 micro-rows to split
-    {140, 256, 2200, 1, 2200},    // 8 panels, rows as tight as they come
-    {64, 96, 1024, 1, 1024},      // f32 rows 4 KiB apart: packed
-    {62, 33, 2050, 3, 2050 + 1},  // 2 panels; int8 packs (k not a multiple of 4)
-    {45, 40, 900, 1, 900 + 2},    // odd rows: packed
+    // res5b's weights over 49 pixels: 2 panels
+    {96, 49, 4608, 1, 4608 + 5, 96 + 5},
+    // 7 panels, batch 2, 22 micro-rows to split
+    {300, 200, 700, 2, 700 + 3, 300 + 3},
+    // 8 panels, rows (columns) as tight as they come
+    {140, 256, 2200, 1, 2200, 140},
+    // f32 rows (columns) 4 KiB apart: packed
+    {64, 96, 1024, 1, 1024, 1024},
+    // 2 panels; int8 packs (k not a multiple of 4)
+    {62, 33, 2050, 3, 2050 + 1, 62 + 1},
+    // odd rows: packed
+    {45, 40, 900, 1, 900 + 2, 45 + 2},
+    // res2a_1x1b's NHWC weight gradient: 256 output channels over 3136 pixels
+    // into 64 input channels, 2 panels
+    {256, 64, 3136, 1, 3136, 256},
 };
 
 // The exact sums, e.g. C[e][i][j] = sum_p (A[e][i][p] - a_zero) B[e][p][j].
@@ -48,22 +60,27 @@ std::vector<double> exact(const Shape &s, const std::vector<int> &a, const std::
   return c;
 }
 
-// C = A B for A row-major with lda past k (its padding `pad`), B tight, C of
-// c_type (every element written: it starts at -1).
+// C = A B for A row-major with lda past k, or transposed (k x m) with lda_t
+// past m (its padding `pad`), B tight, C of c_type (every element written: it
+// starts at -1).
 template <class C, class TA, class TB>
 std::vector<C> product(const Context &ctx, dlk_dtype a_type, dlk_dtype b_type, dlk_dtype c_type,
-                       const Shape &s, const std::vector<TA> &a_tight, const std::vector<TB> &b,
-                       TA pad, int a_zero) {
-  std::vector<TA> a(s.batch * s.m * s.lda, pad);
+                       const Shape &s, bool a_transposed, const std::vector<TA> &a_tight,
+                       const std::vector<TB> &b, TA pad, int a_zero) {
+  const int64_t lda = a_transposed ? s.lda_t : s.lda;
+  const int64_t a_entry = (a_transposed ? s.k : s.m) * lda;
+  std::vector<TA> a(s.batch * a_entry, pad);
   for (int64_t e = 0; e < s.batch; ++e)
     for (int64_t i = 0; i < s.m; ++i)
       for (int64_t p = 0; p < s.k; ++p)
-        a[(e * s.m + i) * s.lda + p] = a_tight[(e * s.m + i) * s.k + p];
+        a[e * a_entry + (a_transposed ? p * lda + i : i * lda + p)] =
+            a_tight[(e * s.m + i) * s.k + p];
   dlk_gemm_desc d;
   dlk_gemm_desc_init(&d, a_type, b_type, c_type, s.m, s.n, s.k);
-  d.lda = s.lda;
+  d.trans_a = a_transposed ? DLK_TRANSPOSE : DLK_NO_TRANSPOSE;
+  d.lda = lda;
   d.batch_count = s.batch;
-  d.stride_a = s.m * s.lda, d.stride_b = s.k * s.n, d.stride_c = s.m * s.n;
+  d.stride_a = a_entry, d.stride_b = s.k * s.n, d.stride_c = s.m * s.n;
   d.a_zero_point = a_zero;
   Buffer<TA> da(ctx, a);
   Buffer<TB> db(ctx, b);
@@ -89,27 +106,30 @@ TEST_CASE("gemm: A read in place under few panels of B gives the exact sums, eve
     for (const int threads : {1, 2, 3}) {
       const Context ctx(isa, threads);
       for (const Shape &s : kShapes) {
-        INFO(isa << " threads " << threads << " m " << s.m << " n " << s.n << " k " << s.k
-                 << " batch " << s.batch << " lda " << s.lda);
         const std::vector<int> a = random_ints(s.batch * s.m * s.k, -4, 4, rng);
         const std::vector<int> b = random_ints(s.batch * s.k * s.n, -4, 4, rng);
         const std::vector<double> want = exact(s, a, b, 0);
-        CHECK(differing(product<float>(ctx, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32, s,
-                                       cast<float>(a), cast<float>(b), std::nanf(""), 0),
-                        want) == 0);
-        std::vector<uint16_t> a16(a.size()), b16(b.size());
-        for (size_t i = 0; i < a.size(); ++i) a16[i] = bf16_bits(static_cast<float>(a[i]));
-        for (size_t i = 0; i < b.size(); ++i) b16[i] = bf16_bits(static_cast<float>(b[i]));
-        CHECK(differing(product<float>(ctx, DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_F32, s,
-                                       a16, b16, uint16_t{0x7FC0}, 0),
-                        want) == 0);
-        // u8 A = a + 7 with its zero point 7 (B's column sums enter), s8 B.
-        std::vector<uint8_t> a8(a.size());
-        for (size_t i = 0; i < a.size(); ++i) a8[i] = static_cast<uint8_t>(a[i] + 7);
-        const std::vector<int32_t> got8 =
-            product<int32_t>(ctx, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S32, s, a8,
-                             cast<int8_t>(b), uint8_t{0xFF}, 7);
-        CHECK(differing(got8, want) == 0);
+        for (const bool t : {false, true}) {
+          INFO(isa << " threads " << threads << " m " << s.m << " n " << s.n << " k " << s.k
+                   << " batch " << s.batch << (t ? " A transposed, lda " : " lda ")
+                   << (t ? s.lda_t : s.lda));
+          CHECK(differing(product<float>(ctx, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32, s, t,
+                                         cast<float>(a), cast<float>(b), std::nanf(""), 0),
+                          want) == 0);
+          std::vector<uint16_t> a16(a.size()), b16(b.size());
+          for (size_t i = 0; i < a.size(); ++i) a16[i] = bf16_bits(static_cast<float>(a[i]));
+          for (size_t i = 0; i < b.size(); ++i) b16[i] = bf16_bits(static_cast<float>(b[i]));
+          CHECK(differing(product<float>(ctx, DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_F32, s,
+                                         t, a16, b16, uint16_t{0x7FC0}, 0),
+                          want) == 0);
+          // u8 A = a + 7 with its zero point 7 (B's column sums enter), s8 B.
+          std::vector<uint8_t> a8(a.size());
+          for (size_t i = 0; i < a.size(); ++i) a8[i] = static_cast<uint8_t>(a[i] + 7);
+          const std::vector<int32_t> got8 =
+              product<int32_t>(ctx, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S32, s, t, a8,
+                               cast<int8_t>(b), uint8_t{0xFF}, 7);
+          CHECK(differing(got8, want) == 0);
+        }
       }
     }
 }

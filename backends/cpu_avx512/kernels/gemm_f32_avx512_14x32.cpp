@@ -1,6 +1,8 @@
 // Compiled with -mavx512f only; called only when the CPU has AVX-512 (gemm_kernels.cpp).
 #include <immintrin.h>
 
+#include <type_traits>
+
 #include "backends/cpu_avx512/kernels/gemm_tile_store_avx512.inc"
 
 namespace dlk::cpu::kernels {
@@ -8,13 +10,19 @@ namespace {
 
 constexpr int MR = 14, NR = 32;
 
-// R rows and V vectors of the MR x NR panels; A packed, or read in place
-// where tile.a_rs says (AInPlace); B likewise with tile.b_rs (BInPlace), its
-// last vector masked to the tile's columns.
-template <int R, int V, bool AInPlace, bool BInPlace>
+// Where a micro-row's A comes from: the packed panel; rows in place (row i's
+// k steps contiguous, tile.a_rs apart); columns in place (a k step's rows
+// contiguous, tile.a_cs apart: a 1x1 NHWC weight gradient's diff_dst^T).
+enum class ASource { packed, rows, columns };
+
+// R rows and V vectors of the MR x NR panels; A from `A`; B packed, or read in
+// place where tile.b_rs says (BInPlace), its last vector masked to the tile's
+// columns.
+template <int R, int V, ASource A, bool BInPlace>
 void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
               const F32Tile &tile) {
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
+  const int64_t a_step = A == ASource::packed ? MR : A == ASource::rows ? 1 : tile.a_cs;
   const int64_t b_step = BInPlace ? tile.b_rs : NR;
   const __mmask16 b_last = BInPlace ? first_lanes(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
   __m512 acc[R][V];
@@ -31,12 +39,17 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
     _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step), _MM_HINT_T0);
     if (BInPlace)
       _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step + NR - 1), _MM_HINT_T0);
+    // So do A's columns in place, a line or two a k step, rows apart.
+    if (A == ASource::columns) {
+      _mm_prefetch(reinterpret_cast<const char *>(a + 8 * a_step), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(a + 8 * a_step + R - 1), _MM_HINT_T0);
+    }
 #pragma GCC unroll 14
     for (int i = 0; i < R; ++i) {
-      const __m512 ai = _mm512_set1_ps(AInPlace ? a[i * tile.a_rs] : a[i]);
+      const __m512 ai = _mm512_set1_ps(A == ASource::rows ? a[i * tile.a_rs] : a[i]);
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
-    a += AInPlace ? 1 : MR;
+    a += a_step;
     b += b_step;
   }
   store_tile_avx512<R, V>(acc, tile);
@@ -47,12 +60,18 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
 void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *__restrict b,
                            const F32Tile &tile) {
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
-    with_flag(tile.a_rs != 0, [&](auto a_in_place) {
+    const auto run = [&](auto a_source) {
       with_flag(tile.b_rs != 0, [&](auto b_in_place) {
-        run_tile<decltype(r)::value, decltype(v)::value, decltype(a_in_place)::value,
+        run_tile<decltype(r)::value, decltype(v)::value, decltype(a_source)::value,
                  decltype(b_in_place)::value>(kc, a, b, tile);
       });
-    });
+    };
+    if (tile.a_rs != 0)
+      run(std::integral_constant<ASource, ASource::rows>{});
+    else if (tile.a_cs != 0)
+      run(std::integral_constant<ASource, ASource::columns>{});
+    else
+      run(std::integral_constant<ASource, ASource::packed>{});
   });
 }
 

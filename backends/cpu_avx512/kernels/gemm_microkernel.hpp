@@ -35,6 +35,10 @@ struct F32Tile {
   // rows 0 .. rows - 1 only (rows even); only kernels whose GemmKernel says
   // reads_a_in_place are given this.
   int64_t a_rs;
+  // 0, or (with a_rs 0) A's columns lie where the caller keeps them: row i's
+  // k step u (f32) at a + i + u * a_cs, rows 0 .. rows - 1 only (rows even);
+  // only kernels whose GemmKernel says reads_a_columns_in_place are given this.
+  int64_t a_cs;
   // 0: `b` is the packed micro-panel. Otherwise B (f32, or bf16 rows, kc
   // even) is read where it lies, row p of the tile's columns at b + p * b_rs,
   // columns 0 .. cols - 1 only (a row may end there); only kernels whose
