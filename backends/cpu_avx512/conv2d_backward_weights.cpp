@@ -18,7 +18,9 @@
 // A 1x1 stride-1 convolution without padding has src^T itself for im2col^T:
 // B is a strided view of src (no packer), diff_bias a vectorised sum of
 // diff_dst into the same column, and in NHWC the images are one GEMM, k
-// running over all their pixels.
+// running over all their pixels (split among the threads by runs of pixels
+// where each has enough), its A (diff_dst^T) read down its columns where the
+// GEMM's rule says.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -41,6 +43,15 @@ namespace {
 // threads (the team's start costs more than it saves): threads take whole
 // images instead, each summing into an accumulator of its own.
 constexpr int64_t kSharedGemmMacs = int64_t{1} << 22;
+// A 1x1 NHWC weight gradient is one GEMM whose k runs over every pixel of the
+// batch; threads with at least this many pixels each take a run of them into
+// sums of their own, read each of diff_dst and src once between them, and add
+// the sums after. Split by blocks of C instead, each of 2 threads read all of
+// diff_dst or src (ResNet-50 at batch 32, 2 threads, f32: res2a 1.48x, res2a_1x1b
+// 1.17x, res3-res4 1.04-1.09x as fast split by pixels). From 256 pixels a
+// thread, the sums (up to 256 KB a thread) added and stored after a GEMM of a
+// few hundred k lost at batch 1 (res3b_1x1a 0.88x, res2a_1x1b 0.93x).
+constexpr int64_t kMinPixelsPerThread = 2048;
 
 // A block of C: rows (output channels) [i0, i1), columns [j0, j1) (taps, then
 // the bias column).
@@ -60,39 +71,27 @@ class WeightsGradient {
   // Whether C can be diff_weights itself.
   bool in_place() const { return std::is_same_v<T, float> && !a_.diff_bias; }
 
-  // Images that one GEMM can take together: a 1x1 NHWC convolution's pixels
-  // of consecutive images lie at one stride in src and in diff_dst, so their
-  // GEMM's k runs over them all (C loaded and stored once, not per image).
-  int64_t images_per_gemm() const { return is_pointwise(s_) && s_.nhwc ? s_.n : 1; }
+  // Whether one GEMM's k can run over any run of pixels: a 1x1 NHWC
+  // convolution's pixels of consecutive images lie at one stride in src and
+  // in diff_dst.
+  bool pixels_in_one_run() const { return is_pointwise(s_) && s_.nhwc; }
+  // Images that one GEMM can take together (C loaded and stored once, not per
+  // image).
+  int64_t images_per_gemm() const { return pixels_in_one_run() ? s_.n : 1; }
 
   // Block b of C (+)= diff_dst * im2col^T of images [image, image + count)
   // (count > 1 only up to images_per_gemm), group g; C has row stride ldc.
   const char *add_images(int64_t g, int64_t image, int64_t count, float *c, int64_t ldc,
                          bool first, core::CpuIsa isa, int threads, const CBlock &b) const {
+    if (is_pointwise(s_))
+      return add_pointwise(s_.dst_offset(image, g), s_.src_offset(image, g),
+                           count * s_.pixels(), c, ldc, first, isa, threads, b);
     const T *diff_dst = static_cast<const T *>(a_.diff_dst) + s_.dst_offset(image, g) +
                         b.i0 * s_.dst_channel_stride();
     const core::MatrixView a{diff_dst, a_.desc.src_type, s_.dst_channel_stride(),
                              s_.dst_pixel_stride(), 0};
     const int64_t rows = b.i1 - b.i0, j0 = b.j0, j1 = b.j1;
     c += b.i0 * ldc;
-    if (is_pointwise(s_)) {
-      // im2col^T is src^T itself, a strided view (no packer: 1.03-1.26x as
-      // fast on ResNet-50's 1x1 layers, 1 thread); diff_bias a sum of its own.
-      const int64_t taps = s_.taps(), jw = std::min(j1, taps);
-      const char *kernel = "none";
-      if (j0 < jw) {
-        core::GemmArgs gemm = single_gemm(
-            rows, jw - j0, count * s_.pixels(), a,
-            {static_cast<const T *>(a_.src) + s_.src_offset(image, g) +
-                 j0 * s_.src_channel_stride(),
-             a_.desc.src_type, s_.src_pixel_stride(), s_.src_channel_stride(), 0},
-            c + j0, DLK_DTYPE_F32, ldc, 1);
-        gemm.beta = first ? 0.0f : 1.0f;
-        kernel = gemm_strided(gemm, isa, threads);
-      }
-      if (j1 > taps) add_bias_column(diff_dst, rows, count * s_.pixels(), c + taps, ldc, first);
-      return kernel;
-    }
     const size_t elem = sizeof(T);
     const void *src = static_cast<const unsigned char *>(a_.src) + s_.src_offset(image, 0) * elem;
     const Im2colTransposePanelPacker packer(s_, src, a_.desc.src_type, g, a_.diff_bias != nullptr,
@@ -104,6 +103,63 @@ class WeightsGradient {
                                       DLK_DTYPE_F32, ldc, 1);
     gemm.beta = first ? 0.0f : 1.0f;
     return gemm_strided(gemm, isa, threads, &packer);
+  }
+
+  // Block b of C (+)= the products of pixels [pixel, pixel + count) of all
+  // images taken as one run (pixels_in_one_run), group g.
+  const char *add_pixels(int64_t g, int64_t pixel, int64_t count, float *c, int64_t ldc,
+                         bool first, core::CpuIsa isa, int threads, const CBlock &b) const {
+    return add_pointwise(s_.dst_offset(0, g) + pixel * s_.dst_pixel_stride(),
+                         s_.src_offset(0, g) + pixel * s_.src_pixel_stride(), count, c, ldc,
+                         first, isa, threads, b);
+  }
+
+  // Stores block b of accumulator `acc` of group g into diff_weights (columns
+  // below taps) and diff_bias (column taps, where given).
+  void store(int64_t g, const float *acc, const CBlock &b, core::CpuIsa isa) const {
+    const int64_t taps = s_.taps(), j0 = b.j0, j1 = b.j1, jw = std::min(j1, taps);
+    T *weights = static_cast<T *>(a_.diff_weights) + g * s_.kg * taps;
+    for (int64_t kk = b.i0; kk < b.i1; ++kk) {
+      const float *row = acc + kk * cols_;
+      if (j0 < jw)
+        store_run<Storage>(row + j0, jw - j0, weights + kk * taps + j0,
+                           gemm_kernel_set(isa).round_bf16);
+      if (a_.diff_bias && j1 > taps) a_.diff_bias[g * s_.kg + kk] = row[taps];
+    }
+  }
+
+  float *weights_of(int64_t g) const {
+    return static_cast<float *>(a_.diff_weights) + g * s_.kg * s_.taps();
+  }
+  int64_t columns() const { return cols_; }
+
+ private:
+  // add_images of a 1x1 convolution at stride 1 without padding over `pixels`
+  // pixels of diff_dst and src from those offsets: im2col^T is src^T itself, a
+  // strided view (no packer: 1.03-1.26x as fast on ResNet-50's 1x1 layers, 1
+  // thread); diff_bias a sum of its own.
+  const char *add_pointwise(int64_t dst_offset, int64_t src_offset, int64_t pixels,
+                            float *c, int64_t ldc, bool first, core::CpuIsa isa, int threads,
+                            const CBlock &b) const {
+    const T *diff_dst = static_cast<const T *>(a_.diff_dst) + dst_offset +
+                        b.i0 * s_.dst_channel_stride();
+    const core::MatrixView a{diff_dst, a_.desc.src_type, s_.dst_channel_stride(),
+                             s_.dst_pixel_stride(), 0};
+    const int64_t rows = b.i1 - b.i0, j0 = b.j0, j1 = b.j1;
+    c += b.i0 * ldc;
+    const int64_t taps = s_.taps(), jw = std::min(j1, taps);
+    const char *kernel = "none";
+    if (j0 < jw) {
+      core::GemmArgs gemm = single_gemm(
+          rows, jw - j0, pixels, a,
+          {static_cast<const T *>(a_.src) + src_offset + j0 * s_.src_channel_stride(),
+           a_.desc.src_type, s_.src_pixel_stride(), s_.src_channel_stride(), 0},
+          c + j0, DLK_DTYPE_F32, ldc, 1);
+      gemm.beta = first ? 0.0f : 1.0f;
+      kernel = gemm_strided(gemm, isa, threads);
+    }
+    if (j1 > taps) add_bias_column(diff_dst, rows, pixels, c + taps, ldc, first);
+    return kernel;
   }
 
   // C's bias column (column with row stride ldc) (+)= the sums of the first
@@ -135,26 +191,6 @@ class WeightsGradient {
     }
   }
 
-  // Stores block b of accumulator `acc` of group g into diff_weights (columns
-  // below taps) and diff_bias (column taps, where given).
-  void store(int64_t g, const float *acc, const CBlock &b, core::CpuIsa isa) const {
-    const int64_t taps = s_.taps(), j0 = b.j0, j1 = b.j1, jw = std::min(j1, taps);
-    T *weights = static_cast<T *>(a_.diff_weights) + g * s_.kg * taps;
-    for (int64_t kk = b.i0; kk < b.i1; ++kk) {
-      const float *row = acc + kk * cols_;
-      if (j0 < jw)
-        store_run<Storage>(row + j0, jw - j0, weights + kk * taps + j0,
-                           gemm_kernel_set(isa).round_bf16);
-      if (a_.diff_bias && j1 > taps) a_.diff_bias[g * s_.kg + kk] = row[taps];
-    }
-  }
-
-  float *weights_of(int64_t g) const {
-    return static_cast<float *>(a_.diff_weights) + g * s_.kg * s_.taps();
-  }
-  int64_t columns() const { return cols_; }
-
- private:
   const core::Conv2dArgs &a_;
   const ConvShape &s_;
   int64_t cols_;
@@ -172,10 +208,15 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
     return "none";
   }
   const int64_t image_macs = s.kg * grad.columns() * s.pixels();
-  // Independent accumulators: one per group, or per thread over the images of a group.
+  // Independent accumulators: one per group, or per thread over the images
+  // (or, as one run, the pixels) of a group.
   const bool over_groups = s.groups >= threads;
-  const bool over_images = !over_groups && image_macs < kSharedGemmMacs && s.n >= 2;
-  int outer = team_size(over_groups ? s.groups : over_images ? s.n : 1, threads);
+  const bool over_pixels = !over_groups && threads > 1 && grad.pixels_in_one_run() &&
+                           s.n * s.pixels() >= kMinPixelsPerThread * threads;
+  const bool over_images =
+      over_pixels || (!over_groups && image_macs < kSharedGemmMacs && s.n >= 2);
+  int outer = team_size(over_groups ? s.groups : over_pixels ? threads : over_images ? s.n : 1,
+                        threads);
   const size_t acc_bytes = ScratchCarver::aligned(grad.accumulator_size() * sizeof(float));
   outer = static_cast<int>(std::clamp<size_t>(kScratchBound / acc_bytes, 1, outer));
   const bool direct = grad.in_place() && !over_images;
@@ -229,11 +270,18 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
     parallel_for(outer, outer, [&](int64_t part, int) {
       const int64_t i0 = s.n * part / outer, i1 = s.n * (part + 1) / outer;
       float *c = acc_of(static_cast<int>(part));
+      const CBlock whole{0, s.kg, 0, grad.columns()};
+      if (over_pixels) {
+        const int64_t pixels = s.n * s.pixels();
+        const int64_t p0 = pixels * part / outer, p1 = pixels * (part + 1) / outer;
+        const char *name = grad.add_pixels(g, p0, p1 - p0, c, grad.columns(), true, isa, 1, whole);
+        if (part == 0) kernel = name;
+        return;
+      }
       const int64_t step = grad.images_per_gemm();
       for (int64_t image = i0; image < i1; image += step) {
         const char *name = grad.add_images(g, image, std::min(step, i1 - image), c,
-                                           grad.columns(), image == i0, isa, 1,
-                                           CBlock{0, s.kg, 0, grad.columns()});
+                                           grad.columns(), image == i0, isa, 1, whole);
         if (part == 0) kernel = name;
       }
     });

@@ -243,7 +243,13 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
 // threads (8 images of 16 channels over 24 x 24 pixels: the kernel only
 // then); 16 and 20 channels over fewer pixels, and 8 output channels (outside
 // the kernel's rule), keep the GEMM.
-TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel on NHWC tensors, exact sums on 1-3 threads",
+// The shapes past the channel-block kernel's rule include 1x1 ones: one GEMM
+// over every pixel of the batch, which with 2048 pixels a thread or more the
+// threads split into runs of pixels (across images: 47 x 45 pixels an image)
+// into sums of their own, added after (conv2d_backward_weights.cpp,
+// kMinPixelsPerThread); groups of their own where there are as many groups as
+// threads.
+TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel on NHWC tensors and the 1x1 GEMM split by pixels, exact sums on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(31);
   for (const std::string &tier : cpu_tiers())
@@ -260,20 +266,24 @@ TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel o
                                    ConvShape{4, 3, 32, 33, 48, 3, 3, 1, 1, 1, 1},
                                    ConvShape{8, 16, 24, 24, 32, 3, 3, 1, 1, 1, 1},
                                    ConvShape{1, 16, 10, 10, 24, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1}}) {
+                                   ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1},
+                                   ConvShape{2, 6, 48, 48, 20, 1, 1, 1, 0, 1, 1},
+                                   ConvShape{3, 5, 47, 45, 18, 1, 1, 1, 0, 1, 1},
+                                   ConvShape{3, 8, 48, 48, 12, 1, 1, 1, 0, 1, 2}}) {
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
           Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
           k.d = conv_desc(s, type);
           k.d.format = DLK_FORMAT_NHWC;
           const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
           const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
-          const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c, s.kh * s.kw);
+          const std::vector<float> expected =
+              to_nhwc(k.diff_weights, s.k, s.c / s.groups, s.kh * s.kw);
           // (The threads split the batch: it divides among them, 2048
           // pixels a thread.)
           const bool by_images = threads > 1 && s.n % threads == 0 &&
                                  s.n * k.oh * k.ow / threads >= 2048;
           const bool channel_blocks =
-              tier == "avx512" && s.k > 16 &&
+              tier == "avx512" && s.k > 16 && (s.kw == 3 || s.kw == 5 || s.kw == 7) &&
               (s.c < 16 || (s.c <= 256 && (k.oh * k.ow >= 28 * 28 || by_images))) &&
               (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
           for (const bool with_bias : {false, true}) {
