@@ -47,6 +47,9 @@ constexpr int64_t kLine = 64;
 // B is read in place (reads_b_in_place) only under an A block (m x KC) of at
 // most this many elements, 256 KiB of f32.
 constexpr int64_t kMaxABlockForBInPlace = int64_t{64} << 10;
+// B's rows a multiple of 4 KiB apart are read in place only under at most this
+// many rows of C (reads_b_in_place).
+constexpr int64_t kMaxRowsForAliasedB = 256;
 
 // Everything that differs between floating-point and integer GEMM.
 struct FloatPath {
@@ -284,11 +287,22 @@ class BlockedGemm {
   // channels 1.08-1.40x, NHWC backward data of res4-res5 3x3 1.4-2.0x; beyond
   // those bounds 0.77-0.89x (res5's 1x1 backward data, 49 rows of C, KC 1024
   // or rows 4 KiB apart; res4b_1x1a's NHWC weight gradient, 256 rows).
+  //
+  // f32 rows 4 KiB apart share one set of L1 too: the lines prefetched ahead
+  // evict each other, and every micro-row fetches the panel from L2 again. In
+  // place only under at most kMaxRowsForAliasedB rows of C, where packing B
+  // would be a pass over all of it for few micro-rows (AMD EPYC Zen 5, batch
+  // 1, 1 thread, against packing: res5b_1x1a's NHWC weight gradient, 512 rows
+  // over 49 src rows 8 KiB apart, 0.90x in place; NHWC backward data of
+  // res5b_1x1a and res5a_proj, 49 rows of C over weights rows 8 KiB apart,
+  // 1.35-1.49x in place, res4b_1x1a's, 196 rows, 1.08-1.49x).
   bool reads_b_in_place(const core::GemmArgs &g) const {
     const bool paired = Path::packed_b == PackedType::bf16_pairs;
+    const bool aliased = g.b.rs * int64_t{sizeof(PackedB)} % 4096 == 0;
     return kernel_.reads_b_in_place && g.b.dtype == Path::packed_b_dtype && g.b.cs == 1 &&
            g.k > 0 && g.k % Path::k_group == 0 && g.m * kc_ <= kMaxABlockForBInPlace &&
-           (!paired || (g.m <= 128 && kc_ <= 512 && g.b.rs * 2 % 4096 != 0));
+           (!aliased || g.m <= kMaxRowsForAliasedB) &&
+           (!paired || (g.m <= 128 && kc_ <= 512 && !aliased));
   }
 
  public:
