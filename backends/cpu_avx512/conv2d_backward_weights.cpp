@@ -47,7 +47,7 @@ constexpr int64_t kSharedGemmMacs = int64_t{1} << 22;
 // batch; threads with at least this many pixels each take a run of them into
 // sums of their own, read each of diff_dst and src once between them, and add
 // the sums after. Split by blocks of C instead, each of 2 threads read all of
-// diff_dst or src (ResNet-50 at batch 32, 2 threads, f32: res2a 1.48x, res2a_1x1b
+// diff_dst or src (ResNet-50 at batch 32, 2 threads, f32: res2a_1x1a 1.48x, res2a_1x1b
 // 1.17x, res3-res4 1.04-1.09x as fast split by pixels). From 256 pixels a
 // thread, the sums (up to 256 KB a thread) added and stored after a GEMM of a
 // few hundred k lost at batch 1 (res3b_1x1a 0.88x, res2a_1x1b 0.93x).
