@@ -264,13 +264,12 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
     });
     return kernel;
   }
-  // Threads take runs of images and sum them into their own accumulators,
-  // added into the first one afterwards.
+  // Threads take runs of images (or, over_pixels, of the batch's pixels) and
+  // sum them into their own accumulators, added into the first one afterwards.
+  const CBlock whole{0, s.kg, 0, grad.columns()};
   for (int64_t g = 0; g < s.groups; ++g) {
     parallel_for(outer, outer, [&](int64_t part, int) {
-      const int64_t i0 = s.n * part / outer, i1 = s.n * (part + 1) / outer;
       float *c = acc_of(static_cast<int>(part));
-      const CBlock whole{0, s.kg, 0, grad.columns()};
       if (over_pixels) {
         const int64_t pixels = s.n * s.pixels();
         const int64_t p0 = pixels * part / outer, p1 = pixels * (part + 1) / outer;
@@ -278,6 +277,7 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
         if (part == 0) kernel = name;
         return;
       }
+      const int64_t i0 = s.n * part / outer, i1 = s.n * (part + 1) / outer;
       const int64_t step = grad.images_per_gemm();
       for (int64_t image = i0; image < i1; image += step) {
         const char *name = grad.add_images(g, image, std::min(step, i1 - image), c,
@@ -295,7 +295,7 @@ const char *backward_weights(const core::Conv2dArgs &a, core::CpuIsa isa, int th
         for (int64_t e = e0; e < e1; ++e) sum[e] += add[e];
       }
     });
-    grad.store(g, acc_of(0), CBlock{0, s.kg, 0, grad.columns()}, isa);
+    grad.store(g, acc_of(0), whole, isa);
   }
   return kernel;
 }
