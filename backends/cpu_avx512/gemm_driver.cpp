@@ -159,16 +159,21 @@ struct IntegerPath {
   }
 };
 
+// Whether rows `stride` elements of `elem` bytes apart are a multiple of 4 KiB
+// apart (without forming stride x elem: validation lets a stride that k = 1
+// never uses be anything).
+bool rows_4k_apart(int64_t stride, int64_t elem) { return stride % (4096 / elem) == 0; }
+
 // Whether n columns make so few micro-panels of B (nr wide) that A, rows
-// `row_bytes` apart, is read in place at any size: up to 8, unless the rows
-// are a multiple of 4 KiB apart. Those share one set of L1 (64 sets of 64-byte
+// `stride` elements of `elem` bytes apart, is read in place at any size: up to
+// 8, unless the rows are a multiple of 4 KiB apart. Those share one set of L1 (64 sets of 64-byte
 // lines on Zen 4 and 5), which has only 12 ways for a micro-panel's 14 rows:
 // their lines evict each other between k steps (res4b_1x1a NHWC f32, 1024
 // channels to 256 over 196 pixels, 7 panels: 0.83-0.94x in place; res5b_1x1a
 // NCHW f32, 2048 to 512 over 49 pixels, 2 panels, with oneDNN's calls between
 // dlk's as in dlk-perf: 0.66-0.76x).
-bool few_panels_of_b(int64_t n, int64_t nr, int64_t row_bytes) {
-  return ceil_div(n, nr) <= 8 && row_bytes % 4096 != 0;
+bool few_panels_of_b(int64_t n, int64_t nr, int64_t stride, int64_t elem) {
+  return ceil_div(n, nr) <= 8 && !rows_4k_apart(stride, elem);
 }
 
 // Whether `kernel` reads A where it lies instead of packing it: an A already in
@@ -188,7 +193,7 @@ bool reads_a_in_place(const core::GemmArgs &g,
   return kernel.reads_a_in_place && g.a.dtype == Path::packed_a_dtype && g.a.cs == 1 &&
          g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 && g.a.rs > 0 &&
          (g.a.rs <= kMaxBytes / elem / g.m ||
-          few_panels_of_b(g.n, kernel.blocking.nr, g.a.rs * elem));
+          few_panels_of_b(g.n, kernel.blocking.nr, g.a.rs, elem));
 }
 
 // Whether `kernel` reads A's columns where they lie instead of packing it: f32
@@ -202,7 +207,7 @@ bool reads_a_columns_in_place(const core::GemmArgs &g,
                               const GemmKernel<typename Path::Microkernel> &kernel) {
   return Path::packed_a == PackedType::f32 && kernel.reads_a_columns_in_place &&
          g.a.dtype == DLK_DTYPE_F32 && g.a.rs == 1 && g.a.cs > 0 && g.k > 0 && g.m % 2 == 0 &&
-         few_panels_of_b(g.n, kernel.blocking.nr, g.a.cs * int64_t{sizeof(float)});
+         few_panels_of_b(g.n, kernel.blocking.nr, g.a.cs, int64_t{sizeof(float)});
 }
 
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
@@ -298,7 +303,7 @@ class BlockedGemm {
   // 1.35-1.49x in place, res4b_1x1a's, 196 rows, 1.08-1.49x).
   bool reads_b_in_place(const core::GemmArgs &g) const {
     const bool paired = Path::packed_b == PackedType::bf16_pairs;
-    const bool aliased = g.b.rs * int64_t{sizeof(PackedB)} % 4096 == 0;
+    const bool aliased = rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)});
     return kernel_.reads_b_in_place && g.b.dtype == Path::packed_b_dtype && g.b.cs == 1 &&
            g.k > 0 && g.k % Path::k_group == 0 && g.m * kc_ <= kMaxABlockForBInPlace &&
            (!aliased || g.m <= kMaxRowsForAliasedB) &&
