@@ -121,7 +121,10 @@ DataPlan plan_data(const ConvShape &s, bool in_place, int threads) {
     p.col_bytes = ScratchCarver::aligned(static_cast<size_t>(s.ow * khw) * sizeof(float));
   }
   if (s.nhwc) {
-    const int64_t twice = ((s.kh - 1) * s.dilation_h + s.stride_h - 1) / s.stride_h;
+    // (ceil((kh - 1) dilation_h / stride_h) without adding to a stride that
+    // may be near INT64_MAX: found by fuzz_conv2d.)
+    const int64_t reach = (s.kh - 1) * s.dilation_h;
+    const int64_t twice = reach == 0 ? 0 : (reach - 1) / s.stride_h + 1;
     if (4 * twice * p.inner <= s.oh) p.slabs = p.inner;
     else p.shared = p.inner;
   }
