@@ -111,8 +111,11 @@ void conv2d_direct_backward_weights_avx512(const core::Conv2dArgs &a,
       }
       for (int64_t c = 0; c < chunks; ++c) {
         const int64_t t0 = taps * c / chunks, t1 = taps * (c + 1) / chunks;
+        // (One output row takes no row step: a stride near INT64_MAX times
+        // the width would overflow, found by fuzz_conv2d.)
         kSumTaps[static_cast<size_t>(t1 - t0 - 1)](x, offsets + t0, pixel_major, a.oh, a.ow,
-                                                   d.stride_h * in_w, d.stride_w, sums + 16 * t0);
+                                                   a.oh > 1 ? d.stride_h * in_w : 0, d.stride_w,
+                                                   sums + 16 * t0);
       }
     }
     _mm512_store_ps(sums + 16 * taps, bias);
