@@ -197,14 +197,16 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
   std::mt19937 rng(23);
   // bf16 takes one of the two ways on a CPU, never both.
   bool pairs_seen = false, widened_seen = false;
-  for (const std::string &tier : cpu_tiers())
-    for (const int threads : {1, 2, 3}) {
-      const Context ctx(tier, threads);
-      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
-        for (const ConvShape &s : kChannelBlockShapes) {
+  // The data and their exact gradients once a dtype and shape; every tier and
+  // thread count reads them.
+  for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
+    for (const ConvShape &s : kChannelBlockShapes) {
+      Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
+      k.d = conv_desc(s, type);
+      for (const std::string &tier : cpu_tiers())
+        for (const int threads : {1, 2, 3}) {
+          const Context ctx(tier, threads);
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
-          Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
-          k.d = conv_desc(s, type);
           const bool blocks = tier == "avx512" && s.groups == 1 && s.k > 16 &&
                               (s.kw == 3 || s.kw == 5 || s.kw == 7) && s.dilation == 1 &&
                               (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
@@ -252,32 +254,36 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
 TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel on NHWC tensors and the 1x1 GEMM split by pixels, exact sums on 1-3 threads",
           "[cpu][conv2d]") {
   std::mt19937 rng(31);
-  for (const std::string &tier : cpu_tiers())
-    for (const int threads : {1, 2, 3}) {
-      const Context ctx(tier, threads);
-      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
-        for (const ConvShape &s : {ConvShape{1, 3, 31, 29, 40, 7, 7, 2, 3, 1, 1},
-                                   ConvShape{2, 3, 12, 11, 32, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{1, 15, 13, 9, 20, 5, 5, 1, 2, 1, 1},
-                                   ConvShape{1, 20, 30, 30, 24, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{1, 20, 27, 27, 24, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{2, 5, 14, 13, 48, 3, 3, 1, 0, 1, 1},
-                                   ConvShape{1, 6, 23, 21, 32, 3, 3, 2, 1, 1, 1},
-                                   ConvShape{4, 3, 32, 33, 48, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{8, 16, 24, 24, 32, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{1, 16, 10, 10, 24, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1},
-                                   ConvShape{2, 6, 48, 48, 20, 1, 1, 1, 0, 1, 1},
-                                   ConvShape{3, 5, 47, 45, 18, 1, 1, 1, 0, 1, 1},
-                                   ConvShape{3, 8, 48, 48, 12, 1, 1, 1, 0, 1, 2}}) {
+  const ConvShape shapes[] = {
+      ConvShape{1, 3, 31, 29, 40, 7, 7, 2, 3, 1, 1},
+      ConvShape{2, 3, 12, 11, 32, 3, 3, 1, 1, 1, 1},
+      ConvShape{1, 15, 13, 9, 20, 5, 5, 1, 2, 1, 1},
+      ConvShape{1, 20, 30, 30, 24, 3, 3, 1, 1, 1, 1},
+      ConvShape{1, 20, 27, 27, 24, 3, 3, 1, 1, 1, 1},
+      ConvShape{2, 5, 14, 13, 48, 3, 3, 1, 0, 1, 1},
+      ConvShape{1, 6, 23, 21, 32, 3, 3, 2, 1, 1, 1},
+      ConvShape{4, 3, 32, 33, 48, 3, 3, 1, 1, 1, 1},
+      ConvShape{8, 16, 24, 24, 32, 3, 3, 1, 1, 1, 1},
+      ConvShape{1, 16, 10, 10, 24, 3, 3, 1, 1, 1, 1},
+      ConvShape{1, 3, 12, 12, 8, 3, 3, 1, 1, 1, 1},
+      ConvShape{2, 6, 48, 48, 20, 1, 1, 1, 0, 1, 1},
+      ConvShape{3, 5, 47, 45, 18, 1, 1, 1, 0, 1, 1},
+      ConvShape{3, 8, 48, 48, 12, 1, 1, 1, 0, 1, 2},
+  };
+  // The data and their exact gradients once a dtype and shape (they are most
+  // of the time under a sanitizer); every tier and thread count reads them.
+  for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
+    for (const ConvShape &s : shapes) {
+      Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
+      k.d = conv_desc(s, type);
+      k.d.format = DLK_FORMAT_NHWC;
+      const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
+      const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
+      const std::vector<float> expected = to_nhwc(k.diff_weights, s.k, s.c / s.groups, s.kh * s.kw);
+      for (const std::string &tier : cpu_tiers())
+        for (const int threads : {1, 2, 3}) {
+          const Context ctx(tier, threads);
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
-          Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
-          k.d = conv_desc(s, type);
-          k.d.format = DLK_FORMAT_NHWC;
-          const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
-          const std::vector<int> dy = to_nhwc(k.dy, s.n, s.k, k.oh * k.ow);
-          const std::vector<float> expected =
-              to_nhwc(k.diff_weights, s.k, s.c / s.groups, s.kh * s.kw);
           // (The threads split the batch: it divides among them, 2048
           // pixels a thread.)
           const bool by_images = threads > 1 && s.n % threads == 0 &&

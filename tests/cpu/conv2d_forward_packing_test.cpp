@@ -350,10 +350,11 @@ std::vector<uint16_t> to_bf16(const std::vector<int> &v) {
 }
 
 // Runs the f32 forward of p (with bias and ReLU where `epilogue`) on integer
-// data, whose sums f32 holds exactly, and checks dst against exact().
+// data, whose sums f32 holds exactly, and checks dst against their exact()
+// sums.
 void check_f32_forward_exact(const Context &ctx, Problem &p, const std::vector<int> &src,
-                             const std::vector<int> &weights, const std::vector<float> &bias,
-                             bool epilogue) {
+                             const std::vector<int> &weights, const std::vector<int64_t> &sums,
+                             const std::vector<float> &bias, bool epilogue) {
   dlk_conv2d_desc &d = p.desc;
   d.relu = epilogue;
   Buffer<float> src_buf(ctx, cast<float>(src)), weights_buf(ctx, cast<float>(weights));
@@ -362,7 +363,7 @@ void check_f32_forward_exact(const Context &ctx, Problem &p, const std::vector<i
   REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
                              epilogue ? bias_buf.data() : nullptr,
                              dst.data()) == DLK_STATUS_SUCCESS);
-  std::vector<float> expected = cast<float>(exact(p, src, weights, 0));
+  std::vector<float> expected = cast<float>(sums);
   const int64_t plane = p.oh * p.ow;
   for (size_t e = 0; e < expected.size() && epilogue; ++e) {
     const int64_t o =
@@ -392,7 +393,7 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       // row (pixels as columns) or per column (pixels as rows).
       const bool epilogue = (&shape - kShapes) % 2 == 1;
       const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
-      check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
+      check_f32_forward_exact(ctx, p, src, weights, exact(p, src, weights, 0), bias, epilogue);
       const int64_t plane = p.oh * p.ow;
       const int64_t kg = d.k / d.groups;
       // Pixels as rows exactly where the output channels fill the tiles
@@ -430,20 +431,23 @@ TEST_CASE("conv2d forward f32: the wide-row and channel-lane kernels' edges give
   std::mt19937 rng(9);
   std::vector<Shape> shapes(std::begin(kWideRowShapes), std::end(kWideRowShapes));
   shapes.insert(shapes.end(), std::begin(kChannelLaneShapes), std::end(kChannelLaneShapes));
-  for (const std::string &tier : cpu_tiers())
-    for (const int threads : {1, 2, 3}) {
-      const Context ctx(tier, threads);
-      for (const Shape &shape : shapes) {
-        Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
-        dlk_conv2d_desc &d = p.desc;
+  // The data and their sums once a shape (the sums are most of the time under
+  // a sanitizer); every tier and thread count reads them.
+  for (const Shape &shape : shapes) {
+    Problem p = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
+    dlk_conv2d_desc &d = p.desc;
+    const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
+    const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -3, 3, rng);
+    const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
+    const std::vector<int64_t> sums = exact(p, src, weights, 0);
+    for (const std::string &tier : cpu_tiers())
+      for (const int threads : {1, 2, 3}) {
+        const Context ctx(tier, threads);
         INFO(tier << " threads " << threads << " n " << d.n << " c " << d.c << " h " << d.h
                   << " w " << d.w << " k " << d.k << " kh " << d.kh << " kw " << d.kw << " stride "
                   << d.stride_h << " pad " << d.pad_h);
-        const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
-        const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -3, 3, rng);
-        const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
         for (const bool epilogue : {false, true}) {
-          check_f32_forward_exact(ctx, p, src, weights, bias, epilogue);
+          check_f32_forward_exact(ctx, p, src, weights, sums, bias, epilogue);
           const bool lanes = channel_lanes_rule(tier, d, p.oh, p.ow);
           const bool nchw = d.format == DLK_FORMAT_NCHW;
           const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
@@ -452,7 +456,7 @@ TEST_CASE("conv2d forward f32: the wide-row and channel-lane kernels' edges give
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_f32") == wide);
         }
       }
-    }
+  }
 }
 
 TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) and the "
@@ -463,41 +467,42 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
   shapes.insert(shapes.end(), std::begin(kChannelLaneShapes), std::end(kChannelLaneShapes));
   // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (cpu_peak.hpp).
   const bool pairs_cpu = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
-  for (const std::string &tier : cpu_tiers())
-    for (const int threads : {1, 2, 3}) {
-      const Context ctx(tier, threads);
-      for (const dlk_dtype type : {DLK_DTYPE_BF16, DLK_DTYPE_F16})
-        for (const Shape &shape : shapes) {
-          Problem p = problem(shape, type, type);
-          dlk_conv2d_desc &d = p.desc;
-          d.relu = 1;
+  // The data and their sums once a dtype and shape (the sums are most of the
+  // time under a sanitizer); every tier and thread count reads them.
+  for (const dlk_dtype type : {DLK_DTYPE_BF16, DLK_DTYPE_F16})
+    for (const Shape &shape : shapes) {
+      Problem p = problem(shape, type, type);
+      dlk_conv2d_desc &d = p.desc;
+      d.relu = 1;
+      // f16: sums below 2048, which it holds exactly.
+      const int range = type == DLK_DTYPE_F16 ? 1 : 3;
+      const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -range, range, rng);
+      const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -range, range, rng);
+      const std::vector<int> bias = random_ints(d.k, -20, 20, rng);
+      const auto bits = [&](int64_t v) {
+        return type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
+      };
+      std::vector<uint16_t> src_bits, weight_bits;
+      for (const int v : src) src_bits.push_back(bits(v));
+      for (const int v : weights) weight_bits.push_back(bits(v));
+      const std::vector<int64_t> sums = exact(p, src, weights, 0);
+      const bool nchw = d.format == DLK_FORMAT_NCHW;
+      std::vector<uint16_t> expected;
+      for (size_t e = 0; e < sums.size(); ++e) {
+        const int64_t o = nchw ? int64_t(e) / (p.oh * p.ow) % d.k : int64_t(e) % d.k;
+        expected.push_back(bits(std::max<int64_t>(0, sums[e] + bias[o])));
+      }
+      for (const std::string &tier : cpu_tiers())
+        for (const int threads : {1, 2, 3}) {
+          const Context ctx(tier, threads);
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << " n " << d.n
                     << " c " << d.c << " h " << d.h << " w " << d.w << " k " << d.k << " kh "
                     << d.kh << " kw " << d.kw << " stride " << d.stride_h << " pad " << d.pad_h);
-          // f16: sums below 2048, which it holds exactly.
-          const int range = type == DLK_DTYPE_F16 ? 1 : 3;
-          const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -range, range, rng);
-          const std::vector<int> weights =
-              random_ints(d.k * d.c * d.kh * d.kw, -range, range, rng);
-          const std::vector<int> bias = random_ints(d.k, -20, 20, rng);
-          const auto bits = [&](int64_t v) {
-            return type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
-          };
-          std::vector<uint16_t> src_bits, weight_bits;
-          for (const int v : src) src_bits.push_back(bits(v));
-          for (const int v : weights) weight_bits.push_back(bits(v));
           Buffer<uint16_t> src_buf(ctx, src_bits), weights_buf(ctx, weight_bits);
           Buffer<float> bias_buf(ctx, cast<float>(bias));
           Buffer<uint16_t> dst(ctx, std::vector<uint16_t>(d.n * d.k * p.oh * p.ow, 0xffff));
           REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
                                      bias_buf.data(), dst.data()) == DLK_STATUS_SUCCESS);
-          const std::vector<int64_t> sums = exact(p, src, weights, 0);
-          const bool nchw = d.format == DLK_FORMAT_NCHW;
-          std::vector<uint16_t> expected;
-          for (size_t e = 0; e < sums.size(); ++e) {
-            const int64_t o = nchw ? int64_t(e) / (p.oh * p.ow) % d.k : int64_t(e) % d.k;
-            expected.push_back(bits(std::max<int64_t>(0, sums[e] + bias[o])));
-          }
           CHECK(dst.values() == expected);
           // bf16 in k-pairs on the channel-lane kernel where its rule holds
           // on the pairs' taps (NHWC with c odd: the last pair's second
@@ -646,25 +651,33 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
   std::vector<Shape> shapes(std::begin(kWideRowShapes), std::end(kWideRowShapes));
   shapes.insert(shapes.end(), std::begin(kInt8QuadShapes), std::end(kInt8QuadShapes));
   shapes.insert(shapes.end(), std::begin(kChannelLaneShapes), std::end(kChannelLaneShapes));
-  for (const std::string &tier : cpu_tiers())
-    for (const int threads : {1, 2, 3}) {
-      const Context ctx(tier, threads);
-      for (const Shape &shape : shapes) {
-        const size_t index = static_cast<size_t>(&shape - shapes.data());
-        // u8 and s8 src by turns; dst s32 (the sums themselves, ReLU on every
-        // other shape), then u8 (per-channel scales), s8 (one scale) and f32
-        // (per-channel), each with bias and ReLU, through the integer store.
-        const dlk_dtype type = index % 2 ? DLK_DTYPE_S8 : DLK_DTYPE_U8;
-        const bool u8 = type == DLK_DTYPE_U8;
+  // The data and their sums once a shape (the sums are most of the time under
+  // a sanitizer); every tier, thread count and dst type reads them.
+  for (const Shape &shape : shapes) {
+    const size_t index = static_cast<size_t>(&shape - shapes.data());
+    // u8 and s8 src by turns; dst s32 (the sums themselves, ReLU on every
+    // other shape), then u8 (per-channel scales), s8 (one scale) and f32
+    // (per-channel), each with bias and ReLU, through the integer store.
+    const dlk_dtype type = index % 2 ? DLK_DTYPE_S8 : DLK_DTYPE_U8;
+    const bool u8 = type == DLK_DTYPE_U8;
+    Problem p = problem(shape, type, DLK_DTYPE_S32);
+    dlk_conv2d_desc &d = p.desc;
+    // Zero points far from 0, whose padding taps must add nothing.
+    d.src_zero_point = u8 ? 201 : -77;
+    const std::vector<int> src =
+        random_ints(d.n * d.c * d.h * d.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
+    const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -128, 127, rng);
+    const std::vector<float> bias = cast<float>(random_ints(d.k, -200, 200, rng));
+    const std::vector<int64_t> sums = exact(p, src, weights, d.src_zero_point);
+    std::vector<float> scales;
+    for (int64_t o = 0; o < d.k; ++o) scales.push_back(0.001f * static_cast<float>(3 + o % 7));
+    for (const std::string &tier : cpu_tiers())
+      for (const int threads : {1, 2, 3}) {
+        const Context ctx(tier, threads);
         for (const dlk_dtype out : {DLK_DTYPE_S32, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_F32}) {
-          Problem p = problem(shape, type, out);
-          dlk_conv2d_desc &d = p.desc;
-          // Zero points far from 0, whose padding taps must add nothing.
-          d.src_zero_point = u8 ? 201 : -77;
+          d.dst_type = out;
           d.dst_zero_point = out == DLK_DTYPE_U8 ? 100 : out == DLK_DTYPE_S8 ? -5 : 0;
           d.relu = out != DLK_DTYPE_S32 || index % 2 == 0;
-          std::vector<float> scales;
-          for (int64_t o = 0; o < d.k; ++o) scales.push_back(0.001f * static_cast<float>(3 + o % 7));
           d.scale_mode = out == DLK_DTYPE_S32   ? DLK_SCALE_NONE
                          : out == DLK_DTYPE_S8 ? DLK_SCALE_PER_TENSOR
                                                : DLK_SCALE_PER_CHANNEL;
@@ -673,10 +686,6 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
                     << dlk_dtype_name(out) << " n " << d.n << " c " << d.c << " h " << d.h
                     << " w " << d.w << " k " << d.k << " kh " << d.kh << " kw " << d.kw
                     << " stride " << d.stride_h << " pad " << d.pad_h);
-          const std::vector<int> src =
-              random_ints(d.n * d.c * d.h * d.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
-          const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -128, 127, rng);
-          const std::vector<float> bias = cast<float>(random_ints(d.k, -200, 200, rng));
           // (No bias on every third shape: f32 dst keeps the product's bits.)
           const bool with_bias = out != DLK_DTYPE_S32 && index % 3 != 1;
           Buffer<int8_t> weights_buf(ctx, cast<int8_t>(weights));
@@ -689,7 +698,6 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
                                      u8 ? static_cast<void *>(src_u8.data()) : src_s8.data(),
                                      weights_buf.data(), with_bias ? bias_buf.data() : nullptr,
                                      dst.data()) == DLK_STATUS_SUCCESS);
-          const std::vector<int64_t> sums = exact(p, src, weights, d.src_zero_point);
           const std::vector<unsigned char> got = dst.values();
           const int64_t plane = p.oh * p.ow;
           size_t wrong = 0;
@@ -729,7 +737,7 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_int8") == wide);
         }
       }
-    }
+  }
 }
 
 }  // namespace dlk::cpu_test
