@@ -69,16 +69,19 @@ struct FloatPath {
     pack_f32_panels(k, s, count, kc, width, out);
   }
   static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_F32 && g.cs_c == 1; }
-  // Whether the micro-kernel's store applies the whole of C's rule into the
-  // f32 workspace too, leaving the workspace's store only the rounding: bf16
-  // C with contiguous rows and beta 0 (a convolution's dst), on a tier with a
-  // rounding kernel. (Applied element by element in the workspace's store,
-  // alpha, bias and ReLU took 12 % of res2a_1x1a's bf16 forward, 1 thread.)
-  static bool epilogue_in_workspace(const core::GemmArgs &g, const GemmKernelSet &set) {
-    return set.round_bf16 && g.c_type == DLK_DTYPE_BF16 && g.cs_c == 1 && g.beta == 0.0f;
+  // Whether the micro-kernel's store applies the whole of C's rule and, on the
+  // last k block, rounds into C itself (the k blocks before sum into the f32
+  // workspace): bf16 C with contiguous rows and beta 0 (a convolution's dst),
+  // on a kernel that stores bf16. (Applied element by element in the
+  // workspace's store, alpha, bias and ReLU took 12 % of res2a_1x1a's bf16
+  // forward, 1 thread; the workspace's rounding pass after them 14 % of
+  // res2a_1x1b's, k = 64: one k block; AMD EPYC Zen 5.)
+  template <class Kernel>
+  static bool rounds_in_tile(const core::GemmArgs &g, const GemmKernel<Kernel> &kernel) {
+    return kernel.stores_bf16 && g.c_type == DLK_DTYPE_BF16 && g.cs_c == 1 && g.beta == 0.0f;
   }
   // The micro-kernel's store of the tile at `spot`: with `whole_rule` (in
-  // place, or epilogue_in_workspace), the first k block applies alpha and
+  // place, or rounds_in_tile), the first k block applies alpha and
   // beta, the last one the epilogue (bias, ReLU); else it only sums.
   static kernels::F32Tile tile(const core::GemmArgs &g, bool whole_rule, bool first, bool last,
                                const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *) {
@@ -88,11 +91,12 @@ struct FloatPath {
     const float *bias = epilogue ? g.bias : nullptr;
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), alpha, beta,
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
-            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0, 0};
+            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0, 0,
+            nullptr, 0};
   }
   static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
                     const float *acc, int64_t ld) {
-    store_f32_tile(g, s, acc, ld, set.round_bf16, epilogue_in_workspace(g, set));
+    store_f32_tile(g, s, acc, ld, set.round_bf16);
   }
 };
 
@@ -137,7 +141,8 @@ struct IntegerPath {
   static bool in_place(const core::GemmArgs &g) {
     return g.c_type == DLK_DTYPE_S32 && g.cs_c == 1 && !g.relu && !g.bias;
   }
-  static bool epilogue_in_workspace(const core::GemmArgs &, const GemmKernelSet &) {
+  template <class Kernel>
+  static bool rounds_in_tile(const core::GemmArgs &, const GemmKernel<Kernel> &) {
     return false;
   }
   // The zero point of A as packed: s8 values are shifted by 128 in packing.
@@ -230,7 +235,8 @@ class BlockedGemm {
         b_packer_(b_packer ? *b_packer : strided_),
         a_packer_(a_packer),
         in_place_(Path::in_place(g)),
-        whole_rule_(in_place_ || Path::epilogue_in_workspace(g, set)) {
+        rounds_in_tile_(Path::rounds_in_tile(g, kernel_)),
+        whole_rule_(in_place_ || rounds_in_tile_) {
     const GemmBlocking &blk = kernel_.blocking;
     mr_ = blk.mr, nr_ = blk.nr;
     // The largest row block; a thread's share of the rows is cut into blocks of
@@ -394,10 +400,17 @@ class BlockedGemm {
                   tile.b_rs = g_.b.rs;
                 }
               }
+              if constexpr (Path::packed_b != PackedType::s8_quads) {
+                if (rounds_in_tile_ && last) {
+                  tile.bf16 = static_cast<uint16_t *>(g_.c) + batch * g_.batch_stride_c +
+                              (i0 + ir) * g_.rs_c + j0 + jr;
+                  tile.bf16_ld = g_.rs_c;
+                }
+              }
               kernel_.run(kcp, a, b, tile);
             }
           }
-          if (!in_place_ && last) {
+          if (!in_place_ && !rounds_in_tile_ && last) {
             const int64_t cols = std::min(nc, q1 * nr_) - q0 * nr_;
             Path::store(set_, g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
                         workspace + i0 * nc_ + q0 * nr_, nc_);
@@ -423,6 +436,7 @@ class BlockedGemm {
   const BPanelPacker &b_packer_;
   const APanelPacker *a_packer_;
   const bool in_place_;
+  const bool rounds_in_tile_;  // the last k block's store rounds into bf16 C
   const bool whole_rule_;  // the micro-kernel's store applies C's whole rule
   bool a_in_place_ = false, a_columns_in_place_ = false, b_in_place_ = false;
   int mr_ = 0, nr_ = 0;

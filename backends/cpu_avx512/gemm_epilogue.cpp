@@ -37,17 +37,14 @@ float bias_relu(const core::GemmArgs &g, float v, int64_t i, int64_t j) {
 
 // bf16 C with contiguous rows: each row's f32 values (alpha, beta, bias, ReLU)
 // in a buffer of kRun, rounded by `round` (element by element, rounding was
-// 42 % of a bf16 1x1 convolution's time, res2a_1x1a on 1 thread); with
-// `rule_applied`, acc's rows rounded as they are.
+// 42 % of a bf16 1x1 convolution's time, res2a_1x1a on 1 thread). (With beta
+// 0 the AVX-512 micro-kernels round into C themselves: gemm_driver.cpp,
+// FloatPath::rounds_in_tile.)
 void store_bf16_rows(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld,
-                     kernels::RoundToBf16 round, bool rule_applied) {
+                     kernels::RoundToBf16 round) {
   constexpr int64_t kRun = 256;
   using Storage = FloatStorage<DLK_DTYPE_BF16>;
   uint16_t *c = static_cast<uint16_t *>(g.c) + s.batch * g.batch_stride_c + s.i0 * g.rs_c + s.j0;
-  if (rule_applied) {
-    for (int64_t i = 0; i < s.rows; ++i) round(acc + i * ld, s.cols, c + i * g.rs_c);
-    return;
-  }
   float run[kRun];
   for (int64_t i = 0; i < s.rows; ++i)
     for (int64_t j0 = 0; j0 < s.cols; j0 += kRun) {
@@ -95,9 +92,9 @@ void store_requantized(const core::GemmArgs &g, const TileSpot &s, const int32_t
 }  // namespace
 
 void store_f32_tile(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld,
-                    kernels::RoundToBf16 round_bf16, bool rule_applied) {
+                    kernels::RoundToBf16 round_bf16) {
   if (round_bf16 && g.c_type == DLK_DTYPE_BF16 && g.cs_c == 1) {
-    store_bf16_rows(g, s, acc, ld, round_bf16, rule_applied);
+    store_bf16_rows(g, s, acc, ld, round_bf16);
     return;
   }
   with_float_storage(g.c_type, [&](auto storage) {

@@ -19,11 +19,9 @@ struct TileSpot {
 
 // f32, f16 or bf16 C: C = alpha * acc + beta * C, then bias and ReLU, rounded
 // once to C's type; bf16 rows along C's contiguous dimension by `round_bf16`
-// where given (the same bits as core::f32_to_bf16). With `rule_applied` (bf16
-// C with contiguous rows, round_bf16 given, beta 0), acc already holds the
-// f32 values of C's rule, and they are only rounded.
+// where given (the same bits as core::f32_to_bf16).
 void store_f32_tile(const core::GemmArgs &g, const TileSpot &spot, const float *acc, int64_t ld,
-                    kernels::RoundToBf16 round_bf16 = nullptr, bool rule_applied = false);
+                    kernels::RoundToBf16 round_bf16 = nullptr);
 // s32, f32, s8 or u8 C from an integer accumulator, by
 // `kernel` (the tier's GemmKernelSet::store_s32) where it is given and one of
 // C's strides is 1, else by the scalar rule. Both give the same bits.

@@ -550,10 +550,9 @@ TEST_CASE("conv2d forward bf16: packed panels give the exact sums, rounded once,
   }
 }
 
-// The GEMM's bf16 store rounds each row of C in runs of 256 (gemm_epilogue.cpp,
-// store_bf16_rows), and the micro-kernel's store applies bias and ReLU into
-// the f32 workspace on the last k block only (gemm_driver.cpp,
-// epilogue_in_workspace): NHWC rows of 300 output channels, and 1350 or 1170
+// The AVX-512 micro-kernels' store applies bias and ReLU and rounds into bf16
+// C on the last k block only, the k blocks before summing into the f32
+// workspace (gemm_driver.cpp, rounds_in_tile): NHWC rows of 300 output channels, and 1350 or 1170
 // taps (two k blocks of the bf16 kernel; NCHW at stride 3 keeps the GEMM, its
 // bias per row), a bias per channel and ReLU, must give the exact sums with
 // their own channel's bias, rounded once.

@@ -44,6 +44,12 @@ struct F32Tile {
   // columns 0 .. cols - 1 only (a row may end there); only kernels whose
   // GemmKernel says reads_b_in_place are given this.
   int64_t b_rs;
+  // Null, or the tile's values (c read where beta != 0, never written) go to
+  // bf16 rows instead, rounded to nearest even (NaN kept quiet):
+  // bf16[i * bf16_ld + j]; only kernels whose GemmKernel says stores_bf16 are
+  // given this.
+  uint16_t *bf16;
+  int64_t bf16_ld;
 };
 
 // Where an s32 tile goes: c = v, or c + v when accumulate, for
