@@ -169,16 +169,26 @@ struct IntegerPath {
 // never uses be anything).
 bool rows_4k_apart(int64_t stride, int64_t elem) { return stride % (4096 / elem) == 0; }
 
-// Whether n columns make so few micro-panels of B (nr wide) that A, rows
-// `stride` elements of `elem` bytes apart, is read in place at any size: up to
-// 8, unless the rows are a multiple of 4 KiB apart. Those share one set of L1 (64 sets of 64-byte
-// lines on Zen 4 and 5), which has only 12 ways for a micro-panel's 14 rows:
-// their lines evict each other between k steps (res4b_1x1a NHWC f32, 1024
-// channels to 256 over 196 pixels, 7 panels: 0.83-0.94x in place; res5b_1x1a
-// NCHW f32, 2048 to 512 over 49 pixels, 2 panels, with oneDNN's calls between
-// dlk's as in dlk-perf: 0.66-0.76x).
-bool few_panels_of_b(int64_t n, int64_t nr, int64_t stride, int64_t elem) {
-  return ceil_div(n, nr) <= 8 && !rows_4k_apart(stride, elem);
+// Whether n columns make so few micro-panels of B (nr wide), up to 8, that A
+// is read in place at any size.
+bool few_panels_of_b(int64_t n, int64_t nr) { return ceil_div(n, nr) <= 8; }
+
+// A's rows (or columns) a multiple of 4 KiB apart share one set of L1 (64 sets
+// of 64-byte lines on Zen 4 and 5), which has 12 ways for a micro-panel's 14
+// rows: their lines evict each other between k steps. Read in place, f32 rows
+// so apart run in micro-rows of this many, whose lines fit the set beside B's.
+// Against packing (AMD EPYC Zen 5, batch 1, ResNet-50 f32 forward, 1 and 2
+// threads): res5a_proj 1.22-1.33x, res5b_1x1a 1.09-1.16x, res4b_1x1a and
+// res5a_1x1a 1.02-1.20x; in micro-rows of 14 these ran level at 1 thread but
+// 0.95-0.96x (res4b_1x1a, res5a_1x1a NCHW) at 2, and an earlier sitting
+// measured res5b_1x1a NCHW at 0.66-0.76x so. bf16 and int8 rows so apart (2048
+// and 4096 channels) are packed, not measured.
+constexpr int kAliasedRowsMr = 10;
+
+// Whether A's rows, read in place, are f32 rows 4 KiB apart (kAliasedRowsMr).
+template <class Path>
+bool aliased_a_rows(const core::GemmArgs &g) {
+  return Path::packed_a == PackedType::f32 && rows_4k_apart(g.a.rs, int64_t{sizeof(float)});
 }
 
 // Whether `kernel` reads A where it lies instead of packing it: an A already in
@@ -189,7 +199,8 @@ bool few_panels_of_b(int64_t n, int64_t nr, int64_t stride, int64_t elem) {
 // any size under so few micro-panels of B that a packed copy would be read only
 // a few times: packing is then a pass over A nearly as long as the kernel's
 // own (a convolution's weights at batch 1, 49 pixels in 2 panels: 1.10-1.24x
-// on ResNet-50's res5 1x1 layers, 196 in 7: 1.02-1.12x; docs/cpu_gemm.md).
+// on ResNet-50's res5 1x1 layers, 196 in 7: 1.02-1.12x; docs/cpu_gemm.md);
+// rows 4 KiB apart only in f32, in micro-rows of kAliasedRowsMr.
 template <class Path>
 bool reads_a_in_place(const core::GemmArgs &g,
                       const GemmKernel<typename Path::Microkernel> &kernel) {
@@ -198,7 +209,8 @@ bool reads_a_in_place(const core::GemmArgs &g,
   return kernel.reads_a_in_place && g.a.dtype == Path::packed_a_dtype && g.a.cs == 1 &&
          g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 && g.a.rs > 0 &&
          (g.a.rs <= kMaxBytes / elem / g.m ||
-          few_panels_of_b(g.n, kernel.blocking.nr, g.a.rs, elem));
+          (few_panels_of_b(g.n, kernel.blocking.nr) &&
+           (!rows_4k_apart(g.a.rs, elem) || aliased_a_rows<Path>(g))));
 }
 
 // Whether `kernel` reads A's columns where they lie instead of packing it: f32
@@ -206,13 +218,15 @@ bool reads_a_in_place(const core::GemmArgs &g,
 // diff_dst of a 1x1 NHWC weight gradient, a pixel's channels together), an even
 // row count, under few micro-panels of B (few_panels_of_b), where a packed copy
 // of A would be read only a few times: packing it took a third of ResNet-50
-// res2a_1x1b's NHWC weight gradient (256 x 64 x 3136, 2 panels).
+// res2a_1x1b's NHWC weight gradient (256 x 64 x 3136, 2 panels). Columns 4 KiB
+// apart are packed (see kAliasedRowsMr).
 template <class Path>
 bool reads_a_columns_in_place(const core::GemmArgs &g,
                               const GemmKernel<typename Path::Microkernel> &kernel) {
   return Path::packed_a == PackedType::f32 && kernel.reads_a_columns_in_place &&
          g.a.dtype == DLK_DTYPE_F32 && g.a.rs == 1 && g.a.cs > 0 && g.k > 0 && g.m % 2 == 0 &&
-         few_panels_of_b(g.n, kernel.blocking.nr, g.a.cs, int64_t{sizeof(float)});
+         few_panels_of_b(g.n, kernel.blocking.nr) &&
+         !rows_4k_apart(g.a.cs, int64_t{sizeof(float)});
 }
 
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
@@ -238,7 +252,9 @@ class BlockedGemm {
         rounds_in_tile_(Path::rounds_in_tile(g, kernel_)),
         whole_rule_(in_place_ || rounds_in_tile_) {
     const GemmBlocking &blk = kernel_.blocking;
-    mr_ = blk.mr, nr_ = blk.nr;
+    a_in_place_ = !a_packer && reads_a_in_place<Path>(g, kernel_);
+    a_columns_in_place_ = !a_packer && !a_in_place_ && reads_a_columns_in_place<Path>(g, kernel_);
+    mr_ = a_in_place_ && aliased_a_rows<Path>(g) ? kAliasedRowsMr : blk.mr, nr_ = blk.nr;
     // The largest row block; a thread's share of the rows is cut into blocks of
     // equal size up to this (run_entry).
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
@@ -262,8 +278,6 @@ class BlockedGemm {
     if constexpr (Path::col_sums) sums_needed_ = Path::a_zero(g) != 0;
     sums_size_ = sums_needed_ ? round_up(nc_, kLine) : 0;
     ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
-    a_in_place_ = !a_packer && reads_a_in_place<Path>(g, kernel_);
-    a_columns_in_place_ = !a_packer && !a_in_place_ && reads_a_columns_in_place<Path>(g, kernel_);
     const int64_t b_bytes = b_size_ * groups * int64_t{sizeof(PackedB)};
     const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
     const int64_t sums_bytes = sums_size_ * groups * int64_t{sizeof(int32_t)};
