@@ -175,20 +175,23 @@ bool few_panels_of_b(int64_t n, int64_t nr) { return ceil_div(n, nr) <= 8; }
 
 // A's rows (or columns) a multiple of 4 KiB apart share one set of L1 (64 sets
 // of 64-byte lines on Zen 4 and 5), which has 12 ways for a micro-panel's 14
-// rows: their lines evict each other between k steps. Read in place, f32 rows
-// so apart run in micro-rows of this many, whose lines fit the set beside B's.
-// Against packing (AMD EPYC Zen 5, batch 1, ResNet-50 f32 forward, 1 and 2
-// threads): res5a_proj 1.22-1.33x, res5b_1x1a 1.09-1.16x, res4b_1x1a and
-// res5a_1x1a 1.02-1.20x; in micro-rows of 14 these ran level at 1 thread but
-// 0.95-0.96x (res4b_1x1a, res5a_1x1a NCHW) at 2, and an earlier sitting
-// measured res5b_1x1a NCHW at 0.66-0.76x so. bf16 and int8 rows so apart (2048
-// and 4096 channels) are packed, not measured.
+// rows: their lines evict each other between k steps. Read in place, f32 and
+// bf16 rows so apart run in micro-rows of this many, whose lines fit the set
+// beside B's. Against packing (AMD EPYC Zen 5, batch 1, ResNet-50 forward, 1
+// and 2 threads): f32 res5a_proj 1.22-1.33x, res5b_1x1a 1.09-1.16x, res4b_1x1a
+// and res5a_1x1a 1.02-1.20x; in micro-rows of 14 these ran level at 1 thread
+// but 0.95-0.96x (res4b_1x1a, res5a_1x1a NCHW) at 2, and an earlier sitting
+// measured res5b_1x1a NCHW at 0.66-0.76x so; bf16 res5b_1x1a NCHW (2048
+// channels) 1.16x / 1.03x, its GEMM (512 x 49 x 2048) 1.12x / 1.19x. int8 rows
+// so apart (4096 channels) are packed, not measured.
 constexpr int kAliasedRowsMr = 10;
 
-// Whether A's rows, read in place, are f32 rows 4 KiB apart (kAliasedRowsMr).
+// Whether A's rows, read in place, are f32 or bf16 rows 4 KiB apart
+// (kAliasedRowsMr).
 template <class Path>
 bool aliased_a_rows(const core::GemmArgs &g) {
-  return Path::packed_a == PackedType::f32 && rows_4k_apart(g.a.rs, int64_t{sizeof(float)});
+  return (Path::packed_a == PackedType::f32 || Path::packed_a == PackedType::bf16_pairs) &&
+         rows_4k_apart(g.a.rs, int64_t{sizeof(typename Path::PackedA)});
 }
 
 // Whether `kernel` reads A where it lies instead of packing it: an A already in
@@ -200,7 +203,7 @@ bool aliased_a_rows(const core::GemmArgs &g) {
 // a few times: packing is then a pass over A nearly as long as the kernel's
 // own (a convolution's weights at batch 1, 49 pixels in 2 panels: 1.10-1.24x
 // on ResNet-50's res5 1x1 layers, 196 in 7: 1.02-1.12x; docs/cpu_gemm.md);
-// rows 4 KiB apart only in f32, in micro-rows of kAliasedRowsMr.
+// rows 4 KiB apart only in f32 and bf16, in micro-rows of kAliasedRowsMr.
 template <class Path>
 bool reads_a_in_place(const core::GemmArgs &g,
                       const GemmKernel<typename Path::Microkernel> &kernel) {

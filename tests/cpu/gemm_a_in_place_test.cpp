@@ -1,6 +1,6 @@
 // The blocked GEMM reads a large A where it lies when B has few micro-panels
 // (gemm_driver.cpp, few_panels_of_b: up to 8; rows or columns a multiple of
-// 4 KiB apart only as f32 rows, kAliasedRowsMr) and packs it otherwise:
+// 4 KiB apart only as f32 or bf16 rows, kAliasedRowsMr) and packs it otherwise:
 // row-major A on every kernel that reads rows in place, transposed f32 A (its
 // columns: each k step's rows side by side) on the AVX-512 f32 kernel. With integer data,
 // whose sums f32 and s32 hold exactly, every result is known bit for bit:
@@ -9,9 +9,9 @@
 // or column's end (A's padding holds NaN, or bytes that would change an
 // integer sum) would show. Shapes: A of 0.1-1.7 MB under 2, 7 and 8 panels,
 // several k blocks of every kernel (f32 512, bf16 1024, int8 2048), batch
-// entries, rows split among 2 and 3 threads, f32 rows 4 KiB apart (read in
-// micro-rows of 10), and the declines: bf16 rows or f32 columns 4 KiB apart,
-// an odd row count, k not a whole number of int8's quads.
+// entries, rows split among 2 and 3 threads, f32 and bf16 rows 4 KiB apart
+// (read in micro-rows of 10), and the declines: f32 columns 4 KiB apart, an
+// odd row count, k not a whole number of int8's quads.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -39,8 +39,8 @@ const Shape kShapes[] = {
     // f32 rows 4 KiB apart: in place in micro-rows of 10 (columns so apart:
     // packed)
     {64, 96, 1024, 1, 1024, 1024},
-    // f32 rows 8 KiB apart under 2 panels: micro-rows of 10, the last of 8,
-    // split by rows on 2 threads (bf16 rows 4 KiB apart: packed)
+    // f32 rows 8 KiB apart (bf16 4 KiB) under 2 panels: micro-rows of 10, the
+    // last of 8, split by rows on 2 threads
     {98, 49, 2048, 1, 2048, 98},
     // 2 panels; int8 packs (k not a multiple of 4)
     {62, 33, 2050, 3, 2050 + 1, 62 + 1},
