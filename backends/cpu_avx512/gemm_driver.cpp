@@ -186,13 +186,11 @@ bool few_panels_of_b(int64_t n, int64_t nr) { return ceil_div(n, nr) <= 8; }
 // so apart (4096 channels) are packed, not measured.
 constexpr int kAliasedRowsMr = 10;
 
-// Whether A's rows, read in place, are f32 or bf16 rows 4 KiB apart
-// (kAliasedRowsMr).
+// Whether Path's kernels read A's rows 4 KiB apart in place (in micro-rows of
+// kAliasedRowsMr).
 template <class Path>
-bool aliased_a_rows(const core::GemmArgs &g) {
-  return (Path::packed_a == PackedType::f32 || Path::packed_a == PackedType::bf16_pairs) &&
-         rows_4k_apart(g.a.rs, int64_t{sizeof(typename Path::PackedA)});
-}
+constexpr bool reads_aliased_rows =
+    Path::packed_a == PackedType::f32 || Path::packed_a == PackedType::bf16_pairs;
 
 // Whether `kernel` reads A where it lies instead of packing it: an A already in
 // the packed type with k contiguous, with an even row count (kernels run even
@@ -213,7 +211,7 @@ bool reads_a_in_place(const core::GemmArgs &g,
          g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 && g.a.rs > 0 &&
          (g.a.rs <= kMaxBytes / elem / g.m ||
           (few_panels_of_b(g.n, kernel.blocking.nr) &&
-           (!rows_4k_apart(g.a.rs, elem) || aliased_a_rows<Path>(g))));
+           (reads_aliased_rows<Path> || !rows_4k_apart(g.a.rs, elem))));
 }
 
 // Whether `kernel` reads A's columns where they lie instead of packing it: f32
@@ -257,7 +255,8 @@ class BlockedGemm {
     const GemmBlocking &blk = kernel_.blocking;
     a_in_place_ = !a_packer && reads_a_in_place<Path>(g, kernel_);
     a_columns_in_place_ = !a_packer && !a_in_place_ && reads_a_columns_in_place<Path>(g, kernel_);
-    mr_ = a_in_place_ && aliased_a_rows<Path>(g) ? kAliasedRowsMr : blk.mr, nr_ = blk.nr;
+    const bool aliased_rows = a_in_place_ && rows_4k_apart(g.a.rs, int64_t{sizeof(PackedA)});
+    mr_ = aliased_rows ? kAliasedRowsMr : blk.mr, nr_ = blk.nr;
     // The largest row block; a thread's share of the rows is cut into blocks of
     // equal size up to this (run_entry).
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
