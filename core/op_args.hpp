@@ -36,6 +36,12 @@ struct GemmArgs {
   // Empty means alpha for every column (per-tensor scales are folded in too).
   const float *column_multipliers = nullptr;
   float multiplier = 1.0f;  // used when column_multipliers is null
+  // Integer GEMM with the operands' roles turned (the CPU backend's NCHW
+  // convolutions, which take the output channels as rows; dlk_gemm never sets
+  // it): A is s8 (a_zero_point 0), B u8 or s8 with zero point b_zero_point,
+  // and column_multipliers hold one multiplier per row of C.
+  bool s8_a = false;
+  int32_t b_zero_point = 0;
   // The epilogue of the ops that lower to GEMM (dlk_gemm leaves it empty): after
   // alpha, beta and the multiplier, bias[i] (bias_per_row) or bias[j] is added
   // to C's row i or column j, then ReLU (x < 0 ? 0 : x, NaN kept) when relu;
@@ -48,8 +54,9 @@ struct GemmArgs {
   dlk_layout layout = DLK_ROW_MAJOR;
   dlk_transpose trans_a = DLK_NO_TRANSPOSE, trans_b = DLK_NO_TRANSPOSE;
   bool is_integer() const { return a.dtype == DLK_DTYPE_U8 || a.dtype == DLK_DTYPE_S8; }
-  float multiplier_of(int64_t j) const {
-    return column_multipliers ? column_multipliers[j] : multiplier;
+  // The multiplier of C's element (i, j).
+  float multiplier_of(int64_t i, int64_t j) const {
+    return column_multipliers ? column_multipliers[s8_a ? i : j] : multiplier;
   }
 };
 

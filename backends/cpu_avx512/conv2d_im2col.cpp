@@ -23,13 +23,21 @@
 // kernel (vdpbf16ps) where it has one, the packer writing bf16 k-pairs; f16,
 // and bf16 elsewhere, are converted to f32 as they are packed.
 //
-// int8: the integer GEMM takes the zero point on its A operand, so the product is
-// turned around, dst (pixels x kg) = im2col^T * weights^T, one GEMM per group
-// over all images, with A written straight into the GEMM's packed panels by
-// Im2colAPanelPacker, padding taps holding src_zero_point so that they add
-// nothing; the GEMM's store requantizes with the per-column scale, bias and
-// ReLU. (Weights as A would need the zero point on B: a row-sum correction the
-// GEMM does not have.)
+// int8: vpdpbusd broadcasts its s8 operand, so on a tier with that kernel
+// NCHW runs dst (kg x pixels) = weights (kg x taps) * im2col (taps x pixels)
+// with the weights as the GEMM's s8 A (GemmArgs::s8_a: read in place where src
+// is u8 with zero point 0), im2col as its u8 B (src itself where pointwise,
+// else written into the panels by Im2colAPanelPacker's u8 k-quads), the src
+// zero point entering through the weights' row sums, and dst stored along its
+// rows. NHWC, and NCHW on the other tiers, turn the product around, dst
+// (pixels x kg) = im2col^T * weights^T, A written straight into the GEMM's
+// packed panels by Im2colAPanelPacker. Either way one GEMM per group over all
+// images; padding taps hold src_zero_point so that they add nothing; the
+// GEMM's store requantizes with the output channel's scale, bias and ReLU.
+// (With the pixels as rows an NCHW dst is stored down its columns, and the
+// weights, B, are packed on every call: ResNet-50's res2a 1x1 layers ran
+// 1.42-1.45x, its res5 3x3 layers 1.43-1.56x (against the wide-row kernel)
+// with the channels as rows; docs/conv_pool_speed.md, fifteenth sitting.)
 #include <algorithm>
 #include <string>
 
@@ -131,8 +139,60 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   });
 }
 
+// What both int8 lowerings' GEMMs of group g share: all images, and the
+// store's requantization by the output channels' multipliers, bias and ReLU,
+// the dst zero point.
+void set_int8_store(const core::Conv2dArgs &a, const ConvShape &s, int64_t g,
+                    core::GemmArgs &gemm) {
+  gemm.batch = s.n;
+  gemm.batch_stride_c = s.k * s.pixels();
+  gemm.c_zero_point = a.desc.dst_zero_point;
+  gemm.column_multipliers = a.channel_multipliers ? a.channel_multipliers + g * s.kg : nullptr;
+  gemm.multiplier = a.multiplier;
+  gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
+  gemm.relu = a.desc.relu != 0;
+}
+
+// Whether the int8 forward takes the output channels as the GEMM's rows: NCHW
+// (dst is then stored along its rows) on a tier with an s8 A x u8 B kernel.
+bool int8_channels_as_rows(const ConvShape &s, core::CpuIsa isa) {
+  return !s.nhwc && gemm_kernel_set(isa).s8u8.run;
+}
+
+// The int8 forward with the output channels as the GEMM's rows: C is dst (kg
+// x pixels) of group g of all images; A the weights, read where they lie
+// (src zero point 0, u8) or packed; B src itself where the convolution is
+// pointwise, else the im2col matrix, packed in the u8 k-quads
+// Im2colAPanelPacker writes.
+const char *forward_int8_channels_as_rows(const core::Conv2dArgs &a, core::CpuIsa isa,
+                                          int threads) {
+  const ConvShape s(a);
+  const size_t dst_elem = dlk_dtype_size(a.desc.dst_type);
+  return for_each_group(s, threads, [&](int64_t g, int team) {
+    core::MatrixView src{nullptr, a.desc.src_type, 0, 0, 0};
+    if (is_pointwise(s))
+      src = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g), a.desc.src_type,
+             s.src_channel_stride(), s.src_pixel_stride(), s.c * s.h * s.w};
+    core::GemmArgs gemm = single_gemm(
+        s.kg, s.pixels(), s.taps(),
+        {static_cast<const int8_t *>(a.weights) + g * s.kg * s.taps(), DLK_DTYPE_S8, s.taps(), 1,
+         0},
+        src, static_cast<unsigned char *>(a.dst) + s.dst_offset(0, g) * dst_elem,
+        a.desc.dst_type, s.dst_channel_stride(), s.dst_pixel_stride());
+    set_int8_store(a, s, g, gemm);
+    gemm.s8_a = true;
+    gemm.b_zero_point = a.desc.src_zero_point;
+    if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
+    const Im2colAPanelPacker pixels(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
+                                    gemm_kernel_set(isa).pack, im2col_nchw_kernels(isa));
+    const Im2colU8QuadsBPanelPacker packer(pixels);
+    return gemm_strided(gemm, isa, team, &packer);
+  });
+}
+
 const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const ConvShape s(a);
+  if (int8_channels_as_rows(s, isa)) return forward_int8_channels_as_rows(a, isa, threads);
   const size_t dst_elem = dlk_dtype_size(a.desc.dst_type);
   return for_each_group(s, threads, [&](int64_t g, int team) {
     // C is dst (pixels x kg) of all images; the GEMM's store requantizes it with
@@ -149,15 +209,9 @@ const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int thread
          0},
         static_cast<unsigned char *>(a.dst) + s.dst_offset(0, g) * dst_elem, a.desc.dst_type,
         s.dst_pixel_stride(), s.dst_channel_stride());
-    gemm.batch = s.n;
-    gemm.batch_stride_c = s.k * s.pixels();
+    set_int8_store(a, s, g, gemm);
     gemm.a_zero_point = a.desc.src_zero_point;
-    gemm.c_zero_point = a.desc.dst_zero_point;
-    gemm.column_multipliers = a.channel_multipliers ? a.channel_multipliers + g * s.kg : nullptr;
-    gemm.multiplier = a.multiplier;
-    gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
     gemm.bias_per_row = false;
-    gemm.relu = a.desc.relu != 0;
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
     const Im2colAPanelPacker packer(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
                                     gemm_kernel_set(isa).pack, im2col_nchw_kernels(isa));
@@ -228,9 +282,10 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       int8 ? forward_int8(args, isa, threads) : conv2d_forward_float_gemm(args, isa, threads);
   const ConvShape s(args);
   // "_a": im2col^T packed as the GEMM's A, pixels its rows.
-  const char *lowering = is_pointwise(s)                         ? "gemm:"
-                         : int8 || pixels_as_rows(args, s, isa) ? "im2col_packed_a+"
-                                                                : "im2col_packed+";
+  const bool turned = int8 ? !int8_channels_as_rows(s, isa) : pixels_as_rows(args, s, isa);
+  const char *lowering = is_pointwise(s) ? "gemm:"
+                         : turned        ? "im2col_packed_a+"
+                                         : "im2col_packed+";
   return {std::string(lowering) + kernel, 0};
 }
 

@@ -81,6 +81,27 @@ class Im2colAPanelPacker final : public APanelPacker {
   bool stageable_;
 };
 
+// The int8 forward's im2col (taps x pixels) as the B of the GEMM that takes
+// the output channels as rows (GemmArgs::s8_a, NCHW): the u8 k-quad panels
+// `pixels` writes as an A, a B micro-panel being laid out as an A one with
+// columns for rows.
+class Im2colU8QuadsBPanelPacker final : public BPanelPacker {
+ public:
+  explicit Im2colU8QuadsBPanelPacker(const Im2colAPanelPacker &pixels) : pixels_(pixels) {}
+  void pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+            const PackedPanel &panel) const override {
+    pixels_.pack(batch, j0, cols, p0, kc, panel);
+  }
+  // All the panels in one call, as the A packer writes them.
+  void pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
+                   const PackedPanel &first, int64_t) const override {
+    pixels_.pack(batch, j0, cols, p0, kc, first);
+  }
+
+ private:
+  const Im2colAPanelPacker &pixels_;
+};
+
 // B = im2col^T (pixels x taps) of one group, for backward-weights; GEMM batch
 // entry b is image b, row p its output pixel p. With `ones_column`, B has one
 // more column (index taps) of ones, so that C's last column is the sum of

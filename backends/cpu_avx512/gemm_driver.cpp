@@ -22,6 +22,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
@@ -62,7 +63,8 @@ struct FloatPath {
   static constexpr int64_t k_group = 1;  // k of a packed block is a multiple of this
   static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_F32;  // an A the kernel may read in place
   static constexpr dlk_dtype packed_b_dtype = DLK_DTYPE_F32;  // a B likewise
-  static constexpr bool col_sums = false;
+  static constexpr bool col_sums = false;  // B's column sums after packing it
+  static constexpr bool row_sums = false;  // A's row sums likewise
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.f32; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
                      int64_t kc, int width, float *out) {
@@ -84,7 +86,8 @@ struct FloatPath {
   // place, or rounds_in_tile), the first k block applies alpha and
   // beta, the last one the epilogue (bias, ReLU); else it only sums.
   static kernels::F32Tile tile(const core::GemmArgs &g, bool whole_rule, bool first, bool last,
-                               const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *) {
+                               const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *,
+                               const int32_t *) {
     const float alpha = whole_rule ? g.alpha : 1.0f;
     const float beta = !first ? 1.0f : whole_rule ? g.beta : 0.0f;
     const bool epilogue = whole_rule && last;
@@ -131,6 +134,7 @@ struct IntegerPath {
   static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_U8;  // s8 A is shifted while packing
   static constexpr dlk_dtype packed_b_dtype = DLK_DTYPE_S8;  // no kernel reads B in place
   static constexpr bool col_sums = true;
+  static constexpr bool row_sums = false;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s32; }
   static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
                      int64_t kc, int width, uint8_t *out) {
@@ -153,14 +157,49 @@ struct IntegerPath {
     return g.a_zero_point + (g.a.dtype == DLK_DTYPE_S8 ? 128 : 0);
   }
   static kernels::S32Tile tile(const core::GemmArgs &g, bool in_place, bool first, bool,
-                               const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *sums) {
+                               const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *sums,
+                               const int32_t *) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate, sums,
-            a_zero(g), 0};
+            a_zero(g), 0, nullptr, 0};
   }
   static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
                     const int32_t *acc, int64_t ld) {
     store_s32_tile(g, s, acc, ld, set.store_s32);
+  }
+};
+
+// int8 with the roles turned (GemmArgs::s8_a): A as s8 (a convolution's
+// weights, read in place where B has no zero point), B as u8 (s8 shifted by
+// 128); B's zero point (in u8 terms) enters through A's row sums, computed
+// after packing each block of A. The s8 operand is vpdpbusd's broadcast, so
+// the output channels are C's rows and an NCHW dst is stored along its rows.
+struct IntegerS8APath : IntegerPath {
+  using PackedA = int8_t;
+  using PackedB = uint8_t;
+  using Microkernel = kernels::GemmS8U8Microkernel;
+  static constexpr PackedType packed_a = PackedType::s8_quads;
+  static constexpr PackedType packed_b = PackedType::u8_quads;
+  static constexpr dlk_dtype packed_a_dtype = DLK_DTYPE_S8;
+  static constexpr dlk_dtype packed_b_dtype = DLK_DTYPE_U8;  // no kernel reads B in place
+  static constexpr bool col_sums = false;
+  static constexpr bool row_sums = true;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s8u8; }
+  static void pack_a(const kernels::GemmPackKernels &k, const PanelSource &s, int64_t count,
+                     int64_t kc, int width, int8_t *out) {
+    pack_s8_quad_panels(k, s, count, kc, width, out);
+  }
+  // The zero point of B as packed; where it is 0 (u8 B, zero point 0) A's row
+  // sums are not computed, and A may be read in place.
+  static int32_t b_zero(const core::GemmArgs &g) {
+    return g.b_zero_point + (g.b.dtype == DLK_DTYPE_S8 ? 128 : 0);
+  }
+  static kernels::S32Tile tile(const core::GemmArgs &g, bool in_place, bool first, bool,
+                               const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *,
+                               const int32_t *row_sums) {
+    const bool accumulate = !first || (in_place && g.beta != 0.0f);
+    return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate,
+            nullptr, 0, 0, row_sums, b_zero(g)};
   }
 };
 
@@ -201,12 +240,15 @@ constexpr bool reads_aliased_rows =
 // a few times: packing is then a pass over A nearly as long as the kernel's
 // own (a convolution's weights at batch 1, 49 pixels in 2 panels: 1.10-1.24x
 // on ResNet-50's res5 1x1 layers, 196 in 7: 1.02-1.12x; docs/cpu_gemm.md);
-// rows 4 KiB apart only in f32 and bf16, in micro-rows of kAliasedRowsMr.
+// rows 4 KiB apart only in f32 and bf16, in micro-rows of kAliasedRowsMr;
+// s8 A only where B has no zero point (its row sums come from packing A).
 template <class Path>
 bool reads_a_in_place(const core::GemmArgs &g,
                       const GemmKernel<typename Path::Microkernel> &kernel) {
   constexpr int64_t kMaxBytes = int64_t{64} << 10;
   const int64_t elem = int64_t{sizeof(typename Path::PackedA)};
+  if constexpr (Path::row_sums)
+    if (Path::b_zero(g) != 0) return false;  // the row sums come from packing A
   return kernel.reads_a_in_place && g.a.dtype == Path::packed_a_dtype && g.a.cs == 1 &&
          g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 && g.a.rs > 0 &&
          (g.a.rs <= kMaxBytes / elem / g.m ||
@@ -278,16 +320,19 @@ class BlockedGemm {
     b_size_ = b_in_place_ ? 0 : round_up(kc_padded * nc_, kLine);
     a_size_ = round_up(mc_ * kc_padded, kLine);
     if constexpr (Path::col_sums) sums_needed_ = Path::a_zero(g) != 0;
-    sums_size_ = sums_needed_ ? round_up(nc_, kLine) : 0;
+    if constexpr (Path::row_sums) sums_needed_ = Path::b_zero(g) != 0;
+    // Column sums per group (of its B block), row sums per thread (of its A block).
+    sums_size_ = !sums_needed_ ? 0 : round_up(Path::col_sums ? nc_ : mc_, kLine);
     ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
     const int64_t b_bytes = b_size_ * groups * int64_t{sizeof(PackedB)};
     const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
-    const int64_t sums_bytes = sums_size_ * groups * int64_t{sizeof(int32_t)};
+    const int64_t sums_bytes =
+        sums_size_ * (Path::col_sums ? groups : threads) * int64_t{sizeof(int32_t)};
     char *scratch = static_cast<char *>(gemm_scratch(static_cast<size_t>(
         b_bytes + a_bytes + sums_bytes + ws_size_ * groups * int64_t{sizeof(Acc)})));
     b_packs_ = reinterpret_cast<PackedB *>(scratch);
     a_packs_ = reinterpret_cast<PackedA *>(scratch + b_bytes);
-    col_sums_ = reinterpret_cast<int32_t *>(scratch + b_bytes + a_bytes);
+    sums_ = reinterpret_cast<int32_t *>(scratch + b_bytes + a_bytes);
     workspaces_ = reinterpret_cast<Acc *>(scratch + b_bytes + a_bytes + sums_bytes);
   }
 
@@ -339,7 +384,7 @@ class BlockedGemm {
   void run_entry(int64_t batch, int group, int member, int members, int thread) {
     PackedB *b_pack = b_packs_ + b_size_ * group;
     PackedA *a_pack = a_packs_ + a_size_ * thread;
-    int32_t *sums = col_sums_ + sums_size_ * group;
+    int32_t *sums = sums_ + sums_size_ * (Path::col_sums ? group : thread);
     Acc *workspace = workspaces_ + ws_size_ * group;
     // C itself only when it has the accumulator's type.
     Acc *c = in_place_ ? static_cast<Acc *>(g_.c) + batch * g_.batch_stride_c : nullptr;
@@ -349,7 +394,8 @@ class BlockedGemm {
     // too few rows for that, every thread takes all rows and a share of the
     // micro-panels of B.
     const int64_t micro_rows = ceil_div(g_.m, mr_);
-    const bool split_rows = micro_rows >= kMinMicroRowsPerThread * members;
+    const bool split_rows = micro_rows >= kMinMicroRowsPerThread * members &&
+                            !(Path::row_sums && many_panels_of_b(g_.n, members));
     const int64_t row_begin = split_rows ? micro_rows * member / members * mr_ : 0;
     const int64_t row_end =
         split_rows ? std::min(g_.m, micro_rows * (member + 1) / members * mr_) : g_.m;
@@ -385,6 +431,10 @@ class BlockedGemm {
             a_packer_->pack(batch, i0, mc, p0, kc, PackedPanel{a_pack, Path::packed_a, mr_});
           else if (packs && !a_in_place_ && !a_columns_in_place_)
             Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
+          if constexpr (Path::row_sums)
+            if (sums_needed_)
+              for (int64_t ir = 0; ir < mc; ir += mr_)
+                pack_kernels_.column_sums(a_pack + ir * kcp, kcp / 4, mr_, sums + ir);
           for (int64_t q = q0; q < q1; ++q) {
             const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
             for (int64_t ir = 0; ir < mc; ir += mr_) {
@@ -394,7 +444,7 @@ class BlockedGemm {
               const TileSpot spot{batch, i0 + ir, j0 + jr, std::min<int64_t>(mr_, mc - ir),
                                   cols};
               auto tile = Path::tile(g_, whole_rule_, first, last, spot, tile_c, ldc,
-                                     sums + q * nr_);
+                                     sums + q * nr_, sums + ir);
               const PackedA *a = a_pack + ir * kcp;
               if (a_in_place_) {
                 a = static_cast<const PackedA *>(g_.a.ptr) + batch * g_.a.batch_stride +
@@ -409,14 +459,14 @@ class BlockedGemm {
                 }
               }
               const PackedB *b = b_pack + q * kcp * nr_;
-              if constexpr (Path::packed_b != PackedType::s8_quads) {
+              if constexpr (std::is_same_v<decltype(tile), kernels::F32Tile>) {
                 if (b_in_place_) {
                   b = static_cast<const PackedB *>(g_.b.ptr) + batch * g_.b.batch_stride +
                       p0 * g_.b.rs + j0 + jr;
                   tile.b_rs = g_.b.rs;
                 }
               }
-              if constexpr (Path::packed_b != PackedType::s8_quads) {
+              if constexpr (std::is_same_v<decltype(tile), kernels::F32Tile>) {
                 if (rounds_in_tile_ && last) {
                   tile.bf16 = static_cast<uint16_t *>(g_.c) + batch * g_.batch_stride_c +
                               (i0 + ir) * g_.rs_c + j0 + jr;
@@ -438,6 +488,17 @@ class BlockedGemm {
   }
 
  private:
+  // Whether the s8 A path's threads split B's micro-panels rather than the
+  // rows: with the output channels as rows and many panels of pixels, split
+  // by rows each thread read all of a B block, half of it packed by the
+  // other core (res3a_1x1a: 800 KB); split by panels each reads only what it
+  // packed. ResNet-50's int8 NCHW 1x1 forward at batch 1 on 2 threads, 16
+  // panels or more a thread: res3a_1x1a 1.47x, res3b_1x1a 1.33x, res2a_1x1b
+  // 1.42x, res4a_1x1a 1.13x (AMD EPYC Zen 5; docs/conv_pool_speed.md).
+  bool many_panels_of_b(int64_t n, int members) const {
+    return ceil_div(n, nr_) >= 2 * kMinMicroRowsPerThread * members;
+  }
+
   static void sync(int members) {
     if (members > 1) {
 #pragma omp barrier
@@ -460,8 +521,8 @@ class BlockedGemm {
   int64_t a_size_ = 0, b_size_ = 0, sums_size_ = 0, ws_size_ = 0;
   PackedB *b_packs_ = nullptr;
   PackedA *a_packs_ = nullptr;
-  int32_t *col_sums_ = nullptr;
-  bool sums_needed_ = false;  // the kernel reads col_sums only where a_zero != 0
+  int32_t *sums_ = nullptr;  // B's column sums or A's row sums (Path::col_sums, row_sums)
+  bool sums_needed_ = false;  // the kernel reads them only where a_zero / b_zero != 0
   Acc *workspaces_ = nullptr;
 };
 
@@ -503,11 +564,12 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
   return gemm.kernel_name();
 }
 
-// f(Path{}) for the blocked loops' path of g: int8, bf16 x bf16 where the tier
+// f(Path{}) for the blocked loops' path of g: int8 (u8 A x s8 B, or s8 A x u8
+// B, which only a tier with that kernel is given), bf16 x bf16 where the tier
 // has a bf16 kernel, else f32.
 template <class F>
 auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, const F &f) {
-  if (g.is_integer()) return f(IntegerPath{});
+  if (g.is_integer()) return g.s8_a ? f(IntegerS8APath{}) : f(IntegerPath{});
   if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
     return f(Bf16Path{});
   return f(FloatPath{});

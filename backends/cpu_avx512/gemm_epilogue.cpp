@@ -82,7 +82,7 @@ void store_requantized(const core::GemmArgs &g, const TileSpot &s, const int32_t
   const float beta = g.beta;
   const int32_t zp = g.c_zero_point;
   for_each_element<CType>(g, s, acc, ld, [&](CType &c, int32_t a, int64_t i, int64_t j) {
-    const float product = static_cast<float>(a) * g.multiplier_of(j);
+    const float product = static_cast<float>(a) * g.multiplier_of(i, j);
     const float v =
         beta == 0.0f ? product : std::fmaf(beta, static_cast<float>(int32_t{c} - zp), product);
     c = static_cast<CType>(core::requantize(bias_relu(g, v, i, j), zp, lo, hi));
@@ -112,7 +112,8 @@ void store_s32_tile(const core::GemmArgs &g, const TileSpot &s, const int32_t *a
                    static_cast<unsigned char *>(g.c) +
                        offset * static_cast<int64_t>(dlk_dtype_size(g.c_type)),
                    g.rs_c, g.cs_c, g.c_type, beta, g.multiplier,
-                   g.column_multipliers ? g.column_multipliers + s.j0 : nullptr,
+                   g.column_multipliers && !g.s8_a ? g.column_multipliers + s.j0 : nullptr,
+                   g.column_multipliers && g.s8_a ? g.column_multipliers + s.i0 : nullptr,
                    g.bias_per_row ? bias : nullptr, g.bias_per_row ? nullptr : bias, g.relu,
                    g.c_zero_point});
   }
@@ -129,7 +130,7 @@ void store_s32_tile(const core::GemmArgs &g, const TileSpot &s, const int32_t *a
     }
     case DLK_DTYPE_F32:
       return for_each_element<float>(g, s, acc, ld, [&](float &c, int32_t a, int64_t i, int64_t j) {
-        const float product = static_cast<float>(a) * g.multiplier_of(j);
+        const float product = static_cast<float>(a) * g.multiplier_of(i, j);
         c = bias_relu(g, beta == 0.0f ? product : std::fmaf(beta, c, product), i, j);
       });
     case DLK_DTYPE_S8:

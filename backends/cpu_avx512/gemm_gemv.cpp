@@ -66,7 +66,8 @@ std::optional<Gemv> plan(const core::GemmArgs &g) {
 const char *gemm_gemv(const core::GemmArgs &g, core::CpuIsa isa, int threads,
                       core::CpuGemmPath path) {
   const bool bf16 = g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16;
-  if (path == core::CpuGemmPath::blocked || g.k == 0 || !(bf16 || g.is_integer())) return nullptr;
+  if (path == core::CpuGemmPath::blocked || g.k == 0 || !(bf16 || g.is_integer()) || g.s8_a)
+    return nullptr;
   const std::optional<Gemv> gemv = plan(g);
   if (!gemv) return nullptr;
   const TierLoops &loops = tier_loops(isa);

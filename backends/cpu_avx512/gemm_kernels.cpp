@@ -55,11 +55,12 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
   // int8 kernels read 1-byte operands in k-quads; every tier sums exactly.
   static const GemmKernelSet scalar{
       kernel(gemm_f32_generic_4x8, "scalar:gemm_f32_4x8", 4, 8, 4),
-      kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1), {}, generic_packing,
-      nullptr};
+      kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1), {}, {},
+      generic_packing, nullptr};
   static const GemmKernelSet avx2{
       kernel(gemm_f32_avx2_6x16, "avx2:gemm_f32_6x16", 6, 16, 4),
-      kernel(gemm_s32_avx2_6x8, "avx2:gemm_u8s8s32_6x8", 6, 8, 1), {}, generic_packing, nullptr};
+      kernel(gemm_s32_avx2_6x8, "avx2:gemm_u8s8s32_6x8", 6, 8, 1), {}, {}, generic_packing,
+      nullptr};
   // The avx512 tier needs F, BW, VL and DQ; VNNI and BF16 are further CPUID bits.
   // Without BF16, bf16 is converted to f32 while packing, as f16 always is.
   static const GemmKernelSet avx512{
@@ -67,6 +68,10 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
       core::cpu_features().avx512_vnni
           ? kernel(gemm_s32_avx512vnni_14x32, "avx512:gemm_u8s8s32_vnni_14x32", 14, 32, 1, true)
           : kernel(gemm_s32_generic_4x8, "avx512:gemm_u8s8s32_4x8", 4, 8, 1),
+      core::cpu_features().avx512_vnni
+          ? kernel(gemm_s8u8s32_avx512vnni_14x32, "avx512:gemm_s8u8s32_vnni_14x32", 14, 32, 1,
+                   true)
+          : GemmKernel<GemmS8U8Microkernel>{},
       core::cpu_features().avx512_bf16
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true,
                    true, false, true)

@@ -35,6 +35,8 @@ struct GemmKernel {
 struct GemmKernelSet {
   GemmKernel<kernels::GemmF32Microkernel> f32;  // also f16, and bf16 without bf16_pairs
   GemmKernel<kernels::GemmS32Microkernel> s32;
+  // s8 A x u8 B (GemmArgs::s8_a); run is null where the tier has none.
+  GemmKernel<kernels::GemmS8U8Microkernel> s8u8;
   GemmKernel<kernels::GemmBf16Microkernel> bf16_pairs;  // run is null where the tier has none
   kernels::GemmPackKernels pack;
   // s32/f32/s8/u8 C from the s32 accumulator; null: store_s32_tile's scalar rule.

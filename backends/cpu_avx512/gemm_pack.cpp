@@ -156,9 +156,9 @@ void pack_bf16_pair_panels(const kernels::GemmPackKernels &kernels, const PanelS
 
 void BPanelPacker::pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                                const PackedPanel &first, int64_t count) const {
-  const int64_t group = first.type == PackedType::s8_quads     ? 4
-                        : first.type == PackedType::bf16_pairs ? 2
-                                                               : 1;
+  const int64_t group = first.type == PackedType::bf16_pairs ? 2
+                        : first.type == PackedType::f32        ? 1
+                                                               : 4;
   // Bytes of one panel: every layout is 4-byte units, kc padded to the group.
   const int64_t panel_bytes = (kc + group - 1) / group * first.width * 4;
   for (int64_t q = 0; q < count; ++q)
@@ -170,17 +170,23 @@ void StridedBPanelPacker::pack_panels(int64_t batch, int64_t p0, int64_t kc, int
                                       int64_t cols, const PackedPanel &first,
                                       int64_t count) const {
   const PanelSource src = b_block(args_, batch, p0, j0);
-  // Row-major B already in the panels' element type.
+  // Row-major B already in the panels' element type (u8 quads: or s8, shifted
+  // by 128).
+  const bool u8 = first.type == PackedType::u8_quads;
   const dlk_dtype same = first.type == PackedType::f32          ? DLK_DTYPE_F32
                          : first.type == PackedType::bf16_pairs ? DLK_DTYPE_BF16
+                         : u8                                   ? DLK_DTYPE_U8
                                                                 : DLK_DTYPE_S8;
-  if (count == 1 || src.dtype != same || src.outer_stride != 1 || first.width != 32)
+  const bool shifted = u8 && src.dtype == DLK_DTYPE_S8;
+  if (count == 1 || (src.dtype != same && !shifted) || src.outer_stride != 1 ||
+      first.width != 32)
     return BPanelPacker::pack_panels(batch, p0, kc, j0, cols, first, count);
   const int64_t size = dlk_dtype_size(src.dtype);
   kernels_.panel_contiguous(static_cast<const uint8_t *>(src.ptr),
                             stride_bytes(src.inner_stride, size, kc),
                             static_cast<int>(size), kc, static_cast<int>(cols), 32,
-                            static_cast<int>(count), 0, static_cast<uint8_t *>(first.data));
+                            static_cast<int>(count), shifted ? 0x80 : 0,
+                            static_cast<uint8_t *>(first.data));
 }
 
 void StridedBPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
@@ -192,6 +198,9 @@ void StridedBPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0
   if (panel.type == PackedType::s8_quads)
     return pack_s8_quad_panels(kernels_, src, cols, kc, panel.width,
                                static_cast<int8_t *>(panel.data));
+  if (panel.type == PackedType::u8_quads)
+    return pack_u8_quad_panels(kernels_, src, cols, kc, panel.width,
+                               static_cast<uint8_t *>(panel.data));
   pack_f32_panels(kernels_, src, cols, kc, panel.width, static_cast<float *>(panel.data));
 }
 

@@ -37,10 +37,11 @@ void pack_f32_panels(const kernels::GemmPackKernels &kernels, const PanelSource 
 // The int8 layout (k-quads, kernels/gemm_microkernel.hpp): ceil(count / width)
 // micro-panels of round_up(kc, 4) x width, element (p, t) of a panel at
 // out[(p / 4) * width * 4 + t * 4 + p % 4], zeros past kc and count.
-// A: u8 as it is, s8 shifted by 128 to u8 (the caller shifts the zero point).
+// The u8 operand (A, or B with GemmArgs::s8_a): u8 as it is, s8 shifted by
+// 128 to u8 (the caller shifts the zero point).
 void pack_u8_quad_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
                          int64_t count, int64_t kc, int width, uint8_t *out);
-// B: s8.
+// The s8 operand (B, or A with GemmArgs::s8_a).
 void pack_s8_quad_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
                          int64_t count, int64_t kc, int width, int8_t *out);
 // The bf16 layout (k-pairs): as the k-quads with groups of two, bf16 bits as
@@ -61,7 +62,8 @@ inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 // edge and k past the block's end must be zero. (The int8 compensation sums of
 // B's columns are the framework's business: it computes them from the panel.)
 // An A micro-panel (APanelPacker) is the same with rows for columns; the int8
-// GEMM's A is u8_quads, laid out as s8_quads, u8 values (s8 A shifted by 128).
+// GEMM's A is u8_quads, laid out as s8_quads, u8 values (s8 A shifted by 128),
+// and with GemmArgs::s8_a the roles turn: A s8_quads, B u8_quads.
 enum class PackedType { f32, bf16_pairs, s8_quads, u8_quads };
 struct PackedPanel {
   void *data;

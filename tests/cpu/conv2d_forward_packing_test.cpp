@@ -237,14 +237,27 @@ bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, 
 
 // The wide-row rule for int8 (k-quads on vpdpbusd): also one group, NCHW,
 // dense, a CPU with AVX512_VNNI, and a kernel larger than 1x1; 3 or more input
-// channels (a quad three-quarters full); the rows' width up to 1.3 x ow, and
-// at stride 2 any number of tiles.
-bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t ow) {
+// channels (a quad three-quarters full); the rows' width up to 1.2 x ow, and
+// at stride 2 more than 3 tiles of 48 wide columns.
+bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
+                         int64_t ow) {
   const int64_t wp = ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
          d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
          d.kh * d.kw > 1 && d.dilation_h == 1 &&
-         d.stride_h <= 2 && d.k >= 16 && d.c >= 3 && wp * 10 <= ow * 13;
+         d.stride_h <= 2 && d.k >= 16 && d.c >= 3 && wp * 5 <= ow * 6 &&
+         (d.stride_h == 1 || oh * wp > 3 * 48);
+}
+
+// The integer GEMM's lowering of an int8 forward: with the output channels as
+// rows (the weights as its s8 A, im2col packed as B) on NCHW where the tier
+// has that kernel (AVX-512 with VNNI), else the pixels as rows (im2col^T
+// packed as A).
+const char *int8_im2col_lowering(const std::string &tier, const dlk_conv2d_desc &d) {
+  return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
+                 d.format == DLK_FORMAT_NCHW
+             ? "im2col_packed+"
+             : "im2col_packed_a+";
 }
 
 // The int8 wide-row kernel's k-quads (conv2d_wide_rows_int8_avx512vnni.cpp):
@@ -630,12 +643,12 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
                                      : int8_channel_lanes_rule(tier, d, p.oh, p.ow)
                                          ? (nchw ? "avx512:conv2d_channel_lanes_int8"
                                                  : "avx512:conv2d_channel_lanes_int8_nhwc")
-                                     : int8_wide_rows_rule(tier, d, p.ow)
+                                     : int8_wide_rows_rule(tier, d, p.oh, p.ow)
                                          ? "avx512:conv2d_wide_rows_int8"
                                      : shape.kh * shape.kw == 1 && shape.stride == 1 &&
                                              shape.pad == 0
                                          ? "gemm:"
-                                         : "im2col_packed_a+";
+                                         : int8_im2col_lowering(tier, d);
         CHECK(implementation(ctx).find(lowering) == 0);
         CHECK(dst.values() == cast<int32_t>(exact(p, src, weights, d.src_zero_point)));
       }
@@ -661,8 +674,10 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
     const bool u8 = type == DLK_DTYPE_U8;
     Problem p = problem(shape, type, DLK_DTYPE_S32);
     dlk_conv2d_desc &d = p.desc;
-    // Zero points far from 0, whose padding taps must add nothing.
-    d.src_zero_point = u8 ? 201 : -77;
+    // Zero points far from 0, whose padding taps must add nothing; and every
+    // other u8 shape's 0 (activations after ReLU), without which the NCHW
+    // GEMM with the channels as rows reads the weights in place.
+    d.src_zero_point = !u8 ? -77 : index % 4 == 2 ? 0 : 201;
     const std::vector<int> src =
         random_ints(d.n * d.c * d.h * d.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
     const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -128, 127, rng);
@@ -730,7 +745,7 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
           CHECK(wrong == 0);
           // The channel-lane kernel first where its rule holds.
           const bool lanes = int8_channel_lanes_rule(tier, d, p.oh, p.ow);
-          const bool wide = !lanes && int8_wide_rows_rule(tier, d, p.ow);
+          const bool wide = !lanes && int8_wide_rows_rule(tier, d, p.oh, p.ow);
           CHECK((implementation(ctx) == (nchw ? "avx512:conv2d_channel_lanes_int8"
                                               : "avx512:conv2d_channel_lanes_int8_nhwc")) == lanes);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_int8") == wide);

@@ -510,7 +510,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         gemm_store_s32_avx512(S32TileStore{
             sums, kBlock, a.ow, channels, bytes + ((n * a.oh + y) * a.ow * d.k + o0) * size, d.k,
             1, d.dst_type, 0.0f, a.multiplier,
-            a.channel_multipliers ? a.channel_multipliers + o0 : nullptr, nullptr,
+            a.channel_multipliers ? a.channel_multipliers + o0 : nullptr, nullptr, nullptr,
             a.bias ? a.bias + o0 : nullptr, d.relu != 0, d.dst_zero_point});
         return;
       }
@@ -518,8 +518,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         gemm_store_s32_avx512(S32TileStore{
             sums + i * a.ow, a.ow, 1, a.ow,
             bytes + ((n * d.k + o0 + i) * pixels + y * a.ow) * size, a.ow, 1, d.dst_type, 0.0f,
-            a.multiplier_of(o0 + i), nullptr, a.bias ? a.bias + o0 + i : nullptr, nullptr,
-            d.relu != 0, d.dst_zero_point});
+            a.multiplier_of(o0 + i), nullptr, nullptr, a.bias ? a.bias + o0 + i : nullptr,
+            nullptr, d.relu != 0, d.dst_zero_point});
       return;
     }
     auto *dst = static_cast<uint16_t *>(a.dst);

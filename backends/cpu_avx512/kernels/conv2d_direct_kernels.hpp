@@ -183,10 +183,14 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 // - padded width (of a phase plane at stride 2) / output width at most 1.2:
 //   the junk columns are computed (ResNet-50 res2a 58/56, res3b 30/28, res4b
 //   16/14, all VGG-16 3x3, res3a 29/28, res4a 15/14, res5a 8/7; res5b's 9/7
-//   would waste 29 % and keeps the GEMM, with its pixels as rows); int8 at
-//   most 1.3, and at stride 2 without the float types' floor of 3 tiles
-//   below: res5b 3x3 (9/7) and res5a 3x3 (7 x 8, 2 tiles) ran 1.1 / 1.6 /
-//   1.5 / 2.1x and 0.95 / 1.3 / 1.3 / 1.5x the integer GEMM (same runs);
+//   would waste 29 % and keeps the GEMM, with its pixels as rows, int8 its
+//   output channels as rows). int8 ran here at up to 1.3 and at stride 2
+//   without the floor of 3 tiles below until the integer GEMM took the
+//   weights in place as its A (s8 A x u8 B): then it ran res5b 3x3 (9/7) and
+//   res5a 3x3 (7 x 8, 2 tiles) 1.43x and 1.56x this kernel at batch 1 on 1
+//   thread, 1.28x and 1.38x on 2 (this kernel quads all 2.4 MB of weights per
+//   call, a quarter of its time there; dlk-perf conv, AMD EPYC Zen 5;
+//   docs/conv_pool_speed.md, fifteenth sitting);
 // - its scratch within the bound.
 // Backward data runs as the convolution of diff_dst with the weights turned
 // around (conv2d_backward_data.cpp): `turned` asks for that convolution's
@@ -213,12 +217,11 @@ inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, boo
   // The phase plane's width, ceil(((ow - 1) stride + kw) / stride): w + 2
   // pad_w at stride 1, computed from the output size without overflow.
   const int64_t wp = a.ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
-  if ((int8 ? wp * 10 > a.ow * 13 : wp * 5 > a.ow * 6) || (turned && wp * 10 > a.ow * 11))
-    return false;
-  // Stride 2, float types: more than 3 tiles of 48 wide columns an image
-  // (res5a's 7 x 8 fill 2, the second a sixth full, and ran 0.84x the GEMM
-  // with its pixels as rows).
-  if (d.stride_h == 2 && a.oh * wp <= 3 * 48 && !int8) return false;
+  if (wp * 5 > a.ow * 6 || (turned && wp * 10 > a.ow * 11)) return false;
+  // Stride 2: more than 3 tiles of 48 wide columns an image (res5a's 7 x 8
+  // fill 2, the second a sixth full, and ran 0.84x the GEMM with its pixels
+  // as rows).
+  if (d.stride_h == 2 && a.oh * wp <= 3 * 48) return false;
   const WideRowsPlan plan(a, threads, turned);
   return plan.bytes <= kScratchBound && plan.channel_block * plan.plane < (int64_t{1} << 30);
 }

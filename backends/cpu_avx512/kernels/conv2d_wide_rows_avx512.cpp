@@ -410,7 +410,7 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
             gemm_store_s32_avx512(S32TileStore{
                 reinterpret_cast<const int32_t *>(staged + o * pixels + q0), q1 - q0, 1, q1 - q0,
                 static_cast<unsigned char *>(a.dst) + ((image * d.k + o) * pixels + q0) * size,
-                q1 - q0, 1, d.dst_type, 0.0f, a.multiplier_of(o), nullptr,
+                q1 - q0, 1, d.dst_type, 0.0f, a.multiplier_of(o), nullptr, nullptr,
                 a.bias ? a.bias + o : nullptr, nullptr, d.relu != 0, d.dst_zero_point});
         }
       } else if constexpr (!f32) {

@@ -53,9 +53,12 @@ struct F32Tile {
 };
 
 // Where an s32 tile goes: c = v, or c + v when accumulate, for
-// v[i][j] = acc[i][j] - a_zero * col_sums[j], all wrapping modulo 2^32 as the
-// hardware does (the A zero point enters as a compensation term per column of
-// B, which packing computes: col_sums[j] = sum_p b[p][j] over the k block).
+// v[i][j] = acc[i][j] - a_zero * col_sums[j] (u8 A x s8 B) or
+// acc[i][j] - b_zero * row_sums[i] (s8 A x u8 B), all wrapping modulo 2^32 as
+// the hardware does (the zero point of the u8 operand enters as a
+// compensation term per column of B or row of A, which the driver computes from
+// the other operand's packed panel: col_sums[j] = sum_p b[p][j] over the k
+// block, row_sums[i] = sum_p a[i][p]).
 struct S32Tile {
   int32_t *c;
   int64_t ldc;
@@ -63,7 +66,9 @@ struct S32Tile {
   bool accumulate;
   const int32_t *col_sums;  // NR values, read only where a_zero != 0
   int32_t a_zero;
-  int64_t a_rs;  // as F32Tile's: u8 A read in place, row i's k-quad u at a + i * a_rs + 4 u
+  int64_t a_rs;  // as F32Tile's: A read in place, row i's k-quad u at a + i * a_rs + 4 u
+  const int32_t *row_sums;  // rows values, read only where b_zero != 0
+  int32_t b_zero;
 };
 
 // f32 accumulation, for f32, f16 and bf16 operands (packed as f32).
@@ -81,6 +86,11 @@ using GemmBf16Microkernel = void (*)(int64_t kc, const uint16_t *a, const uint16
 // exactly, so int8 results are bit-identical across tiers.
 using GemmS32Microkernel = void (*)(int64_t kc, const uint8_t *a, const int8_t *b,
                                     const S32Tile &tile);
+// The same with the operands' roles turned: A as s8 (a convolution's weights,
+// the output channels as rows), B as u8 (s8 B shifted by 128, and its zero
+// point), the same k-quads.
+using GemmS8U8Microkernel = void (*)(int64_t kc, const int8_t *a, const uint8_t *b,
+                                     const S32Tile &tile);
 
 // Scalar tier: plain loops that the compiler vectorises for the x86-64 baseline;
 // 4 x 8 keeps the accumulators in its sixteen SSE registers.
@@ -112,5 +122,7 @@ void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *a, const uint16_t *b
 // is an illegal instruction on CPUs with AVX512_VNNI but no AVX-VNNI (Zen 4).
 void gemm_s32_avx512vnni_14x32(int64_t kc, const uint8_t *a, const int8_t *b,
                                const S32Tile &tile);
+void gemm_s8u8s32_avx512vnni_14x32(int64_t kc, const int8_t *a, const uint8_t *b,
+                                   const S32Tile &tile);
 
 }  // namespace dlk::cpu::kernels

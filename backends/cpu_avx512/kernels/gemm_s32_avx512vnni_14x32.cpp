@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "backends/cpu_avx512/kernels/gemm_tile_store_avx512.inc"
 
@@ -12,10 +13,16 @@ namespace {
 constexpr int MR = 14, NR = 32;
 
 // R rows and V vectors of the MR x NR k-quad panels; A packed, or read in
-// place where tile.a_rs says (AInPlace).
-template <int R, int V, bool AInPlace>
-void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict b,
+// place where tile.a_rs says (AInPlace). vpdpbusd multiplies the u8 bytes of
+// its first source by the s8 bytes of its second, so a u8 A (AType uint8_t)
+// is broadcast as the first source and B as the second, its zero point
+// compensated per column; an s8 A (the weights with the output channels as
+// rows) is the broadcast second source, the u8 B the first, B's zero point
+// compensated per row.
+template <int R, int V, bool AInPlace, class AType, class BType>
+void run_tile(int64_t kc, const AType *__restrict a, const BType *__restrict b,
               const S32Tile &tile) {
+  constexpr bool u8_a = std::is_same_v<AType, uint8_t>;
   prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
   __m512i acc[R][V];
 #pragma GCC unroll 14
@@ -30,40 +37,59 @@ void run_tile(int64_t kc, const uint8_t *__restrict a, const int8_t *__restrict 
       int32_t quad;
       std::memcpy(&quad, AInPlace ? a + i * tile.a_rs : a + 4 * i, sizeof quad);
       const __m512i ai = _mm512_set1_epi32(quad);
-      for (int v = 0; v < V; ++v) acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], ai, bv[v]);
+      for (int v = 0; v < V; ++v)
+        acc[i][v] = u8_a ? _mm512_dpbusd_epi32(acc[i][v], ai, bv[v])
+                         : _mm512_dpbusd_epi32(acc[i][v], bv[v], ai);
     }
     a += AInPlace ? 4 : MR * 4;
     b += NR * 4;
   }
   __mmask16 mask[V];
-  __m512i comp[V];
-  const __m512i zero = _mm512_set1_epi32(tile.a_zero);
+  __m512i col_comp[V];
   for (int v = 0; v < V; ++v) {
     mask[v] = first_lanes(tile.cols - 16 * v);
-    comp[v] = tile.a_zero ? _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(mask[v], tile.col_sums + 16 * v))
-                          : _mm512_setzero_si512();
+    const __m512i sums = u8_a && tile.a_zero
+                             ? _mm512_maskz_loadu_epi32(mask[v], tile.col_sums + 16 * v)
+                             : _mm512_setzero_si512();
+    col_comp[v] = _mm512_mullo_epi32(_mm512_set1_epi32(tile.a_zero), sums);
   }
 #pragma GCC unroll 14
   for (int i = 0; i < R; ++i) {
     if (i >= tile.rows) break;
     int32_t *c = tile.c + i * tile.ldc;
+    // Wrapping modulo 2^32, as the vector products do.
+    const __m512i row_comp = _mm512_set1_epi32(static_cast<int32_t>(
+        !u8_a && tile.b_zero ? static_cast<uint32_t>(tile.b_zero) *
+                                   static_cast<uint32_t>(tile.row_sums[i])
+                             : 0u));
     for (int v = 0; v < V; ++v) {
-      __m512i x = _mm512_sub_epi32(acc[i][v], comp[v]);
+      __m512i x = _mm512_sub_epi32(acc[i][v], u8_a ? col_comp[v] : row_comp);
       if (tile.accumulate) x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(mask[v], c + 16 * v));
       _mm512_mask_storeu_epi32(c + 16 * v, mask[v], x);
     }
   }
 }
 
+template <class AType, class BType>
+void run_shape(int64_t kc, const AType *a, const BType *b, const S32Tile &tile) {
+  with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
+    with_flag(tile.a_rs != 0, [&](auto a_in_place) {
+      run_tile<decltype(r)::value, decltype(v)::value, decltype(a_in_place)::value>(kc, a, b,
+                                                                                     tile);
+    });
+  });
+}
+
 }  // namespace
 
 void gemm_s32_avx512vnni_14x32(int64_t kc, const uint8_t *__restrict a,
                                const int8_t *__restrict b, const S32Tile &tile) {
-  with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
-    with_flag(tile.a_rs != 0, [&](auto a_in_place) {
-      run_tile<decltype(r)::value, decltype(v)::value, decltype(a_in_place)::value>(kc, a, b, tile);
-    });
-  });
+  run_shape(kc, a, b, tile);
+}
+
+void gemm_s8u8s32_avx512vnni_14x32(int64_t kc, const int8_t *__restrict a,
+                                   const uint8_t *__restrict b, const S32Tile &tile) {
+  run_shape(kc, a, b, tile);
 }
 
 }  // namespace dlk::cpu::kernels

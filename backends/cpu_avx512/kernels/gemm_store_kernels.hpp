@@ -13,7 +13,7 @@
 namespace dlk::cpu::kernels {
 
 // c(i, j) = rule(acc[i * ld + j]) for i < rows, j < cols, with rule dlk.h's
-// (store_s32_tile, gemm_epilogue.hpp): v = acc x multiplier_j, v = fma(beta,
+// (store_s32_tile, gemm_epilogue.hpp): v = acc x multiplier_i or _j, v = fma(beta,
 // C - zero_point, v) where beta != 0 (f32 C: fma(beta, C, v)), + bias, ReLU,
 // then for s8/u8 C round half to even, add zero_point and saturate. C is
 // element (0, 0) of the tile; one of rs_c and cs_c is 1.
@@ -27,7 +27,8 @@ struct S32TileStore {
                      // then ReLU; no scale or bias), f32, s8 or u8
   float beta;
   float multiplier;
-  const float *column_multipliers;  // cols values, or null: multiplier
+  const float *column_multipliers;  // cols values, or null
+  const float *row_multipliers;     // rows values, or null; both null: multiplier
   const float *row_bias;            // rows values, or null
   const float *col_bias;            // cols values, or null
   bool relu;
