@@ -196,10 +196,10 @@ struct IntegerS8APath : IntegerPath {
   }
   static kernels::S32Tile tile(const core::GemmArgs &g, bool in_place, bool first, bool,
                                const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *,
-                               const int32_t *row_sums) {
+                               const int32_t *a_row_sums) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate,
-            nullptr, 0, 0, row_sums, b_zero(g)};
+            nullptr, 0, 0, a_row_sums, b_zero(g)};
   }
 };
 

@@ -105,7 +105,8 @@ void store_f32_tile(const core::GemmArgs &g, const TileSpot &s, const float *acc
 void store_s32_tile(const core::GemmArgs &g, const TileSpot &s, const int32_t *acc, int64_t ld,
                     kernels::S32TileStoreKernel kernel) {
   const float beta = g.beta;
-  if (kernel && (g.rs_c == 1 || g.cs_c == 1)) {
+  // (The kernel takes a multiplier per row only along C's rows.)
+  if (kernel && (g.cs_c == 1 || (g.rs_c == 1 && !(g.s8_a && g.column_multipliers)))) {
     const int64_t offset = s.batch * g.batch_stride_c + s.i0 * g.rs_c + s.j0 * g.cs_c;
     const float *bias = g.bias ? g.bias + (g.bias_per_row ? s.i0 : s.j0) : nullptr;
     return kernel({acc, ld, s.rows, s.cols,

@@ -28,7 +28,7 @@ struct S32TileStore {
   float beta;
   float multiplier;
   const float *column_multipliers;  // cols values, or null
-  const float *row_multipliers;     // rows values, or null; both null: multiplier
+  const float *row_multipliers;     // rows values (C row-major), or null; both null: multiplier
   const float *row_bias;            // rows values, or null
   const float *col_bias;            // cols values, or null
   bool relu;

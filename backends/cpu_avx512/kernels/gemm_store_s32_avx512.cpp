@@ -138,11 +138,9 @@ void store_columns(const S32TileStore &store, const RequantizeLanes *lanes) {
     // Rows i0 + r for r in [r0, r1) exist.
     const int64_t r0 = std::max<int64_t>(0, -i0), r1 = std::min<int64_t>(16, t.rows - i0);
     const __mmask16 n = lane_range(r0, r1);
-    __m512 row_bias = _mm512_setzero_ps(), row_scale = _mm512_set1_ps(t.multiplier);
+    __m512 row_bias = _mm512_setzero_ps();
     if (K != CKind::s32 && t.row_bias)
       row_bias = _mm512_maskz_loadu_ps(n, lane_address(t.row_bias, i0));
-    if (K != CKind::s32 && t.row_multipliers)
-      row_scale = _mm512_maskz_loadu_ps(n, lane_address(t.row_multipliers, i0));
     for (int64_t j0 = 0; j0 < t.cols; j0 += 16) {
       const int64_t cols = std::min<int64_t>(16, t.cols - j0);
       __m512 block[16];
@@ -158,8 +156,8 @@ void store_columns(const S32TileStore &store, const RequantizeLanes *lanes) {
         if constexpr (K == CKind::s32) {
           store_s32_lanes(t, sums, n, at);
         } else {
-          const __m512 scale =
-              t.column_multipliers ? _mm512_set1_ps(t.column_multipliers[j]) : row_scale;
+          const __m512 scale = _mm512_set1_ps(t.column_multipliers ? t.column_multipliers[j]
+                                                                   : t.multiplier);
           __m512 bias = row_bias;
           if (t.col_bias) bias = _mm512_set1_ps(t.col_bias[j]);
           store_scaled_lanes<K>(t, lanes, sums, scale,
