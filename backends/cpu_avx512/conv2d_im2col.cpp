@@ -139,83 +139,60 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
   });
 }
 
-// What both int8 lowerings' GEMMs of group g share: all images, and the
-// store's requantization by the output channels' multipliers, bias and ReLU,
-// the dst zero point.
-void set_int8_store(const core::Conv2dArgs &a, const ConvShape &s, int64_t g,
-                    core::GemmArgs &gemm) {
-  gemm.batch = s.n;
-  gemm.batch_stride_c = s.k * s.pixels();
-  gemm.c_zero_point = a.desc.dst_zero_point;
-  gemm.column_multipliers = a.channel_multipliers ? a.channel_multipliers + g * s.kg : nullptr;
-  gemm.multiplier = a.multiplier;
-  gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
-  gemm.relu = a.desc.relu != 0;
-}
-
 // Whether the int8 forward takes the output channels as the GEMM's rows: NCHW
 // (dst is then stored along its rows) on a tier with an s8 A x u8 B kernel.
 bool int8_channels_as_rows(const ConvShape &s, core::CpuIsa isa) {
   return !s.nhwc && gemm_kernel_set(isa).s8u8.run;
 }
 
-// The int8 forward with the output channels as the GEMM's rows: C is dst (kg
-// x pixels) of group g of all images; A the weights, read where they lie
-// (src zero point 0, u8) or packed; B src itself where the convolution is
-// pointwise, else the im2col matrix, packed in the u8 k-quads
-// Im2colAPanelPacker writes.
-const char *forward_int8_channels_as_rows(const core::Conv2dArgs &a, core::CpuIsa isa,
-                                          int threads) {
-  const ConvShape s(a);
+// The int8 forward of group g of all images with the output channels as the
+// GEMM's rows: C is dst (kg x pixels), requantized by the store with the
+// channel's multiplier, bias and ReLU; A the weights (s8), read where they lie
+// (src u8 with zero point 0) or packed; B src (u8 or s8, its zero point) itself
+// where the convolution is pointwise, else (pointer and strides not read) the
+// im2col matrix.
+core::GemmArgs int8_channels_as_rows_gemm(const core::Conv2dArgs &a, const ConvShape &s,
+                                          int64_t g) {
   const size_t dst_elem = dlk_dtype_size(a.desc.dst_type);
+  core::MatrixView src{nullptr, a.desc.src_type, 0, 0, 0};
+  if (is_pointwise(s))
+    src = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g), a.desc.src_type,
+           s.src_channel_stride(), s.src_pixel_stride(), s.c * s.h * s.w};
+  core::GemmArgs gemm = single_gemm(
+      s.kg, s.pixels(), s.taps(),
+      {static_cast<const int8_t *>(a.weights) + g * s.kg * s.taps(), DLK_DTYPE_S8, s.taps(), 1,
+       0},
+      src, static_cast<unsigned char *>(a.dst) + s.dst_offset(0, g) * dst_elem, a.desc.dst_type,
+      s.dst_channel_stride(), s.dst_pixel_stride());
+  gemm.batch = s.n;
+  gemm.batch_stride_c = s.k * s.pixels();
+  gemm.s8_a = true;
+  gemm.b_zero_point = a.desc.src_zero_point;
+  gemm.c_zero_point = a.desc.dst_zero_point;
+  gemm.column_multipliers = a.channel_multipliers ? a.channel_multipliers + g * s.kg : nullptr;
+  gemm.multiplier = a.multiplier;
+  gemm.bias = a.bias ? a.bias + g * s.kg : nullptr;
+  gemm.relu = a.desc.relu != 0;
+  return gemm;
+}
+
+// With the channels as rows the weights are the s8 A (vpdpbusd's broadcast)
+// and im2col's u8 k-quads, which Im2colAPanelPacker writes, the B panels;
+// otherwise the product is turned around, the pixels as rows, im2col^T the u8
+// A (written by the same packer) and src's zero point on it.
+const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+  const ConvShape s(a);
+  const bool channels_as_rows = int8_channels_as_rows(s, isa);
   return for_each_group(s, threads, [&](int64_t g, int team) {
-    core::MatrixView src{nullptr, a.desc.src_type, 0, 0, 0};
-    if (is_pointwise(s))
-      src = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g), a.desc.src_type,
-             s.src_channel_stride(), s.src_pixel_stride(), s.c * s.h * s.w};
-    core::GemmArgs gemm = single_gemm(
-        s.kg, s.pixels(), s.taps(),
-        {static_cast<const int8_t *>(a.weights) + g * s.kg * s.taps(), DLK_DTYPE_S8, s.taps(), 1,
-         0},
-        src, static_cast<unsigned char *>(a.dst) + s.dst_offset(0, g) * dst_elem,
-        a.desc.dst_type, s.dst_channel_stride(), s.dst_pixel_stride());
-    set_int8_store(a, s, g, gemm);
-    gemm.s8_a = true;
-    gemm.b_zero_point = a.desc.src_zero_point;
+    core::GemmArgs gemm = int8_channels_as_rows_gemm(a, s, g);
+    if (!channels_as_rows) gemm = transposed(gemm);
     if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
     const Im2colAPanelPacker pixels(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
                                     gemm_kernel_set(isa).pack, im2col_nchw_kernels(isa));
+    if (!channels_as_rows)
+      return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &pixels);
     const Im2colU8QuadsBPanelPacker packer(pixels);
     return gemm_strided(gemm, isa, team, &packer);
-  });
-}
-
-const char *forward_int8(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
-  const ConvShape s(a);
-  if (int8_channels_as_rows(s, isa)) return forward_int8_channels_as_rows(a, isa, threads);
-  const size_t dst_elem = dlk_dtype_size(a.desc.dst_type);
-  return for_each_group(s, threads, [&](int64_t g, int team) {
-    // C is dst (pixels x kg) of all images; the GEMM's store requantizes it with
-    // the scales, bias and ReLU of its output channels (columns).
-    // A is src itself where it is pixel-aligned with dst (its dtype tells the
-    // GEMM u8 from s8 either way).
-    core::MatrixView src{nullptr, a.desc.src_type, 0, 0, 0};
-    if (is_pointwise(s))
-      src = {static_cast<const unsigned char *>(a.src) + s.src_offset(0, g), a.desc.src_type,
-             s.src_pixel_stride(), s.src_channel_stride(), s.c * s.h * s.w};
-    core::GemmArgs gemm = single_gemm(
-        s.pixels(), s.kg, s.taps(), src,
-        {static_cast<const int8_t *>(a.weights) + g * s.kg * s.taps(), DLK_DTYPE_S8, 1, s.taps(),
-         0},
-        static_cast<unsigned char *>(a.dst) + s.dst_offset(0, g) * dst_elem, a.desc.dst_type,
-        s.dst_pixel_stride(), s.dst_channel_stride());
-    set_int8_store(a, s, g, gemm);
-    gemm.a_zero_point = a.desc.src_zero_point;
-    gemm.bias_per_row = false;
-    if (is_pointwise(s)) return gemm_strided(gemm, isa, team);
-    const Im2colAPanelPacker packer(s, a.src, a.desc.src_type, a.desc.src_zero_point, g,
-                                    gemm_kernel_set(isa).pack, im2col_nchw_kernels(isa));
-    return gemm_strided(gemm, isa, team, nullptr, core::CpuGemmPath::rule, &packer);
   });
 }
 

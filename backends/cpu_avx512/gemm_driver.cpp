@@ -584,6 +584,11 @@ core::GemmArgs transposed(const core::GemmArgs &g) {
   t.b = {g.a.ptr, g.a.dtype, g.a.cs, g.a.rs, g.a.batch_stride};
   t.rs_c = g.cs_c, t.cs_c = g.rs_c;
   t.bias_per_row = !g.bias_per_row;
+  if (g.is_integer()) {
+    // The s8 operand changes sides, and the zero point with the other.
+    t.s8_a = !g.s8_a;
+    t.a_zero_point = g.b_zero_point, t.b_zero_point = g.a_zero_point;
+  }
   return t;
 }
 

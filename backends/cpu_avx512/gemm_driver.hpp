@@ -29,7 +29,8 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
 bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa);
 
 // The same product as C^T = B^T A^T: m and n, A and B, C's strides swapped, the
-// bias per column where it was per row and the other way round.
+// bias per column where it was per row and the other way round (integer: the
+// s8 operand and the zero point change sides too, GemmArgs::s8_a).
 core::GemmArgs transposed(const core::GemmArgs &g);
 
 // One product C (m x n) = A (m x k) * B (k x n) on strided views (batch 1,
