@@ -27,7 +27,7 @@ __m512i pair_indices(int v) {
 template <int R, int V, bool AInPlace, bool BInPlace>
 void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restrict b,
               const F32Tile &tile) {
-  prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
+  prefetch_c_tile(tile);
   const int64_t b_step = BInPlace ? 2 * tile.b_rs : NR * 2;
   const __mmask32 b_columns = BInPlace && tile.cols < 32 ? (1u << tile.cols) - 1 : ~0u;
   __m512i pairs[V];

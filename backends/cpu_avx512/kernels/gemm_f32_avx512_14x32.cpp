@@ -21,7 +21,7 @@ enum class ASource { packed, rows, columns };
 template <int R, int V, ASource A, bool BInPlace>
 void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
               const F32Tile &tile) {
-  prefetch_c_tile(tile.c, tile.ldc, tile.rows, tile.cols);
+  prefetch_c_tile(tile);
   const int64_t a_step = A == ASource::packed ? MR : A == ASource::rows ? 1 : tile.a_cs;
   const int64_t b_step = BInPlace ? tile.b_rs : NR;
   const __mmask16 b_last = BInPlace ? first_lanes(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
