@@ -375,7 +375,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
           const uint8_t *rows[4];
           for (int64_t q = 0; q < 4; ++q)
             rows[q] = 4 * u + q < d.c ? channels + ((4 * u + q) * d.h + y) * d.w : nullptr;
-          wide_rows_int8_quad_row(rows, d.w, -p.pad_left, 1, p.wp, zero_byte, shift, row);
+          wide_rows_int8_quad_row(rows, d.w, -p.pad_left, 1, p.wp, zero_byte, shift,
+                                  4 * (u + 1) < d.c ? 4 * d.h * d.w : 0, row);
         }
         continue;
       }

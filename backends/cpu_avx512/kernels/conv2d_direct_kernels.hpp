@@ -145,10 +145,12 @@ void wide_rows_int8_quad_weights(const int8_t *w, int64_t count, int64_t c, int6
 // One row of the quad planes: out[jq], jq < width, holds in byte i the
 // element at column x0 + stride jq (stride 1 or 2) of the row of u8 or s8 at
 // channels[i] (w wide; null: past c), the zero point's byte where that lies
-// outside [0, w); shift: s8, each byte shifted by 128 into u8.
+// outside [0, w); shift: s8, each byte shifted by 128 into u8. ahead (not 0):
+// prefetches the same columns `ahead` bytes past each row, the rows a later
+// call reads.
 void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_t x0,
                              int64_t stride, int64_t width, uint8_t zero_point, bool shift,
-                             uint32_t *out);
+                             int64_t ahead, uint32_t *out);
 
 // The rule that picks the wide-row kernel over the GEMM lowering (which packs
 // every im2col element into a panel, a quarter of res2a's time), for the

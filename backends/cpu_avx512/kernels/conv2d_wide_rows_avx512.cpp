@@ -314,7 +314,8 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
               }
               for (int64_t q = 0; q < 4; ++q)
                 rows[q] = 4 * u + q < d.c ? channels + ((4 * u + q) * d.h + y) * d.w : nullptr;
-              wide_rows_int8_quad_row(rows, d.w, pw - d.pad_w, p.sw, p.wp, zero_byte, shift, row);
+              wide_rows_int8_quad_row(rows, d.w, pw - d.pad_w, p.sw, p.wp, zero_byte, shift,
+                                      4 * (u + 1) < d.c && pw == 0 ? 4 * d.h * d.w : 0, row);
             }
           }
       }
