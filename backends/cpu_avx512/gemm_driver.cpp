@@ -22,6 +22,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
@@ -95,7 +96,7 @@ struct FloatPath {
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), alpha, beta,
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
             bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0, 0,
-            nullptr, 0};
+            nullptr, 0, nullptr, 0};
   }
   static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
                     const float *acc, int64_t ld) {
@@ -272,6 +273,21 @@ bool reads_a_columns_in_place(const core::GemmArgs &g,
          !rows_4k_apart(g.a.cs, int64_t{sizeof(float)});
 }
 
+// Columns [first, first + count) of a packed micro-panel of B, nr 32-bit
+// elements (an f32, a bf16 k-pair) a k step over `steps` steps, copied a
+// column at a time into out, ld elements apart, zeros past `steps` and in
+// the columns after them up to kMaxTailColumns: the tail columns a kernel
+// sums along k (F32Tile::b_tail).
+void copy_tail_columns(const void *panel, int64_t nr, int64_t first, int count, int64_t steps,
+                       int64_t ld, float *out) {
+  const char *elements = static_cast<const char *>(panel);
+  std::fill(out, out + kernels::kMaxTailColumns * ld, 0.0f);
+  for (int t = 0; t < count; ++t)
+    for (int64_t u = 0; u < steps; ++u)
+      std::memcpy(out + t * ld + u, elements + sizeof(float) * (u * nr + first + t),
+                  sizeof(float));
+}
+
 // Runs the five loops for one batch entry at a time. A "group" of threads shares
 // one packed B block (and one workspace); each thread has its own A block.
 template <class Path>
@@ -317,6 +333,14 @@ class BlockedGemm {
     // Every block starts on a cache line; k is padded to the kernel's groups.
     const int64_t kc_padded = round_up(kc_, Path::k_group);
     b_in_place_ = !b_packer && reads_b_in_place(g);
+    // A tile's columns past its whole vectors of 16 as dot products along k
+    // (F32Tile::b_tail), where A's rows are read in place: res5's 49 pixels at
+    // batch 1 are 32 + 17 columns, of which a vector of 16 columns computed 15
+    // in vain.
+    if constexpr (Path::packed_b == PackedType::f32 || Path::packed_b == PackedType::bf16_pairs)
+      sums_tails_ = kernel_.sums_tail_columns && a_in_place_ && !b_in_place_ &&
+                    kc_padded / Path::k_group <= kernels::kMaxTailSteps;
+    tail_size_ = sums_tails_ ? kernels::kMaxTailColumns * kernels::kMaxTailSteps : 0;
     b_size_ = b_in_place_ ? 0 : round_up(kc_padded * nc_, kLine);
     a_size_ = round_up(mc_ * kc_padded, kLine);
     if constexpr (Path::col_sums) sums_needed_ = Path::a_zero(g) != 0;
@@ -328,12 +352,15 @@ class BlockedGemm {
     const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
     const int64_t sums_bytes =
         sums_size_ * (Path::col_sums ? groups : threads) * int64_t{sizeof(int32_t)};
+    const int64_t tail_bytes = tail_size_ * threads * int64_t{sizeof(float)};
     char *scratch = static_cast<char *>(gemm_scratch(static_cast<size_t>(
-        b_bytes + a_bytes + sums_bytes + ws_size_ * groups * int64_t{sizeof(Acc)})));
+        b_bytes + a_bytes + sums_bytes + tail_bytes + ws_size_ * groups * int64_t{sizeof(Acc)})));
     b_packs_ = reinterpret_cast<PackedB *>(scratch);
     a_packs_ = reinterpret_cast<PackedA *>(scratch + b_bytes);
     sums_ = reinterpret_cast<int32_t *>(scratch + b_bytes + a_bytes);
-    workspaces_ = reinterpret_cast<Acc *>(scratch + b_bytes + a_bytes + sums_bytes);
+    tails_ = reinterpret_cast<float *>(scratch + b_bytes + a_bytes + sums_bytes);
+    workspaces_ =
+        reinterpret_cast<Acc *>(scratch + b_bytes + a_bytes + sums_bytes + tail_bytes);
   }
 
   const char *kernel_name() const { return kernel_.name; }
@@ -425,6 +452,18 @@ class BlockedGemm {
             for (int64_t q = qa; q < qb; ++q)
               pack_kernels_.column_sums(b_pack + q * kcp * nr_, kcp / 4, nr_, sums + q * nr_);
         if (!b_in_place_) sync(members);
+        // The last panel's tail columns, where the kernel sums them along k.
+        const int64_t last_cols = nc - (panels - 1) * nr_;
+        const int tail_count = static_cast<int>(last_cols % 16);
+        const float *tail = nullptr;
+        const int64_t tail_ld = round_up(kcp / Path::k_group, 16);
+        if (sums_tails_ && packs && q1 == panels && tail_count >= 1 &&
+            tail_count <= kernels::kMaxTailColumns) {
+          float *own = tails_ + tail_size_ * thread;
+          copy_tail_columns(b_pack + (panels - 1) * kcp * nr_, nr_, last_cols - tail_count,
+                            tail_count, kcp / Path::k_group, tail_ld, own);
+          tail = own;
+        }
         for (int64_t i0 = row_begin; i0 < row_end && q0 < q1; i0 += mc_share) {
           const int64_t mc = std::min(mc_share, row_end - i0);
           if (packs && a_packer_)
@@ -460,6 +499,10 @@ class BlockedGemm {
               }
               const PackedB *b = b_pack + q * kcp * nr_;
               if constexpr (std::is_same_v<decltype(tile), kernels::F32Tile>) {
+                if (tail && q == panels - 1) {
+                  tile.b_tail = tail;
+                  tile.b_tail_ld = tail_ld;
+                }
                 if (b_in_place_) {
                   b = static_cast<const PackedB *>(g_.b.ptr) + batch * g_.b.batch_stride +
                       p0 * g_.b.rs + j0 + jr;
@@ -523,6 +566,9 @@ class BlockedGemm {
   PackedA *a_packs_ = nullptr;
   int32_t *sums_ = nullptr;  // B's column sums or A's row sums (Path::col_sums, row_sums)
   bool sums_needed_ = false;  // the kernel reads them only where a_zero / b_zero != 0
+  bool sums_tails_ = false;  // the last panel's tail columns go to the kernel as F32Tile::b_tail
+  int64_t tail_size_ = 0;
+  float *tails_ = nullptr;  // per thread
   Acc *workspaces_ = nullptr;
 };
 

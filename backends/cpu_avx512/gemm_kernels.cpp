@@ -19,12 +19,13 @@ int64_t round_down(int64_t v, int64_t multiple) {
 template <class Kernel>
 GemmKernel<Kernel> kernel(Kernel run, const char *name, int mr, int nr, int elem_bytes,
                           bool reads_a_in_place = false, bool reads_b_in_place = false,
-                          bool reads_a_columns_in_place = false, bool stores_bf16 = false) {
+                          bool reads_a_columns_in_place = false, bool stores_bf16 = false,
+                          bool sums_tail_columns = false) {
   const int64_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 0);
   const int64_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 0);
   const int64_t l3 = cache_bytes(_SC_LEVEL3_CACHE_SIZE, 0);
   return {run, name, derive_blocking(mr, nr, elem_bytes, l1, l2, l3), reads_a_in_place,
-          reads_b_in_place, reads_a_columns_in_place, stores_bf16};
+          reads_b_in_place, reads_a_columns_in_place, stores_bf16, sums_tail_columns};
 }
 
 }  // namespace
@@ -64,7 +65,8 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
   // The avx512 tier needs F, BW, VL and DQ; VNNI and BF16 are further CPUID bits.
   // Without BF16, bf16 is converted to f32 while packing, as f16 always is.
   static const GemmKernelSet avx512{
-      kernel(gemm_f32_avx512_14x32, "avx512:gemm_f32_14x32", 14, 32, 4, true, true, true, true),
+      kernel(gemm_f32_avx512_14x32, "avx512:gemm_f32_14x32", 14, 32, 4, true, true, true, true,
+             true),
       core::cpu_features().avx512_vnni
           ? kernel(gemm_s32_avx512vnni_14x32, "avx512:gemm_u8s8s32_vnni_14x32", 14, 32, 1, true)
           : kernel(gemm_s32_generic_4x8, "avx512:gemm_u8s8s32_4x8", 4, 8, 1),
@@ -74,7 +76,7 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
           : GemmKernel<GemmS8U8Microkernel>{},
       core::cpu_features().avx512_bf16
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true,
-                   true, false, true)
+                   true, false, true, true)
           : GemmKernel<GemmBf16Microkernel>{},
       {pack_k_contiguous_avx512, pack_panel_contiguous_avx512, pack_column_sums_avx512},
       gemm_store_s32_avx512, round_to_bf16_avx512};

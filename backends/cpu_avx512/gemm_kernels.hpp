@@ -30,6 +30,7 @@ struct GemmKernel {
   bool reads_b_in_place;  // honours F32Tile::b_rs
   bool reads_a_columns_in_place;  // honours F32Tile::a_cs
   bool stores_bf16;  // honours F32Tile::bf16
+  bool sums_tail_columns;  // honours F32Tile::b_tail
 };
 
 struct GemmKernelSet {

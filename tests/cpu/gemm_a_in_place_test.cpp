@@ -10,7 +10,8 @@
 // integer sum) would show. Shapes: A of 0.1-1.7 MB under 2, 7 and 8 panels,
 // several k blocks of every kernel (f32 512, bf16 1024, int8 2048), batch
 // entries, rows split among 2 and 3 threads, f32 and bf16 rows 4 KiB apart
-// (read in micro-rows of 10), and the declines: f32 columns 4 KiB apart, an
+// (read in micro-rows of 10), 1-4 columns past a vector of 16 (summed along
+// k on AVX-512), and the declines: f32 columns 4 KiB apart, an
 // odd row count, k not a whole number of int8's quads.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -46,6 +47,15 @@ const Shape kShapes[] = {
     {62, 33, 2050, 3, 2050 + 1, 62 + 1},
     // odd rows: packed
     {45, 40, 900, 1, 900 + 2, 45 + 2},
+    // Tail columns past whole vectors of 16 summed along k (the AVX-512 f32
+    // and bf16 kernels, gemm_tile_tail_columns_avx512.inc): 4 alone in the
+    // second panel, k blocks whose steps end off a vector of 16;
+    {96, 36, 1030, 1, 1030 + 3, 96 + 3},
+    // 16 + 3 in the second panel, batch 2; 16 + 2 in the only panel;
+    {56, 51, 700, 2, 700 + 3, 56 + 3},
+    {28, 18, 130, 1, 130 + 1, 28 + 1},
+    // ResNet-50 res4's 14 x 14 pixels: 4 in the seventh panel
+    {42, 196, 300, 1, 300 + 5, 42 + 5},
     // res2a_1x1b's NHWC weight gradient: 256 output channels over 3136 pixels
     // into 64 input channels, 2 panels
     {256, 64, 3136, 1, 3136, 256},

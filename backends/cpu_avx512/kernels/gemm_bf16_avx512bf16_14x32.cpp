@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/cpu_avx512/kernels/gemm_tile_store_avx512.inc"
+#include "backends/cpu_avx512/kernels/gemm_tile_tail_columns_avx512.inc"
 
 namespace dlk::cpu::kernels {
 namespace {
@@ -20,22 +21,19 @@ __m512i pair_indices(int v) {
   return _mm512_load_si512(index);
 }
 
-// R rows and V vectors of the MR x NR k-pair panels; A packed, or read in
-// place where tile.a_rs says (AInPlace); B likewise with tile.b_rs
-// (BInPlace): rows 2 q and 2 q + 1 of the tile's columns, loaded masked to
-// them and interleaved into k-pairs by vpermt2w.
-template <int R, int V, bool AInPlace, bool BInPlace>
-void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restrict b,
-              const F32Tile &tile) {
-  prefetch_c_tile(tile);
+// acc += R rows x V vectors of the MR x NR k-pair panels (acc may hold more
+// vectors, V the first); A packed, or read in place where tile.a_rs says
+// (AInPlace); B likewise with tile.b_rs (BInPlace): rows 2 q and 2 q + 1 of the
+// tile's columns, loaded masked to them and interleaved into k-pairs by
+// vpermt2w.
+template <int R, int V, bool AInPlace, bool BInPlace, int W>
+__attribute__((always_inline)) inline void add_tile(int64_t kc, const uint16_t *__restrict a,
+                                                    const uint16_t *__restrict b,
+                                                    const F32Tile &tile, __m512 (&acc)[R][W]) {
   const int64_t b_step = BInPlace ? 2 * tile.b_rs : NR * 2;
   const __mmask32 b_columns = BInPlace && tile.cols < 32 ? (1u << tile.cols) - 1 : ~0u;
   __m512i pairs[V];
   for (int v = 0; v < V; ++v) pairs[v] = BInPlace ? pair_indices(v) : _mm512_setzero_si512();
-  __m512 acc[R][V];
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i)
-    for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
   for (int64_t q = 0; q < kc / 2; ++q) {
     __m512bh bv[V];
     if (BInPlace) {
@@ -59,13 +57,35 @@ void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restri
     a += AInPlace ? 2 : MR * 2;
     b += b_step;
   }
-  store_tile_avx512<R, V>(acc, tile);
+}
+
+template <int R, int V, bool AInPlace, bool BInPlace>
+void run_tile(int64_t kc, const uint16_t *__restrict a, const uint16_t *__restrict b,
+              const F32Tile &tile) {
+  run_tile_from_zero<R, V>(tile, [&](__m512(&acc)[R][V]) __attribute__((always_inline)) {
+    add_tile<R, V, AInPlace, BInPlace>(kc, a, b, tile, acc);
+  });
 }
 
 }  // namespace
 
 void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *__restrict a,
                                 const uint16_t *__restrict b, const F32Tile &tile) {
+  // A in place, B packed: whole vectors of columns and the tail in tile.b_tail
+  // (gemm_tile_tail_columns_avx512.inc).
+  if (tile.b_tail && with_tail_shape(tile.rows, tile.cols, [&](auto r, auto v, auto t) {
+        constexpr int R = decltype(r)::value, V = decltype(v)::value;
+        run_tile_with_tail<R, V, decltype(t)::value>(
+            kc / 2, reinterpret_cast<const char *>(a), tile.a_rs * int64_t{sizeof(uint16_t)},
+            tile,
+            [&](auto &acc) __attribute__((always_inline)) {
+              add_tile<R, V, true, false>(kc, a, b, tile, acc);
+            },
+            [](__m512 sum, __m512 x, __m512 y) {
+              return _mm512_dpbf16_ps(sum, (__m512bh)x, (__m512bh)y);
+            });
+      }))
+    return;
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
     with_flag(tile.a_rs != 0, [&](auto a_in_place) {
       with_flag(tile.b_rs != 0, [&](auto b_in_place) {

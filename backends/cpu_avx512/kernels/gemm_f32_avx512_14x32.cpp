@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "backends/cpu_avx512/kernels/gemm_tile_store_avx512.inc"
+#include "backends/cpu_avx512/kernels/gemm_tile_tail_columns_avx512.inc"
 
 namespace dlk::cpu::kernels {
 namespace {
@@ -15,20 +16,16 @@ constexpr int MR = 14, NR = 32;
 // contiguous, tile.a_cs apart: a 1x1 NHWC weight gradient's diff_dst^T).
 enum class ASource { packed, rows, columns };
 
-// R rows and V vectors of the MR x NR panels; A from `A`; B packed, or read in
-// place where tile.b_rs says (BInPlace), its last vector masked to the tile's
-// columns.
-template <int R, int V, ASource A, bool BInPlace>
-void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
-              const F32Tile &tile) {
-  prefetch_c_tile(tile);
+// acc += R rows x V vectors of the MR x NR panels (acc may hold more vectors,
+// V the first); A from `A`; B packed, or read in place where tile.b_rs says
+// (BInPlace), its last vector masked to the tile's columns.
+template <int R, int V, ASource A, bool BInPlace, int W>
+__attribute__((always_inline)) inline void add_tile(int64_t kc, const float *__restrict a,
+                                                    const float *__restrict b,
+                                                    const F32Tile &tile, __m512 (&acc)[R][W]) {
   const int64_t a_step = A == ASource::packed ? MR : A == ASource::rows ? 1 : tile.a_cs;
   const int64_t b_step = BInPlace ? tile.b_rs : NR;
   const __mmask16 b_last = BInPlace ? first_lanes(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
-  __m512 acc[R][V];
-#pragma GCC unroll 14
-  for (int i = 0; i < R; ++i)
-    for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
     __m512 bv[V];
     for (int v = 0; v < V; ++v)
@@ -52,13 +49,32 @@ void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
     a += a_step;
     b += b_step;
   }
-  store_tile_avx512<R, V>(acc, tile);
+}
+
+template <int R, int V, ASource A, bool BInPlace>
+void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
+              const F32Tile &tile) {
+  run_tile_from_zero<R, V>(tile, [&](__m512(&acc)[R][V]) __attribute__((always_inline)) {
+    add_tile<R, V, A, BInPlace>(kc, a, b, tile, acc);
+  });
 }
 
 }  // namespace
 
 void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *__restrict b,
                            const F32Tile &tile) {
+  // A's rows in place, B packed: whole vectors of columns and the tail in
+  // tile.b_tail (gemm_tile_tail_columns_avx512.inc).
+  if (tile.b_tail && with_tail_shape(tile.rows, tile.cols, [&](auto r, auto v, auto t) {
+        constexpr int R = decltype(r)::value, V = decltype(v)::value;
+        run_tile_with_tail<R, V, decltype(t)::value>(
+            kc, reinterpret_cast<const char *>(a), tile.a_rs * int64_t{sizeof(float)}, tile,
+            [&](auto &acc) __attribute__((always_inline)) {
+              add_tile<R, V, ASource::rows, false>(kc, a, b, tile, acc);
+            },
+            [](__m512 sum, __m512 x, __m512 y) { return _mm512_fmadd_ps(x, y, sum); });
+      }))
+    return;
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
     const auto run = [&](auto a_source) {
       with_flag(tile.b_rs != 0, [&](auto b_in_place) {

@@ -50,7 +50,22 @@ struct F32Tile {
   // given this.
   uint16_t *bf16;
   int64_t bf16_ld;
+  // Null, or (A's rows read in place, B packed) the tile's last cols % 16
+  // columns (1 to kMaxTailColumns), past its whole vectors of 16, copied out
+  // of B's micro-panel a column at a time: column t's k step u (an f32, a
+  // bf16 k-pair) at b_tail[t * b_tail_ld + u], zeros from kc's last step up
+  // to b_tail_ld (a multiple of 16); the kernel sums them as dot products
+  // along k, not as a vector of 16 columns, or (rows not a full micro-row)
+  // ignores them. The columns after the tile's up to kMaxTailColumns hold
+  // zeros. Only kernels whose GemmKernel says sums_tail_columns are given this.
+  const float *b_tail;
+  int64_t b_tail_ld;
 };
+
+// F32Tile::b_tail's bounds: columns past a whole vector, and k steps (32-bit
+// elements: the f32 kernel's KC is 512, the bf16 kernel's 1024 k in pairs).
+constexpr int kMaxTailColumns = 4;
+constexpr int64_t kMaxTailSteps = 512;
 
 // Where an s32 tile goes: c = v, or c + v when accumulate, for
 // v[i][j] = acc[i][j] - a_zero * col_sums[j] (u8 A x s8 B) or
