@@ -6,10 +6,11 @@
 
 Loads libdlk.so.0 from each directory (copies of libdlk.so* from the two builds) side by
 side into this process (RTLD_LOCAL | RTLD_DEEPBIND: each copy keeps its own symbols) on the
-cpu backend, and for each row-major M x N x K product (C = A B, A, B and C of the dtype)
-times the two in turn, `--seconds` of back-to-back calls a turn, the order swapped every
-round: a drift of the machine, or its second vCPU taken away for a second, falls on both
-within a tenth of a second, where `dlk-perf gemm` runs minutes apart moved by a fifth. Prints a
+cpu backend, and for each row-major M x N x K product (C = A B, A, B and C of the dtype;
+int8: u8 A x s8 B -> s32 C) times the two in turn, `--seconds` of back-to-back calls a turn,
+the order swapped every round: a drift of the machine, or its second vCPU taken away for a
+second, falls on both within a tenth of a second, where `dlk-perf gemm` runs minutes apart
+moved by a fifth. Prints a
 line per shape: the median over the rounds of old time / new time (> 1: the new build is
 faster) and the range of the middle rounds."""
 import argparse
@@ -19,7 +20,8 @@ import statistics
 import sys
 import time
 
-DTYPES = {'f32': (1, 4), 'bf16': (3, 2)}  # dlk_dtype, bytes
+# A's, B's and C's dlk_dtype, A's and B's bytes, C's bytes (int8: u8 A x s8 B -> s32 C)
+DTYPES = {'f32': ((1, 1, 1), 4, 4), 'bf16': ((3, 3, 3), 2, 2), 'int8': ((5, 4, 6), 1, 4)}
 
 
 class GemmDesc(ctypes.Structure):
@@ -54,19 +56,22 @@ class Build:
     def prepare(self, dtype, m, n, k):
         for p in self.buffers:
             self.lib.dlk_free(self.ctx, p)
-        code, size = DTYPES[dtype]
+        codes, size, c_size = DTYPES[dtype]
         self.buffers = []
-        for count, fill in ((m * k, 0x3F80), (k * n, 0x3F00), (m * n, 0)):
+        for count, size_of, fill in ((m * k, size, 0x3F80), (k * n, size, 0x3F00),
+                                     (m * n, c_size, 0)):
             p = ctypes.c_void_p()
-            self.check(self.lib.dlk_malloc(self.ctx, ctypes.c_size_t(count * size),
-                                           ctypes.byref(p)), 'dlk_malloc')
-            # bf16 1.0 and 0.5 (read as f32, 0x3F803F80 and 0x3F003F00: about 1.0 and 0.5)
-            ctypes.memmove(p, fill.to_bytes(2, 'little') * (count * size // 2), count * size)
+            bytes_ = count * size_of
+            self.check(self.lib.dlk_malloc(self.ctx, ctypes.c_size_t(bytes_), ctypes.byref(p)),
+                       'dlk_malloc')
+            # bf16 1.0 and 0.5 (read as f32, 0x3F803F80 and 0x3F003F00: about 1.0 and 0.5;
+            # as int8, 0x80 and 0x3F, 0x00 and 0x3F)
+            ctypes.memmove(p, fill.to_bytes(2, 'little') * (bytes_ // 2 + 1), bytes_)
             self.buffers.append(p)
         self.desc = GemmDesc()
         self.lib.dlk_gemm_desc_init_sized(ctypes.byref(self.desc),
-                                          ctypes.c_size_t(ctypes.sizeof(GemmDesc)), code, code,
-                                          code, ctypes.c_int64(m), ctypes.c_int64(n),
+                                          ctypes.c_size_t(ctypes.sizeof(GemmDesc)), *codes,
+                                          ctypes.c_int64(m), ctypes.c_int64(n),
                                           ctypes.c_int64(k))
 
     def seconds_per_call(self, seconds):

@@ -162,7 +162,7 @@ struct IntegerPath {
                                const int32_t *) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate, sums,
-            a_zero(g), 0, nullptr, 0};
+            a_zero(g), 0, nullptr, 0, nullptr, 0};
   }
   static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
                     const int32_t *acc, int64_t ld) {
@@ -200,7 +200,7 @@ struct IntegerS8APath : IntegerPath {
                                const int32_t *a_row_sums) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate,
-            nullptr, 0, 0, a_row_sums, b_zero(g)};
+            nullptr, 0, 0, a_row_sums, b_zero(g), nullptr, 0};
   }
 };
 
@@ -334,12 +334,11 @@ class BlockedGemm {
     const int64_t kc_padded = round_up(kc_, Path::k_group);
     b_in_place_ = !b_packer && reads_b_in_place(g);
     // A tile's columns past its whole vectors of 16 as dot products along k
-    // (F32Tile::b_tail), where A's rows are read in place: res5's 49 pixels at
-    // batch 1 are 32 + 17 columns, of which a vector of 16 columns computed 15
-    // in vain.
-    if constexpr (Path::packed_b == PackedType::f32 || Path::packed_b == PackedType::bf16_pairs)
-      sums_tails_ = kernel_.sums_tail_columns && a_in_place_ && !b_in_place_ &&
-                    kc_padded / Path::k_group <= kernels::kMaxTailSteps;
+    // (F32Tile::b_tail, S32Tile::b_tail), where A's rows are read in place:
+    // res5's 49 pixels at batch 1 are 32 + 17 columns, of which a vector of
+    // 16 columns computed 15 in vain.
+    sums_tails_ = kernel_.sums_tail_columns && a_in_place_ && !b_in_place_ &&
+                  kc_padded / Path::k_group <= kernels::kMaxTailSteps;
     tail_size_ = sums_tails_ ? kernels::kMaxTailColumns * kernels::kMaxTailSteps : 0;
     b_size_ = b_in_place_ ? 0 : round_up(kc_padded * nc_, kLine);
     a_size_ = round_up(mc_ * kc_padded, kLine);
@@ -498,11 +497,11 @@ class BlockedGemm {
                 }
               }
               const PackedB *b = b_pack + q * kcp * nr_;
+              if (tail && q == panels - 1) {
+                tile.b_tail = reinterpret_cast<decltype(tile.b_tail)>(tail);
+                tile.b_tail_ld = tail_ld;
+              }
               if constexpr (std::is_same_v<decltype(tile), kernels::F32Tile>) {
-                if (tail && q == panels - 1) {
-                  tile.b_tail = tail;
-                  tile.b_tail_ld = tail_ld;
-                }
                 if (b_in_place_) {
                   b = static_cast<const PackedB *>(g_.b.ptr) + batch * g_.b.batch_stride +
                       p0 * g_.b.rs + j0 + jr;

@@ -68,11 +68,12 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
       kernel(gemm_f32_avx512_14x32, "avx512:gemm_f32_14x32", 14, 32, 4, true, true, true, true,
              true),
       core::cpu_features().avx512_vnni
-          ? kernel(gemm_s32_avx512vnni_14x32, "avx512:gemm_u8s8s32_vnni_14x32", 14, 32, 1, true)
+          ? kernel(gemm_s32_avx512vnni_14x32, "avx512:gemm_u8s8s32_vnni_14x32", 14, 32, 1, true,
+                   false, false, false, true)
           : kernel(gemm_s32_generic_4x8, "avx512:gemm_u8s8s32_4x8", 4, 8, 1),
       core::cpu_features().avx512_vnni
           ? kernel(gemm_s8u8s32_avx512vnni_14x32, "avx512:gemm_s8u8s32_vnni_14x32", 14, 32, 1,
-                   true)
+                   true, false, false, false, true)
           : GemmKernel<GemmS8U8Microkernel>{},
       core::cpu_features().avx512_bf16
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true,

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # scripts/gemm_ab.py with one build as both sides (the same file, loaded
-# once): a line per shape with its ratio and range, f32 and bf16.
+# once): a line per shape with its ratio and range, f32, bf16 and int8.
 #   gemm_ab_test.sh GEMM_AB_PY LIB_DIR
 set -euo pipefail
 
-for dtype in f32 bf16; do
+for dtype in f32 bf16 int8; do
   out=$(/usr/bin/python3 "$1" --dtype "$dtype" --rounds 3 --seconds 0.01 "$2" "$2" \
     64 49 96 30 20 10)
   echo "$out"

@@ -63,7 +63,8 @@ struct F32Tile {
 };
 
 // F32Tile::b_tail's bounds: columns past a whole vector, and k steps (32-bit
-// elements: the f32 kernel's KC is 512, the bf16 kernel's 1024 k in pairs).
+// elements: the f32 kernel's KC is 512, the bf16 kernel's 1024 k in pairs,
+// the int8 kernels' 2048 in quads).
 constexpr int kMaxTailColumns = 4;
 constexpr int64_t kMaxTailSteps = 512;
 
@@ -84,6 +85,9 @@ struct S32Tile {
   int64_t a_rs;  // as F32Tile's: A read in place, row i's k-quad u at a + i * a_rs + 4 u
   const int32_t *row_sums;  // rows values, read only where b_zero != 0
   int32_t b_zero;
+  // As F32Tile's: null, or the tile's tail columns, a k-quad a step.
+  const int32_t *b_tail;
+  int64_t b_tail_ld;
 };
 
 // f32 accumulation, for f32, f16 and bf16 operands (packed as f32).
