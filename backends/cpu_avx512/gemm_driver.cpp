@@ -274,10 +274,10 @@ bool reads_a_columns_in_place(const core::GemmArgs &g,
 }
 
 // Columns [first, first + count) of a packed micro-panel of B, nr 32-bit
-// elements (an f32, a bf16 k-pair) a k step over `steps` steps, copied a
-// column at a time into out, ld elements apart, zeros past `steps` and in
-// the columns after them up to kMaxTailColumns: the tail columns a kernel
-// sums along k (F32Tile::b_tail).
+// elements (an f32, a bf16 k-pair, an int8 k-quad) a k step over `steps`
+// steps, copied a column at a time into out, ld elements apart, zeros past
+// `steps` and in the columns after them up to kMaxTailColumns: the tail
+// columns a kernel sums along k (F32Tile::b_tail, S32Tile::b_tail).
 void copy_tail_columns(const void *panel, int64_t nr, int64_t first, int count, int64_t steps,
                        int64_t ld, float *out) {
   const char *elements = static_cast<const char *>(panel);
@@ -565,9 +565,9 @@ class BlockedGemm {
   PackedA *a_packs_ = nullptr;
   int32_t *sums_ = nullptr;  // B's column sums or A's row sums (Path::col_sums, row_sums)
   bool sums_needed_ = false;  // the kernel reads them only where a_zero / b_zero != 0
-  bool sums_tails_ = false;  // the last panel's tail columns go to the kernel as F32Tile::b_tail
-  int64_t tail_size_ = 0;
-  float *tails_ = nullptr;  // per thread
+  bool sums_tails_ = false;  // the last panel's tail columns go to the kernel as b_tail
+  int64_t tail_size_ = 0;    // 32-bit elements a thread
+  float *tails_ = nullptr;   // per thread (int8's k-quads too, as their bits)
   Acc *workspaces_ = nullptr;
 };
 
