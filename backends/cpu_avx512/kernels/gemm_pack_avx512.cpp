@@ -66,6 +66,9 @@ void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int6
 
 namespace {
 
+// Panels of int8 B from which pack_panel32_interleaved packs panel by panel.
+constexpr int kPanelsOneByOne = 16;
+
 // pack_panel_contiguous for the B panels of the 32-column kernels, bf16 or
 // int8: a whole unit-row (128 bytes) per step in two zmm, the interleaves
 // (which work within 128-bit lanes) put back in column order by lane
@@ -91,37 +94,68 @@ void pack_panel32_interleaved(const uint8_t *src, int64_t stride, int elem_bytes
   const __m512i first16 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
   const __m512i last16 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
   constexpr int64_t kAhead = 16;  // as in pack_panel_contiguous_avx512
-  // Line by line across all the panels, so each line is read front to back.
-  for (int64_t u = 0; u < unit_rows; ++u) {
-    const int64_t p = u * group;
+  // Panel q's lines from now on.
+  const auto select_panel = [&](int q) {
+    in = first_bytes64(int64_t{cols - 32 * q} * elem_bytes);
+    panel_src = src + int64_t{32 * q} * elem_bytes;
+  };
+  const auto prefetch = [&](int64_t p) {
     for (int g = 0; g < group && p + g + kAhead < k; ++g)
-      _mm_prefetch(reinterpret_cast<const char *>(src + (p + g + kAhead) * stride), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(panel_src + (p + g + kAhead) * stride),
+                   _MM_HINT_T0);
+  };
+  // Unit-row u of the selected panel q.
+  const auto unit_row = [&](int64_t u, int q) {
+    const int64_t p = u * group;
+    uint8_t *o = out + q * panel_bytes + u * 128;
+    if (elem_bytes == 2) {
+      const __m512i x0 = line(p), x1 = line(p + 1);
+      const __m512i lo = _mm512_unpacklo_epi16(x0, x1), hi = _mm512_unpackhi_epi16(x0, x1);
+      _mm512_storeu_si512(o, _mm512_permutex2var_epi64(lo, first16, hi));
+      _mm512_storeu_si512(o + 64, _mm512_permutex2var_epi64(lo, last16, hi));
+      return;
+    }
+    const __m256i x0 = _mm512_castsi512_si256(line(p)), x1 = _mm512_castsi512_si256(line(p + 1));
+    const __m256i x2 = _mm512_castsi512_si256(line(p + 2));
+    const __m256i x3 = _mm512_castsi512_si256(line(p + 3));
+    // 128-bit lane 0 of these holds columns 0-15 and lane 1 columns 16-31.
+    const __m256i lo01 = _mm256_unpacklo_epi8(x0, x1), hi01 = _mm256_unpackhi_epi8(x0, x1);
+    const __m256i lo23 = _mm256_unpacklo_epi8(x2, x3), hi23 = _mm256_unpackhi_epi8(x2, x3);
+    // Quads of columns [0-3 | 16-19], [4-7 | 20-23], [8-11 | 24-27], [12-15 | 28-31].
+    const __m512i ab =
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(lo01, lo23)),
+                           _mm256_unpackhi_epi16(lo01, lo23), 1);
+    const __m512i cd =
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(hi01, hi23)),
+                           _mm256_unpackhi_epi16(hi01, hi23), 1);
+    _mm512_storeu_si512(o, _mm512_shuffle_i32x4(ab, cd, 0x88));
+    _mm512_storeu_si512(o + 64, _mm512_shuffle_i32x4(ab, cd, 0xDD));
+  };
+  // Many int8 panels, panel by panel, each written front to back: line by line
+  // across them, a unit-row's stores went to panels unit_rows x 128 bytes
+  // apart, a multiple of 4 KiB where k is a multiple of 128, into one set of
+  // L1 (the GEMM 64 x 3136 x 256, 98 panels, ran 1.27x this way on 1 thread;
+  // with 2 or 7 panels this ran 0.86-0.93x). A panel takes half of each of its
+  // k lines, which stay in L1 or L2 for the next; each panel prefetches its
+  // own (where a thread's share starts mid-line, prefetching on every other
+  // panel missed half of them: 0.95x on 2 threads).
+  if (elem_bytes == 1 && panels >= kPanelsOneByOne) {
     for (int q = 0; q < panels; ++q) {
-      in = first_bytes64(int64_t{cols - 32 * q} * elem_bytes);
-      panel_src = src + int64_t{32 * q} * elem_bytes;
-      uint8_t *o = out + q * panel_bytes + u * 128;
-      if (elem_bytes == 2) {
-        const __m512i x0 = line(p), x1 = line(p + 1);
-        const __m512i lo = _mm512_unpacklo_epi16(x0, x1), hi = _mm512_unpackhi_epi16(x0, x1);
-        _mm512_storeu_si512(o, _mm512_permutex2var_epi64(lo, first16, hi));
-        _mm512_storeu_si512(o + 64, _mm512_permutex2var_epi64(lo, last16, hi));
-        continue;
+      select_panel(q);
+      for (int64_t u = 0; u < unit_rows; ++u) {
+        prefetch(u * group);
+        unit_row(u, q);
       }
-      const __m256i x0 = _mm512_castsi512_si256(line(p)), x1 = _mm512_castsi512_si256(line(p + 1));
-      const __m256i x2 = _mm512_castsi512_si256(line(p + 2));
-      const __m256i x3 = _mm512_castsi512_si256(line(p + 3));
-      // 128-bit lane 0 of these holds columns 0-15 and lane 1 columns 16-31.
-      const __m256i lo01 = _mm256_unpacklo_epi8(x0, x1), hi01 = _mm256_unpackhi_epi8(x0, x1);
-      const __m256i lo23 = _mm256_unpacklo_epi8(x2, x3), hi23 = _mm256_unpackhi_epi8(x2, x3);
-      // Quads of columns [0-3 | 16-19], [4-7 | 20-23], [8-11 | 24-27], [12-15 | 28-31].
-      const __m512i ab =
-          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(lo01, lo23)),
-                             _mm256_unpackhi_epi16(lo01, lo23), 1);
-      const __m512i cd =
-          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_unpacklo_epi16(hi01, hi23)),
-                             _mm256_unpackhi_epi16(hi01, hi23), 1);
-      _mm512_storeu_si512(o, _mm512_shuffle_i32x4(ab, cd, 0x88));
-      _mm512_storeu_si512(o + 64, _mm512_shuffle_i32x4(ab, cd, 0xDD));
+    }
+    return;
+  }
+  // Else line by line across all the panels, so each line is read front to back.
+  for (int64_t u = 0; u < unit_rows; ++u) {
+    select_panel(0);
+    prefetch(u * group);
+    for (int q = 0; q < panels; ++q) {
+      select_panel(q);
+      unit_row(u, q);
     }
   }
 }
