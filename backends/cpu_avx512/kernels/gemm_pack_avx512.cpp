@@ -66,7 +66,8 @@ void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int6
 
 namespace {
 
-// Panels of int8 B from which pack_panel32_interleaved packs panel by panel.
+// Panels of int8 B from which pack_panel32_interleaved packs panel by panel
+// (measured at 98 panels and at 25, and level or behind at 2 and 7).
 constexpr int kPanelsOneByOne = 16;
 
 // pack_panel_contiguous for the B panels of the 32-column kernels, bf16 or
@@ -134,11 +135,11 @@ void pack_panel32_interleaved(const uint8_t *src, int64_t stride, int elem_bytes
   // Many int8 panels, panel by panel, each written front to back: line by line
   // across them, a unit-row's stores went to panels unit_rows x 128 bytes
   // apart, a multiple of 4 KiB where k is a multiple of 128, into one set of
-  // L1 (the GEMM 64 x 3136 x 256, 98 panels, ran 1.27x this way on 1 thread;
-  // with 2 or 7 panels this ran 0.86-0.93x). A panel takes half of each of its
-  // k lines, which stay in L1 or L2 for the next; each panel prefetches its
-  // own (where a thread's share starts mid-line, prefetching on every other
-  // panel missed half of them: 0.95x on 2 threads).
+  // L1 (the GEMM 64 x 3136 x 256, 98 panels, ran 1.21-1.27x this way on 1
+  // thread; conv runs with 2 or 7 panels read 0.86-0.94x). A panel takes half
+  // of each of its k lines, which stay in L1 or L2 for the next; each panel
+  // prefetches its own (where a thread's share starts mid-line, prefetching on
+  // every other panel missed half of them: 0.95x on 2 threads).
   if (elem_bytes == 1 && panels >= kPanelsOneByOne) {
     for (int q = 0; q < panels; ++q) {
       select_panel(q);
