@@ -1,4 +1,7 @@
 // C ABI: 2-D convolution, forward and backward.
+#include <memory>
+#include <mutex>
+
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
 #include "core/sized_struct.hpp"
@@ -52,6 +55,67 @@ dlk_status dlk_conv2d_forward(dlk_context_t context, const dlk_conv2d_desc *desc
     if (desc->n == 0) return;
     run_op(ctx, summarize_conv2d(op, args, prints_exec_lines(ctx)),
            [&] { return ctx.backend->conv2d_forward(args); });
+  });
+}
+
+dlk_status dlk_conv2d_weights_create(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                     const void *weights, dlk_conv2d_weights_t *packed) {
+  return api_guard("dlk_conv2d_weights_create", [&] {
+    constexpr const char *call = "dlk_conv2d_weights_create";
+    dlk_context &ctx = checked_context(call, context);
+    if (!packed) throw_invalid(call, "packed", "must not be NULL");
+    *packed = nullptr;
+    Conv2dArgs args = validate_conv2d_desc(call, desc, DLK_OP_CONV2D_FORWARD);
+    args.weights = weights;
+    validate_conv2d_weights_create(args);
+    require_supported(call, ctx, DLK_OP_CONV2D_FORWARD, desc->src_type, desc->weights_type,
+                      desc->dst_type);
+    const dlk_conv2d_desc &d = args.desc;
+    const auto bytes = static_cast<size_t>(d.k * args.c_per_group * d.kh * d.kw) *
+                       dlk_dtype_size(d.weights_type);
+    // The backend packs on the context's threads and scratch: one call at a time.
+    const ExclusiveUse claim(ctx, call);
+    auto made = std::make_unique<dlk_conv2d_weights>(*ctx.backend, args, bytes);
+    made->packed = ctx.backend->conv2d_pack_weights(args);
+    const std::lock_guard<std::mutex> lock(ctx.conv2d_weights_mutex);
+    *packed = made.get();
+    ctx.conv2d_weights.emplace(made.get(), std::move(made));
+  });
+}
+
+dlk_status dlk_conv2d_weights_destroy(dlk_context_t context, dlk_conv2d_weights_t packed) {
+  return api_guard("dlk_conv2d_weights_destroy", [&] {
+    constexpr const char *call = "dlk_conv2d_weights_destroy";
+    dlk_context &ctx = checked_context(call, context);
+    if (!packed) return;
+    const ExclusiveUse claim(ctx, call);
+    const std::lock_guard<std::mutex> lock(ctx.conv2d_weights_mutex);
+    if (ctx.conv2d_weights.erase(packed) == 0)
+      throw_invalid(call, "packed", "is not packed weights of this context");
+  });
+}
+
+dlk_status dlk_conv2d_forward_packed(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                     const void *src, dlk_conv2d_weights_t packed,
+                                     const float *bias, void *dst) {
+  return api_guard("dlk_conv2d_forward_packed", [&] {
+    constexpr const char *call = "dlk_conv2d_forward_packed";
+    constexpr dlk_op op = DLK_OP_CONV2D_FORWARD;
+    dlk_context &ctx = checked_context(call, context);
+    {
+      const std::lock_guard<std::mutex> lock(ctx.conv2d_weights_mutex);
+      if (!packed || ctx.conv2d_weights.count(packed) == 0)
+        throw_invalid(call, "packed", "is not packed weights of this context "
+                                      "(dlk_conv2d_weights_create makes them)");
+    }
+    Conv2dArgs args = validate_conv2d_desc(call, desc, op);
+    validate_conv2d_packed_desc(call, args.desc, packed->desc);
+    args.src = src, args.weights = packed->plain, args.bias = bias, args.dst = dst;
+    validate_conv2d_forward(args, call);
+    require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
+    if (desc->n == 0) return;
+    run_op(ctx, summarize_conv2d(op, args, prints_exec_lines(ctx)),
+           [&] { return ctx.backend->conv2d_forward_packed(args, packed->packed.get()); });
   });
 }
 

@@ -77,6 +77,13 @@ struct CodecDecodeArgs {
   bool accumulate;  // output[i] += decoded[i], else output[i] = decoded[i]
 };
 
+// A backend's own layout of one convolution's weights (dlk_conv2d_weights_create),
+// packed once for its forward kernel to read instead of packing on every call.
+class PackedConv2dWeights {
+ public:
+  virtual ~PackedConv2dWeights() = default;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -99,6 +106,19 @@ class Backend {
   virtual OpResult conv2d_forward(const Conv2dArgs &args) = 0;
   virtual OpResult conv2d_backward_data(const Conv2dArgs &args) = 0;
   virtual OpResult conv2d_backward_weights(const Conv2dArgs &args) = 0;
+  // The weights (args.weights, validated with args.desc for the forward) packed
+  // for conv2d_forward_packed; nullptr where the backend has no layout of its own
+  // for this convolution, which then runs as conv2d_forward does.
+  virtual std::unique_ptr<PackedConv2dWeights> conv2d_pack_weights(const Conv2dArgs & /*args*/) {
+    return nullptr;
+  }
+  // The forward with args.weights the weights as given and `packed` what
+  // conv2d_pack_weights made of them for a desc equal to args.desc but for n and
+  // scales (nullptr: none); the result must equal conv2d_forward's.
+  virtual OpResult conv2d_forward_packed(const Conv2dArgs &args,
+                                         const PackedConv2dWeights * /*packed*/) {
+    return conv2d_forward(args);
+  }
   virtual OpResult pool2d_forward(const Pool2dArgs &args) = 0;
   virtual OpResult pool2d_backward(const Pool2dArgs &args) = 0;
 
@@ -135,7 +155,7 @@ std::unique_ptr<Backend> make_host_compute_backend(const BackendConfig &config);
 // A backend built as a separate module (libdlk_<name>.so) exports this C symbol,
 // which core finds with dlsym after dlopen. api_version guards against a module
 // built from another dlk. On refusal it returns NULL with *status and error set.
-#define DLK_BACKEND_MODULE_API_VERSION 3
+#define DLK_BACKEND_MODULE_API_VERSION 4
 #define DLK_BACKEND_MODULE_ENTRY "dlk_backend_module_create"
 using BackendModuleCreateFn = Backend *(*)(int api_version, const BackendConfig *config,
                                            dlk_status *status, char *error, size_t error_size);

@@ -4,14 +4,22 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "core/backend.hpp"
+#include "core/conv2d_weights.hpp"
 #include "core/env_config.hpp"
 #include "core/op_record.hpp"
 
 struct dlk_context {
   dlk::core::ContextConfig config;
   std::unique_ptr<dlk::core::Backend> backend;
+  // Packed weights made on this context and not yet destroyed (declared after the
+  // backend, so destroyed before it: they free their memory on it).
+  std::unordered_map<const dlk_conv2d_weights *, std::unique_ptr<dlk_conv2d_weights>>
+      conv2d_weights;
+  std::mutex conv2d_weights_mutex;  // guards the map, not the weights
   dlk_op_record last_op{};
   dlk_sim_record last_sim{};  // struct_size 0: the last op was not simulated
   // Set while an op runs: the backend's scratch and last_op belong to one call at

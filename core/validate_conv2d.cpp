@@ -146,8 +146,7 @@ ConvSpans conv_spans(const char *call, const Conv2dArgs &a, const char *src_name
 
 }  // namespace
 
-void validate_conv2d_forward(Conv2dArgs &a) {
-  constexpr const char *call = "dlk_conv2d_forward";
+void validate_conv2d_forward(Conv2dArgs &a, const char *call) {
   if (a.bias && a.desc.dst_type == DLK_DTYPE_S32)
     throw_invalid(call, "bias", "must be NULL for s32 dst (add it after dequantizing)");
   const ConvSpans s = conv_spans(call, a, "src", a.src, "dst", a.dst, "weights", a.weights, "bias",
@@ -162,6 +161,44 @@ void validate_conv2d_forward(Conv2dArgs &a) {
                                                                       : 0;
   const check::Span scales = check::dense(call, "scales", d.scales, DLK_DTYPE_F32, scale_count);
   check::apart(call, {s.dst}, {s.src, s.weights, s.bias, scales});
+}
+
+void validate_conv2d_weights_create(const Conv2dArgs &a) {
+  constexpr const char *call = "dlk_conv2d_weights_create";
+  const dlk_conv2d_desc &d = a.desc;
+  check::not_null(call, check::dense(call, "weights", a.weights, d.weights_type,
+                                     d.k * a.c_per_group * d.kh * d.kw));
+}
+
+void validate_conv2d_packed_desc(const char *call, const dlk_conv2d_desc &f,
+                                 const dlk_conv2d_desc &p) {
+  const auto same = [&](const char *field, int64_t forward, int64_t packed) {
+    if (forward != packed)
+      throw_invalid(call, field,
+                    "is " + std::to_string(forward) + " but the packed weights' desc has " +
+                        std::to_string(packed) + " (only n and scales may differ)");
+  };
+  same("format", f.format, p.format);
+  same("c", f.c, p.c);
+  same("h", f.h, p.h);
+  same("w", f.w, p.w);
+  same("k", f.k, p.k);
+  same("kh", f.kh, p.kh);
+  same("kw", f.kw, p.kw);
+  same("stride_h", f.stride_h, p.stride_h);
+  same("stride_w", f.stride_w, p.stride_w);
+  same("pad_h", f.pad_h, p.pad_h);
+  same("pad_w", f.pad_w, p.pad_w);
+  same("dilation_h", f.dilation_h, p.dilation_h);
+  same("dilation_w", f.dilation_w, p.dilation_w);
+  same("groups", f.groups, p.groups);
+  same("src_type", f.src_type, p.src_type);
+  same("weights_type", f.weights_type, p.weights_type);
+  same("dst_type", f.dst_type, p.dst_type);
+  same("relu", f.relu, p.relu);
+  same("src_zero_point", f.src_zero_point, p.src_zero_point);
+  same("dst_zero_point", f.dst_zero_point, p.dst_zero_point);
+  same("scale_mode", f.scale_mode, p.scale_mode);
 }
 
 void validate_conv2d_backward_data(Conv2dArgs &a) {

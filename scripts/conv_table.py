@@ -26,6 +26,7 @@ import sys
 
 PASS_ORDER = {"fwd": 0, "bwd_data": 1, "bwd_weights": 2}
 RATIOS = (("x any", "ratio_to_onednn_any"),
+          ("pk x any", "packed_ratio_to_onednn_any"),
           ("x any+ro", "ratio_to_onednn_any_with_reorders"),
           ("x plain", "ratio_to_onednn_plain"))
 # dlk-perf/conv/3 named the plain form after its only layout.

@@ -203,56 +203,104 @@ const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa
   return forward_float(args, isa, threads);
 }
 
-core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                     int threads, Scratch &scratch) {
-  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_rows_forward_applies(args)) {
-    const kernels::DirectRowsPlan plan(args, threads, false);
-    kernels::conv2d_direct_rows_forward_avx512(
-        args, plan,
-        scratch.get(plan.bytes, "dlk_conv2d_forward", "the turned weights and padded images"));
-    return {"avx512:conv2d_direct_rows_f32", 0};
+namespace {
+
+// The forward's kernels in the order conv2d_forward_im2col tries them: the
+// first whose rule takes the convolution runs (gemm: none did).
+enum class ForwardKernel { direct_rows, direct_rows_nhwc, few_channels, channel_lanes, wide_rows, gemm };
+
+// f32 NHWC by the NCHW direct-rows kernel: its NCHW twin's plan, then an NCHW
+// dst that is turned into NHWC.
+struct DirectRowsNhwc {
+  DirectRowsNhwc(const core::Conv2dArgs &args, int threads)
+      : twin(kernels::nchw_twin(args)),
+        plan(twin, threads, false),
+        plan_bytes(ScratchCarver::aligned(plan.bytes)),
+        dst_bytes(static_cast<size_t>(args.desc.n * args.desc.k * args.oh * args.ow) *
+                  sizeof(float)) {}
+  core::Conv2dArgs twin;
+  kernels::DirectRowsPlan plan;
+  size_t plan_bytes, dst_bytes;
+};
+
+ForwardKernel forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads) {
+  if (isa != core::CpuIsa::avx512) return ForwardKernel::gemm;
+  if (kernels::conv2d_direct_rows_forward_applies(args)) return ForwardKernel::direct_rows;
+  if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
+    const DirectRowsNhwc nhwc(args, threads);
+    if (nhwc.plan_bytes + nhwc.dst_bytes <= kScratchBound) return ForwardKernel::direct_rows_nhwc;
   }
-  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
-    core::Conv2dArgs twin = kernels::nchw_twin(args);
-    const kernels::DirectRowsPlan plan(twin, threads, false);
-    const dlk_conv2d_desc &d = args.desc;
-    const int64_t pixels = args.oh * args.ow, image_out = d.k * pixels;
-    const size_t plan_bytes = ScratchCarver::aligned(plan.bytes);
-    const size_t dst_bytes = static_cast<size_t>(d.n * image_out) * sizeof(float);
-    if (plan_bytes + dst_bytes <= kScratchBound) {
-      auto *base = static_cast<unsigned char *>(scratch.get(
-          plan_bytes + dst_bytes, "dlk_conv2d_forward", "the turned weights, padded images and NCHW dst"));
-      auto *nchw_dst = reinterpret_cast<float *>(base + plan_bytes);
-      twin.dst = nchw_dst;
-      kernels::conv2d_direct_rows_forward_avx512(twin, plan, base);
+  if (kernels::conv2d_direct_few_channels_applies(args)) return ForwardKernel::few_channels;
+  if (kernels::conv2d_channel_lanes_applies(args, threads)) return ForwardKernel::channel_lanes;
+  if (kernels::conv2d_wide_rows_applies(args, threads)) return ForwardKernel::wide_rows;
+  return ForwardKernel::gemm;
+}
+
+}  // namespace
+
+bool conv2d_forward_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                       int threads) {
+  return forward_kernel(args, isa, threads) == ForwardKernel::channel_lanes;
+}
+
+core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
+                                     Scratch &scratch,
+                                     const kernels::ChannelLanesWeights *prepacked) {
+  switch (forward_kernel(args, isa, threads)) {
+    case ForwardKernel::direct_rows: {
+      const kernels::DirectRowsPlan plan(args, threads, false);
+      kernels::conv2d_direct_rows_forward_avx512(
+          args, plan,
+          scratch.get(plan.bytes, "dlk_conv2d_forward", "the turned weights and padded images"));
+      return {"avx512:conv2d_direct_rows_f32", 0};
+    }
+    case ForwardKernel::direct_rows_nhwc: {
+      DirectRowsNhwc nhwc(args, threads);
+      const dlk_conv2d_desc &d = args.desc;
+      const int64_t pixels = args.oh * args.ow, image_out = d.k * pixels;
+      auto *base = static_cast<unsigned char *>(
+          scratch.get(nhwc.plan_bytes + nhwc.dst_bytes, "dlk_conv2d_forward",
+                      "the turned weights, padded images and NCHW dst"));
+      auto *nchw_dst = reinterpret_cast<float *>(base + nhwc.plan_bytes);
+      nhwc.twin.dst = nchw_dst;
+      kernels::conv2d_direct_rows_forward_avx512(nhwc.twin, nhwc.plan, base);
       auto *dst = static_cast<float *>(args.dst);
       parallel_for(d.n, threads, [&](int64_t image, int) {
-        nchw_pixels_to_nhwc(nchw_dst + image * image_out, d.k, pixels, 0, pixels, dst + image * image_out,
-                            [](float v) { return v; });
+        nchw_pixels_to_nhwc(nchw_dst + image * image_out, d.k, pixels, 0, pixels,
+                            dst + image * image_out, [](float v) { return v; });
       });
       return {"avx512:conv2d_direct_rows_f32_nhwc", 0};
     }
-  }
-  if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_few_channels_applies(args)) {
-    kernels::conv2d_direct_few_channels_avx512(
-        args, threads,
-        scratch.get(kernels::conv2d_direct_few_channels_scratch_bytes(args, threads), "dlk_conv2d_forward",
-                    "the zero-padded image of each thread"));
-    return {"avx512:conv2d_direct_f32", 0};
-  }
-  if (isa == core::CpuIsa::avx512 && kernels::conv2d_channel_lanes_applies(args, threads)) {
-    const kernels::ChannelLanesPlan plan(args, threads);
-    kernels::conv2d_channel_lanes_avx512(
-        args, threads, plan,
-        scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and the padded images"));
-    return {kernels::conv2d_channel_lanes_name(args.desc), 0};
-  }
-  if (isa == core::CpuIsa::avx512 && kernels::conv2d_wide_rows_applies(args, threads)) {
-    const kernels::WideRowsPlan plan(args, threads);
-    kernels::conv2d_wide_rows_avx512(
-        args, threads, plan,
-        scratch.get(plan.bytes, "dlk_conv2d_forward", "the padded images and the taps' offsets"));
-    return {kernels::conv2d_wide_rows_name(args.desc.src_type, false), 0};
+    case ForwardKernel::few_channels:
+      kernels::conv2d_direct_few_channels_avx512(
+          args, threads,
+          scratch.get(kernels::conv2d_direct_few_channels_scratch_bytes(args, threads),
+                      "dlk_conv2d_forward", "the zero-padded image of each thread"));
+      return {"avx512:conv2d_direct_f32", 0};
+    case ForwardKernel::channel_lanes: {
+      const kernels::ChannelLanesPlan plan(args, threads);
+      if (prepacked) {
+        kernels::conv2d_channel_lanes_avx512(
+            args, threads, plan,
+            scratch.get(plan.bytes - plan.weights_bytes, "dlk_conv2d_forward_packed",
+                        "the padded images"),
+            prepacked);
+        return {std::string(kernels::conv2d_channel_lanes_name(args.desc)) + ":prepacked", 0};
+      }
+      kernels::conv2d_channel_lanes_avx512(
+          args, threads, plan,
+          scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and the padded images"));
+      return {kernels::conv2d_channel_lanes_name(args.desc), 0};
+    }
+    case ForwardKernel::wide_rows: {
+      const kernels::WideRowsPlan plan(args, threads);
+      kernels::conv2d_wide_rows_avx512(
+          args, threads, plan,
+          scratch.get(plan.bytes, "dlk_conv2d_forward", "the padded images and the taps' offsets"));
+      return {kernels::conv2d_wide_rows_name(args.desc.src_type, false), 0};
+    }
+    case ForwardKernel::gemm:
+      break;
   }
   const bool int8 = args.desc.src_type == DLK_DTYPE_U8 || args.desc.src_type == DLK_DTYPE_S8;
   const char *kernel =

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/cpu_avx512/conv2d_packed_weights.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/cpu_peak.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
@@ -73,10 +74,20 @@ core::OpResult CpuBackend::gemm(const core::GemmArgs &args) {
   return {gemm_strided(args, config_.cpu_isa, config_.num_threads, nullptr, config_.cpu_gemm), 0};
 }
 core::OpResult CpuBackend::conv2d_forward(const core::Conv2dArgs &args) {
+  return conv2d_forward_packed(args, nullptr);
+}
+std::unique_ptr<core::PackedConv2dWeights> CpuBackend::conv2d_pack_weights(
+    const core::Conv2dArgs &args) {
+  return cpu::conv2d_pack_weights(args, config_.cpu_isa, config_.num_threads);
+}
+core::OpResult CpuBackend::conv2d_forward_packed(const core::Conv2dArgs &args,
+                                                 const core::PackedConv2dWeights *packed) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);
   if (depthwise_direct_applies(args, config_.cpu_isa))
     return conv2d_forward_depthwise(args, config_.cpu_isa, config_.num_threads, scratch_);
-  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_);
+  const auto *lanes = dynamic_cast<const ChannelLanesPackedWeights *>(packed);
+  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_,
+                               lanes ? &lanes->weights() : nullptr);
 }
 core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);

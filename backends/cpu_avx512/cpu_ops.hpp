@@ -6,6 +6,9 @@
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
+namespace kernels {
+struct ChannelLanesWeights;
+}
 
 // Convolutions; scratch is the context's (scratch.hpp).
 //
@@ -20,8 +23,14 @@ namespace dlk::cpu {
 bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa);
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch);
+// prepacked: the channel-lane kernel's weights packed before the call
+// (conv2d_packed_weights.hpp), read where that kernel runs.
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
-                                     Scratch &scratch);
+                                     Scratch &scratch,
+                                     const kernels::ChannelLanesWeights *prepacked = nullptr);
+// Whether conv2d_forward_im2col runs the channel-lane kernel for args.
+bool conv2d_forward_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                       int threads);
 // The f32/f16/bf16 forward GEMM lowering alone (also backward-data's transposed
 // lowering); returns the name of what ran.
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,

@@ -342,6 +342,32 @@ DLK_API dlk_status dlk_conv2d_backward_weights(dlk_context_t context, const dlk_
                                                const void *src, const void *diff_dst,
                                                void *diff_weights, float *diff_bias);
 
+/*
+ * Packed weights: the weights of one forward convolution copied into the context
+ * and, where the backend has a layout of its own for them, packed into it once,
+ * so that dlk_conv2d_forward_packed skips the packing dlk_conv2d_forward does on
+ * every call (oneDNN's weights reorder, done once before the loop). Inference
+ * packs once; training packs once per step, after the update.
+ *   desc      the convolution the weights are for; the forward with them must have
+ *             the same desc but for n (the batch) and scales (read on each call)
+ *   weights   as dlk_conv2d_forward takes them, on the context's device; the handle
+ *             keeps its own copy, so they may change or be freed afterwards
+ * The handle belongs to the context: destroy it on the same context (the context's
+ * destruction frees the handles left). A backend without a layout of its own, or a
+ * shape its fastest kernel does not take, keeps the weights as they are, and the
+ * forward runs as dlk_conv2d_forward does; the results are the same either way.
+ */
+typedef struct dlk_conv2d_weights *dlk_conv2d_weights_t;
+DLK_API dlk_status dlk_conv2d_weights_create(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                             const void *weights, dlk_conv2d_weights_t *packed);
+/* Destroying NULL is a no-op that succeeds. */
+DLK_API dlk_status dlk_conv2d_weights_destroy(dlk_context_t context,
+                                              dlk_conv2d_weights_t packed);
+/* dlk_conv2d_forward with the packed weights in place of weights. */
+DLK_API dlk_status dlk_conv2d_forward_packed(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                             const void *src, dlk_conv2d_weights_t packed,
+                                             const float *bias, void *dst);
+
 /* ---------------------------------------------------------------- pool2d */
 
 typedef enum dlk_pool_kind {

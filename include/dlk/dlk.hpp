@@ -132,6 +132,11 @@ class Context {
                       const float *bias, void *dst) {
     check(dlk_conv2d_forward(ctx_, &desc, src, weights, bias, dst));
   }
+  // packed: dlk_conv2d_weights_create's handle (Conv2dWeights::get()).
+  void conv2d_forward_packed(const dlk_conv2d_desc &desc, const void *src,
+                             dlk_conv2d_weights_t packed, const float *bias, void *dst) {
+    check(dlk_conv2d_forward_packed(ctx_, &desc, src, packed, bias, dst));
+  }
   void conv2d_backward_data(const dlk_conv2d_desc &desc, const void *diff_dst, const void *weights,
                             void *diff_src) {
     check(dlk_conv2d_backward_data(ctx_, &desc, diff_dst, weights, diff_src));
@@ -193,6 +198,35 @@ class Buffer {
   Context *ctx_ = nullptr;
   T *ptr_ = nullptr;
   size_t count_ = 0;
+};
+
+// A convolution's weights packed on a context (dlk_conv2d_weights_create),
+// destroyed with the object. The context must outlive it.
+class Conv2dWeights {
+ public:
+  Conv2dWeights() = default;
+  Conv2dWeights(Context &context, const dlk_conv2d_desc &desc, const void *weights)
+      : ctx_(&context) {
+    check(dlk_conv2d_weights_create(context.get(), &desc, weights, &packed_));
+  }
+  ~Conv2dWeights() {
+    if (ctx_) dlk_conv2d_weights_destroy(ctx_->get(), packed_);
+  }
+  Conv2dWeights(Conv2dWeights &&other) noexcept
+      : ctx_(std::exchange(other.ctx_, nullptr)), packed_(std::exchange(other.packed_, nullptr)) {}
+  Conv2dWeights &operator=(Conv2dWeights &&other) noexcept {
+    std::swap(ctx_, other.ctx_);
+    std::swap(packed_, other.packed_);
+    return *this;
+  }
+  Conv2dWeights(const Conv2dWeights &) = delete;
+  Conv2dWeights &operator=(const Conv2dWeights &) = delete;
+
+  dlk_conv2d_weights_t get() const noexcept { return packed_; }
+
+ private:
+  Context *ctx_ = nullptr;
+  dlk_conv2d_weights_t packed_ = nullptr;
 };
 
 }  // namespace dlk

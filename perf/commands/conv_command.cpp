@@ -75,6 +75,8 @@ ReportTable points_table() {
                       {"onednn_any_flops_per_second", "any G/s", 1e-9, 1},
                       {"onednn_any_percent_of_peak", "any %peak", 1, 1, Show::json},
                       {"ratio_to_onednn_any", "x any", 1, 2},
+                      {"packed_percent_of_peak", "pk %peak", 1, 1, Show::json},
+                      {"packed_ratio_to_onednn_any", "pk x any", 1, 2},
                       {"onednn_reorder_seconds", "ro ms", 1e3, 3},
                       {"onednn_weights_reorder_seconds", "w ro ms", 1e3, 3},
                       {"ratio_to_onednn_any_with_data_reorders", "x any+data ro", 1, 2, Show::json},
@@ -85,6 +87,8 @@ ReportTable points_table() {
                       {"ratio_to_cudnn", "x cudnn", 1, 3},
                       {"dlk_seconds", "dlk ms", 1e3, 3, Show::json},
                       {"dlk_implementation", "dlk impl", 1, 0, Show::json},
+                      {"dlk_packed_seconds", "packed ms", 1e3, 3, Show::json},
+                      {"dlk_packed_implementation", "packed impl", 1, 0, Show::json},
                       {"onednn_any_implementation", "dnnl any impl", 1, 0, Show::json},
                       {"onednn_plain_implementation", "dnnl impl", 1, 0, Show::json},
                       {"cudnn_implementation", "cudnn impl", 1, 0, Show::json},
@@ -143,6 +147,12 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
   else
     chart.add(label, context, p.record, p.dlk_seconds,
               {{"onednn plain", p.onednn_plain_seconds}, {"onednn blocked", p.onednn_any_seconds.value_or(0)}});
+  Cell packed_peak, packed_any_ratio, packed_s, packed_impl;
+  if (p.dlk_packed_seconds) {
+    packed_s = *p.dlk_packed_seconds, packed_impl = p.dlk_packed_implementation;
+    packed_peak = 100.0 * p.flops / *p.dlk_packed_seconds / peak;
+    if (p.onednn_any_seconds) packed_any_ratio = *p.onednn_any_seconds / *p.dlk_packed_seconds;
+  }
   Cell any_rate, any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, plain_rate,
       plain_ratio, cudnn_rate, cudnn_ratio, cudnn_impl, cudnn_difference, any_impl, plain_impl;
   if (p.onednn_plain_seconds > 0)
@@ -166,9 +176,10 @@ void add_point(Report &report, RooflineSvg &chart, dlk::Context &context, const 
        fmt::format("{}>{} {}x{} {}x{}/{}{}", d.c, d.k, d.h, d.w, d.kh, d.kw, d.stride_h,
                    d.groups > 1 ? fmt::format(" g{}", d.groups) : ""),
        p.flops, std::int64_t{threads}, p.flops / p.dlk_seconds, 100.0 * p.flops / p.dlk_seconds / peak, any_rate,
-       any_peak, any_ratio, reorder_s, weights_reorder_s, any_data_ratio, any_reorder_ratio, plain_rate, plain_ratio,
-       cudnn_rate, cudnn_ratio, p.dlk_seconds, std::string(p.record.implementation), any_impl, plain_impl,
-       cudnn_impl, cudnn_difference});
+       any_peak, any_ratio, packed_peak, packed_any_ratio, reorder_s, weights_reorder_s, any_data_ratio,
+       any_reorder_ratio, plain_rate, plain_ratio, cudnn_rate, cudnn_ratio, p.dlk_seconds,
+       std::string(p.record.implementation), packed_s, packed_impl, any_impl, plain_impl, cudnn_impl,
+       cudnn_difference});
 }
 
 std::string dlk_version_text() {
@@ -328,7 +339,8 @@ int run_conv(const ConvOptions &o) {
   fmt::print("\nint8 = u8 x s8 -> s32, int8_u8 = u8 x s8 -> u8 (a scale per channel, ReLU); G/s = 10^9 FLOP (int8: OP) per second, median per call "
              "over interleaved bursts; %peak of the dtype's peak (AVX-512 loops: AMX can pass 100); "
              "x peer = peer time / dlk time (> 1: dlk faster); any = oneDNN in its own blocked "
-             "layouts (format_tag::any); ro = its data reorders per call (src/dst or their diffs, the point's "
+             "layouts (format_tag::any); pk x any = the same against dlk's forward with its weights "
+             "packed before the loop (dlk_conv2d_forward_packed), as any's are; ro = its data reorders per call (src/dst or their diffs, the point's "
              "format in and out), w ro = its weights reorder (in; diff out for bwd_weights), once per "
              "training step; any+ro = with both, as a framework keeping plain tensors pays in training "
              "(forward inference keeps its weights reordered: JSON ratio_to_onednn_any_with_data_reorders); "

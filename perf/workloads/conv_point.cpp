@@ -47,11 +47,20 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
                         }});
   // Both oneDNN forms on the same host arrays: each writes only its pass's output.
   std::unique_ptr<OneDnnConv> plain, blocked;
-  int plain_at = -1, any_at = -1, data_reorder_at = -1, weights_reorder_at = -1;
+  int packed_at = -1, plain_at = -1, any_at = -1, data_reorder_at = -1, weights_reorder_at = -1;
   const auto add = [&](const char *name, std::function<void()> run) {
     candidates.push_back({name, std::move(run)});
     return static_cast<int>(candidates.size()) - 1;
   };
+  dlk::Conv2dWeights packed;
+  const auto run_packed = [&] {
+    context.conv2d_forward_packed(d, src_dev.get(), packed.get(), nullptr, dst_dev.get());
+    context.synchronize();
+  };
+  if (pass == ConvPass::forward) {
+    packed = dlk::Conv2dWeights(context, d, wei_dev.get());
+    packed_at = add("dlk_packed", run_packed);
+  }
   if (peers.plain) {
     plain = std::make_unique<OneDnnConv>(d, pass, false, ConvTensors{src.data(), wei.data(), dst.data()}, threads);
     if (!plain->is_reference()) plain_at = add("onednn_plain", [&] { plain->run(threads); });
@@ -69,6 +78,12 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
   const std::vector<Timing> t = time_interleaved(candidates, timing);
   const auto median = [&](int at) { return at < 0 ? 0.0 : t[static_cast<size_t>(at)].summary().median; };
   ConvPointTiming p;
+  if (packed_at >= 0) {
+    run_packed();
+    p.dlk_packed_implementation = context.last_op().implementation;
+    p.dlk_packed_seconds = median(packed_at);
+  }
+  candidates[0].run();  // dlk's record is the plain call's
   p.record = context.last_op();
   p.flops = 2.0 * static_cast<double>(dst_n) * static_cast<double>(d.c / d.groups) * d.kh * d.kw;
   p.dlk_seconds = t[0].summary().median;

@@ -11,7 +11,7 @@ Horovod-style DistributedOptimizer) needs torch.
 """
 from ._c import ABI_VERSION
 from ._errors import Error, LibraryError
-from .context import Context, version
+from .context import Context, Conv2dWeights, version
 
 __version__ = "0.1.0"
-__all__ = ["ABI_VERSION", "Context", "Error", "LibraryError", "version"]
+__all__ = ["ABI_VERSION", "Context", "Conv2dWeights", "Error", "LibraryError", "version"]

@@ -27,7 +27,23 @@ def _torch_stream(device):
         return None
 
 
-class Context:
+class _Closable:
+    """close() at the end of a with block, or when garbage-collected."""
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Context(_Closable):
     """A dlk context: one backend, one ISA, a thread count.
 
     Context(backend=None, isa=None, threads=0, verbose=-1, fpga_sim_config=None, device=0)
@@ -87,18 +103,6 @@ class Context:
             self._lib.dlk_context_destroy(self._handle)
             self._handle = None
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
     def __repr__(self):
         return f"dlk.Context(backend={self.backend!r}, isa={self.isa!r}, threads={self.threads})"
 
@@ -147,15 +151,19 @@ class Context:
 
     def _run(self, fn, *args):
         """Calls the C op fn(*args), on cuda ordered between torch's work before and after."""
+        self._ran(self._ordered(fn, *args))
+
+    def _ordered(self, fn, *args):
+        """fn(*args)'s status, on cuda ordered between torch's work before and after."""
         s = self._stream
         if s is None:
-            return self._ran(fn(*args))
+            return fn(*args)
         import torch
         current = torch.cuda.current_stream(s.device)
         s.wait_stream(current)  # inputs written, outputs' memory free, on torch's stream
         status = fn(*args)
         current.wait_stream(s)  # torch's next work sees the outputs
-        self._ran(status)
+        return status
 
     def _ran(self, status):
         self._check(status)
@@ -259,6 +267,9 @@ class Context:
         """dst = conv2d(src, weights) + bias (then relu). src NCHW (or NHWC), weights
         k x c/groups x kh x kw (or k x kh x kw x c/groups), bias k float32 values."""
         call = "dlk.Context.conv2d_forward"
+        if isinstance(weights, Conv2dWeights):
+            raise TypeError(f"{call}: 'weights' are packed (dlk.Context.conv2d_weights): run "
+                            f"them with conv2d_forward_packed")
         vs = self._view(src, call, "src")
         vw = self._view(weights, call, "weights")
         d, dst_shape = self._conv_desc(call, vs.shape, vw.shape, vs.dtype, stride, padding,
@@ -277,6 +288,68 @@ class Context:
         d.dst_type = _c.DTYPE[vd.dtype]
         self._run(self._lib.dlk_conv2d_forward, self._h(), C.byref(d), vs.ptr, vw.ptr, bptr,
                   vd.ptr)
+        return out
+
+    def conv2d_weights(self, weights, src_shape, *, stride=1, padding=0, dilation=1, groups=1,
+                       relu=False, format="nchw", src_dtype=None, out_dtype=None):
+        """weights packed once for conv2d_forward_packed (dlk_conv2d_weights_create), as a
+        Conv2dWeights: for the forward of a src of src_shape, of src_dtype (default: the
+        weights' dtype), into an out of out_dtype (default: src_dtype). The forward's src may
+        have another batch (src_shape[0]); all else is fixed here. The context keeps a copy of
+        the weights, so they may change afterwards."""
+        call = "dlk.Context.conv2d_weights"
+        vw = self._view(weights, call, "weights")
+        src_dtype = vw.dtype if src_dtype is None else src_dtype
+        out_dtype = src_dtype if out_dtype is None else out_dtype
+        for arg, dtype in (("src_dtype", src_dtype), ("out_dtype", out_dtype)):
+            if dtype not in _c.DTYPE:
+                raise ValueError(f"{call}: '{arg}' must be one of {', '.join(_c.DTYPE)}, not "
+                                 f"{dtype!r}")
+        d, _ = self._conv_desc(call, tuple(src_shape), vw.shape, src_dtype, stride, padding,
+                               dilation, groups, format)
+        d.weights_type = _c.DTYPE[vw.dtype]
+        d.dst_type = _c.DTYPE[out_dtype]
+        d.relu = int(bool(relu))
+        handle = C.c_void_p()
+        # cuda: the context's stream copies the weights, so after torch's writes of them
+        self._check(self._ordered(self._lib.dlk_conv2d_weights_create, self._h(), C.byref(d),
+                                  vw.ptr, C.byref(handle)))
+        return Conv2dWeights(self, handle, d, tuple(src_shape), vw.shape, format, src_dtype,
+                             out_dtype, bool(relu))
+
+    def conv2d_forward_packed(self, src, weights, bias=None, out=None):
+        """conv2d_forward with weights packed by conv2d_weights (their stride, padding,
+        dilation, groups, relu, format and types); src may have another batch than the one
+        they were packed for, nothing else (dlk.Error names the field that differs)."""
+        call = "dlk.Context.conv2d_forward_packed"
+        if not isinstance(weights, Conv2dWeights):
+            raise TypeError(f"{call}: 'weights' is a {type(weights).__name__}; pass what "
+                            f"dlk.Context.conv2d_weights made (plain weights: conv2d_forward)")
+        if weights._ctx is not self:
+            raise ValueError(f"{call}: 'weights' were packed on another context")
+        packed = weights._h(call)
+        vs = self._view(src, call, "src", dtypes=(weights.src_dtype,))
+        check_ndim(vs, 4, call, "src", weights.format.upper())
+        d = _c.Conv2dDesc.from_buffer_copy(weights._desc)
+        if weights.format == "nchw":
+            d.n, d.c, d.h, d.w = vs.shape
+        else:
+            d.n, d.h, d.w, d.c = vs.shape
+        oh, ow = C.c_int64(), C.c_int64()
+        self._check(self._lib.dlk_conv2d_output_shape(C.byref(d), C.byref(oh), C.byref(ow)))
+        dst_shape = (d.n, d.k, oh.value, ow.value) if weights.format == "nchw" else \
+            (d.n, oh.value, ow.value, d.k)
+        bptr = None
+        if bias is not None:
+            vb = self._view(bias, call, "bias", dtypes=("f32",))
+            check_shape(vb, (d.k,), call, "bias")
+            bptr = vb.ptr
+        if out is None:
+            out = empty_like_kind(vs, dst_shape, weights.out_dtype)
+        vd = self._view(out, call, "out", dtypes=(weights.out_dtype,), writable=True)
+        check_shape(vd, dst_shape, call, "out")
+        self._run(self._lib.dlk_conv2d_forward_packed, self._h(), C.byref(d), vs.ptr, packed,
+                  bptr, vd.ptr)
         return out
 
     def conv2d_backward_data(self, diff_dst, weights, src_shape, out=None, *, stride=1,
@@ -388,6 +461,38 @@ class Context:
         check_shape(vds, tuple(src_shape), call, "out")
         self._run(self._lib.dlk_pool2d_backward, self._h(), C.byref(d), vdd.ptr, aptr, vds.ptr)
         return out
+
+
+class Conv2dWeights(_Closable):
+    """A convolution's weights packed on a context (dlk.Context.conv2d_weights), for
+    dlk.Context.conv2d_forward_packed. close() (or the end of a with block, or garbage
+    collection) frees them; it holds its context, which frees what is left when closed."""
+
+    def __init__(self, ctx, handle, desc, src_shape, weights_shape, format, src_dtype,
+                 out_dtype, relu):
+        self._ctx, self._handle, self._desc = ctx, handle, desc
+        self.src_shape, self.weights_shape, self.format = src_shape, weights_shape, format
+        self.src_dtype, self.out_dtype, self.relu = src_dtype, out_dtype, relu
+
+    def _h(self, call):
+        if self._handle is None or self._ctx._handle is None:
+            raise Error(f"{call}: 'weights' are closed (or their context is)",
+                        "invalid_argument")
+        return self._handle
+
+    def close(self):
+        h, self._handle = self._handle, None
+        if h is not None and self._ctx._handle is not None:
+            self._ctx._check(self._ctx._lib.dlk_conv2d_weights_destroy(self._ctx._handle, h))
+
+    def __repr__(self):
+        d = self._desc
+        state = "" if self._handle is not None and self._ctx._handle is not None else ", closed"
+        return (f"dlk.Conv2dWeights(src_shape={self.src_shape}, "
+                f"weights_shape={self.weights_shape}, stride=({d.stride_h}, {d.stride_w}), "
+                f"padding=({d.pad_h}, {d.pad_w}), dilation=({d.dilation_h}, {d.dilation_w}), "
+                f"groups={d.groups}, relu={self.relu}, format={self.format!r}, "
+                f"src_dtype={self.src_dtype!r}, out_dtype={self.out_dtype!r}{state})")
 
 
 def version():

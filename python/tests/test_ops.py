@@ -1,6 +1,9 @@
 """dlk.Context's ops against numpy/torch references (computed in float64 on the CPU), on
 every backend that runs here: the cpu backend at each ISA this CPU has, fpga_sim, and cuda
 (with CUDA tensors) where a GPU is there."""
+import gc
+import weakref
+
 import numpy as np
 import pytest
 import torch
@@ -108,6 +111,149 @@ def test_conv2d_nhwc_relu_numpy(ctx):
     ref = F.conv2d(torch.from_numpy(x).permute(0, 3, 1, 2).double(),
                    torch.from_numpy(w).permute(0, 3, 1, 2).double(), padding=1).relu()
     close(out, ref.permute(0, 2, 3, 1).numpy(), 27)
+
+
+def bits(y):
+    """y's bits on the host as integers of its element size: equal where every bit is."""
+    t = y.detach().cpu() if isinstance(y, torch.Tensor) else torch.from_numpy(y)
+    return t.view({1: torch.int8, 2: torch.int16, 4: torch.int32}[t.element_size()]).numpy()
+
+
+# kernel, padding: on the AVX-512 tier the first runs the channel-lane kernel, whose weights
+# the tier packs; the second (1x1) runs a GEMM, and its packed weights are the plain ones.
+PACKED_SHAPES = {"lanes": (3, 1), "1x1": (1, 0)}
+
+
+def _packed_inputs(ctx, dtype, fmt, n, kernel):
+    """src n x 32 x 12 x 12, weights 48 x 32 x kernel x kernel (NHWC: channels last), f32 bias
+    (None for int8, whose s32 dst takes none)."""
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(n, 32, 12, 12, generator=g)
+    w = torch.randn(48, 32, kernel, kernel, generator=g)
+    bias = torch.randn(48, generator=g)
+    if fmt == "nhwc":
+        x, w = (t.permute(0, 2, 3, 1).contiguous() for t in (x, w))
+    if dtype == "bf16":
+        x, w = x.bfloat16(), w.bfloat16()
+    elif dtype == "s8":
+        x, w = ((t * 40).clamp(-128, 127).to(torch.int8) for t in (x, w))
+        bias = None
+    return on(ctx, x), on(ctx, w), None if bias is None else on(ctx, bias)
+
+
+@pytest.mark.parametrize("shape", PACKED_SHAPES)
+@pytest.mark.parametrize("fmt", ["nchw", "nhwc"])
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "s8"])
+def test_conv2d_packed_forward_equals_plain(ctx, dtype, fmt, shape):
+    out_dtype = "s32" if dtype == "s8" else dtype
+    if not ctx.supports("conv2d_forward", dtype, dtype, out_dtype):
+        pytest.skip(f"{ctx.backend} has no {dtype} convolution")  # pragma: no cover
+    kernel, padding = PACKED_SHAPES[shape]
+    x, w, bias = _packed_inputs(ctx, dtype, fmt, 1, kernel)
+    kw = dict(padding=padding, format=fmt)
+    out = None
+    if dtype == "s8":  # conv2d_forward's out defaults to src's type: s32 must be given
+        dst_shape = (1, 48, 12, 12) if fmt == "nchw" else (1, 12, 12, 48)
+        out = on(ctx, torch.empty(dst_shape, dtype=torch.int32))
+    plain = ctx.conv2d_forward(x, w, bias, out, **kw)
+    plain_impl = ctx.last_op()["implementation"]
+    packed = ctx.conv2d_weights(w, x.shape, out_dtype=out_dtype, **kw)
+    w.zero_()  # the context keeps a copy of the weights
+    got = ctx.conv2d_forward_packed(x, packed, bias)
+    impl = ctx.last_op()["implementation"]
+    packed.close()
+    assert np.array_equal(bits(got), bits(plain))
+    if ctx.backend == "cpu":
+        lanes = "channel_lanes" in plain_impl
+        assert impl == plain_impl + (":prepacked" if lanes else "")
+        if ctx.isa == "avx512" and dtype == "f32":  # bf16 and int8 take it on some CPUs only
+            assert lanes == (shape == "lanes"), plain_impl
+
+
+def test_conv2d_packed_forward_other_batch(ctx):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 32, 12, 12), dtype=np.float32)
+    w = rng.standard_normal((48, 32, 3, 3), dtype=np.float32)
+    b = rng.standard_normal(48, dtype=np.float32)
+    x_, w_, b_ = (on(ctx, a) for a in (x, w, b))
+    packed = ctx.conv2d_weights(w_, (1, 32, 12, 12), padding=1, relu=True)
+    plain = host(ctx.conv2d_forward(x_, w_, b_, padding=1, relu=True))
+    got = host(ctx.conv2d_forward_packed(x_, packed, b_))
+    assert got.shape == (3, 48, 12, 12) and np.array_equal(bits(got), bits(plain))
+    if ctx.backend == "cpu" and ctx.isa == "avx512":
+        assert ctx.last_op()["implementation"].endswith(":prepacked")
+    one = on(ctx, np.ascontiguousarray(x[1:2]))
+    assert np.array_equal(bits(host(ctx.conv2d_forward_packed(one, packed, b_))), bits(plain[1:2]))
+    packed.close()
+
+
+def test_conv2d_packed_forward_refuses_another_convolution():
+    c = dlk.Context(backend="cpu", threads=2)
+    w = np.ones((48, 32, 3, 3), np.float32)
+    packed = c.conv2d_weights(w, (2, 32, 12, 12), padding=1)
+    for shape, field, got, want in [((2, 32, 10, 12), "h", 10, 12), ((2, 32, 12, 14), "w", 14, 12),
+                                    ((1, 16, 12, 12), "c", 16, 32),
+                                    ((1, 12, 12, 32), "c", 12, 32)]:  # NHWC data
+        message = (rf"dlk_conv2d_forward_packed: argument '{field}' is {got} but the packed "
+                   rf"weights' desc has {want}")
+        with pytest.raises(dlk.Error, match=message) as e:
+            c.conv2d_forward_packed(np.ones(shape, np.float32), packed)
+        assert e.value.status == "invalid_argument"
+    x = np.ones((2, 32, 12, 12), np.float32)
+    with pytest.raises(TypeError, match=r"_packed: 'src' is f16; this call takes f32"):
+        c.conv2d_forward_packed(x.astype(np.float16), packed)
+    with pytest.raises(TypeError, match=r"'out' is s32; this call takes f32"):
+        c.conv2d_forward_packed(x, packed, out=np.empty((2, 48, 12, 12), np.int32))
+    with pytest.raises(ValueError, match=r"'out' has shape \(1, 48, 12, 12\), expected \(2, 48"):
+        c.conv2d_forward_packed(x, packed, out=np.empty((1, 48, 12, 12), np.float32))
+    with pytest.raises(TypeError, match=r"conv2d_forward: 'weights' are packed.*_packed"):
+        c.conv2d_forward(x, packed, padding=1)
+    with pytest.raises(TypeError, match=r"conv2d_forward_packed: 'weights' is a ndarray"):
+        c.conv2d_forward_packed(x, w)
+    with dlk.Context(backend="cpu", threads=1) as other:
+        with pytest.raises(ValueError, match="'weights' were packed on another context"):
+            other.conv2d_forward_packed(x, packed)
+    c.close()
+
+
+def test_conv2d_weights_close_and_lifetime():
+    c = dlk.Context(backend="cpu", threads=2)
+    w = np.ones((16, 4, 3, 3), np.float32)
+    x = np.ones((1, 4, 8, 8), np.float32)
+    lib, handle = c._lib, c._handle
+
+    def destroyed(raw):  # the context no longer knows the handle
+        return lib.dlk_conv2d_weights_destroy(handle, raw) != 0
+
+    packed = c.conv2d_weights(w, x.shape)
+    raw = packed._handle
+    packed.close()
+    packed.close()
+    assert destroyed(raw)
+    with pytest.raises(dlk.Error, match=r"conv2d_forward_packed: 'weights' are closed"):
+        c.conv2d_forward_packed(x, packed)
+    with c.conv2d_weights(w, x.shape) as packed:
+        raw = packed._handle
+        c.conv2d_forward_packed(x, packed)
+    assert destroyed(raw)
+    packed = c.conv2d_weights(w, x.shape)
+    raw = packed._handle
+    del packed
+    gc.collect()
+    assert destroyed(raw)
+    # The weights hold their context; a context closed first frees them itself.
+    packed = c.conv2d_weights(w, x.shape)
+    ref = weakref.ref(c)
+    del c
+    gc.collect()
+    assert ref() is not None
+    ref().close()
+    with pytest.raises(dlk.Error, match="'weights' are closed"):
+        ref().conv2d_forward_packed(x, packed)
+    packed.close()
+    del packed
+    gc.collect()
+    assert ref() is None
 
 
 @pytest.mark.parametrize("kind", ["max", "avg_include_padding", "avg_exclude_padding"])

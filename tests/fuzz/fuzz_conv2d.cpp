@@ -1,7 +1,8 @@
-// libFuzzer target: dlk_conv2d_forward, _backward_data, _backward_weights and
-// dlk_conv2d_output_shape (the first byte picks the call) with a descriptor built
-// from the fuzzer's bytes and every tensor in a guarded buffer sized from it by
-// dlk.h's formulas. The checks are fuzz_support.hpp's check_outcome; a shape
+// libFuzzer target: dlk_conv2d_forward (plain, or through
+// dlk_conv2d_weights_create and dlk_conv2d_forward_packed), _backward_data,
+// _backward_weights and dlk_conv2d_output_shape (the first byte picks the
+// call) with a descriptor built from the fuzzer's bytes and every tensor in a
+// guarded buffer sized from it by dlk.h's formulas. The checks are fuzz_support.hpp's check_outcome; a shape
 // that output_shape accepts must be the formula's.
 #include "tests/fuzz/fuzz_support.hpp"
 
@@ -74,6 +75,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const int64_t work = extent(dst_elems, std::max<int64_t>(1, extent(extent(cg, d.kh), d.kw)));
   buffers.add_work(work < 0 ? 1e30 : double(work));
   const bool with_bias = in.flag();
+  const char *names[] = {"dlk_conv2d_forward", "dlk_conv2d_backward_data", "dlk_conv2d_backward_weights"};
+  const char *name = names[call];
+  // The forward also through packed weights (packed for this desc, or for
+  // another batch), destroyed once the outcome is checked.
+  const bool through_packed = call == 0 && in.flag();
+  dlk_conv2d_weights_t packed = nullptr;
   const dlk_status status = [&] {
     switch (call) {
       case 0: {
@@ -87,7 +94,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const auto *bias = with_bias ? reinterpret_cast<const float *>(buffers.input(bytes(d.k, kF32))) : nullptr;
         uint8_t *dst = buffers.output(bytes(dst_elems, d.dst_type));
         if (buffers.must_fail()) src = wei = dst = nullptr, bias = nullptr;
-        return dlk_conv2d_forward(context(), &d, src, wei, bias, dst);
+        if (!through_packed) return dlk_conv2d_forward(context(), &d, src, wei, bias, dst);
+        dlk_conv2d_desc packed_for = d;
+        if (in.flag()) packed_for.n = in.dim();
+        const dlk_status made = dlk_conv2d_weights_create(context(), &packed_for, wei, &packed);
+        if (made != DLK_STATUS_SUCCESS) {
+          require(packed == nullptr);
+          name = "dlk_conv2d_weights_create";
+          return made;
+        }
+        name = "dlk_conv2d_forward_packed";
+        return dlk_conv2d_forward_packed(context(), &d, src, packed, bias, dst);
       }
       case 1: {
         const uint8_t *diff_dst = buffers.input(bytes(dst_elems, d.dst_type));
@@ -106,10 +123,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
     }
   }();
-  const char *names[] = {"dlk_conv2d_forward", "dlk_conv2d_backward_data", "dlk_conv2d_backward_weights"};
   // Without tensors to read or write, no buffer is needed and the call may succeed:
   // an empty batch reads nothing, but backward weights still writes diff_weights.
   const bool nothing = src_elems == 0 && dst_elems == 0 && wei_elems == 0;
-  check_outcome(names[call], status, buffers, call == 2 ? wei_elems == 0 : d.n == 0 || nothing);
+  check_outcome(name, status, buffers, call == 2 ? wei_elems == 0 : d.n == 0 || nothing);
+  require(dlk_conv2d_weights_destroy(context(), packed) == DLK_STATUS_SUCCESS);
   return 0;
 }

@@ -121,6 +121,19 @@ PhaseSpan phase_span(int64_t a, int64_t pad, int64_t out) {
   return {ceil_half(pad - a), floor_half(out - 1 + pad - a)};
 }
 
+// src's bytes: s8 is shifted by 128 into u8 (its zero point likewise); a
+// 32-bit element holds 4 / elem channels (bf16 2, int8 4).
+struct SrcBytes {
+  explicit SrcBytes(const dlk_conv2d_desc &d)
+      : shift(d.src_type == DLK_DTYPE_S8),
+        zero_byte(static_cast<uint8_t>(d.src_zero_point)),
+        zero_u8(static_cast<uint8_t>(shift ? zero_byte ^ 0x80u : zero_byte)),
+        elem(static_cast<int64_t>(dlk_dtype_size(d.src_type))) {}
+  bool shift;
+  uint8_t zero_byte, zero_u8;
+  int64_t elem;
+};
+
 }  // namespace
 
 ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool turned_args) {
@@ -184,51 +197,18 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   const auto floats = [](int64_t n) {
     return ScratchCarver::aligned(static_cast<size_t>(n) * sizeof(float));
   };
+  weights_bytes = floats(weight_floats) + floats(paired_floats) + floats(starts_count);
   bytes = ScratchCarver::aligned(static_cast<size_t>(offsets_count) * sizeof(int32_t)) +
-          floats(weight_floats) + floats(paired_floats) + floats(starts_count) +
-          floats(image_floats) * static_cast<size_t>(buffers) +
+          weights_bytes + floats(image_floats) * static_cast<size_t>(buffers) +
           floats(stage_floats) * static_cast<size_t>(stages);
 }
 
-void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
-                                 const ChannelLanesPlan &p, void *scratch) {
+void conv2d_channel_lanes_pack_weights(const core::Conv2dArgs &a, int threads,
+                                       const ChannelLanesPlan &p, float *packed,
+                                       int32_t *starts, uint32_t *paired) {
   const dlk_conv2d_desc &d = a.desc;
-  const int64_t pixels = a.oh * a.ow, khw = d.kh * d.kw;
+  const int64_t khw = d.kh * d.kw;
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
-  // Each padded image and stage starts a cache line.
-  const auto stride_of = [](int64_t n) {
-    return static_cast<int64_t>(ScratchCarver::aligned(static_cast<size_t>(n) * sizeof(float))) /
-           static_cast<int64_t>(sizeof(float));
-  };
-  const int64_t image_stride = stride_of(p.image_floats), stage_stride = stride_of(p.stage_floats);
-  ScratchCarver carve(scratch);
-  auto *offsets = carve.carve<int32_t>(p.offsets_count);
-  auto *packed = carve.carve<float>(p.weight_floats);
-  auto *paired = carve.carve<uint32_t>(p.paired_floats);
-  auto *starts = carve.carve<int32_t>(p.starts_count);
-  auto *images = carve.carve<float>(image_stride * p.buffers);
-  auto *stages = carve.carve<float>(stage_stride * p.stages);
-
-  // The taps in the weights' order: OIHW (u, r, s) over planes of hp x wp,
-  // OHWI (r, s, u) over an image of hp x wp pixels, u a channel or a pair;
-  // phased: each phase's kernel from its first tap.
-  const auto fill_offsets = [&](int32_t *off, int64_t kh, int64_t kw, int64_t dh, int64_t dw) {
-    for (int64_t u = 0; u < p.units; ++u)
-      for (int64_t r = 0; r < kh; ++r)
-        for (int64_t s = 0; s < kw; ++s) {
-          const int64_t pixel = r * dh * p.wp + s * dw;
-          if (nhwc)
-            off[(r * kw + s) * p.units + u] = static_cast<int32_t>(pixel * p.pixel_floats + u);
-          else
-            off[(u * kh + r) * kw + s] = static_cast<int32_t>(u * p.plane + pixel);
-        }
-  };
-  if (!p.phased)
-    fill_offsets(offsets, d.kh, d.kw, d.dilation_h, d.dilation_w);
-  else
-    for (int64_t phase = 0; phase < 4; ++phase)
-      fill_offsets(offsets + p.phase_first[phase], p.phase_kh[phase / 2], p.phase_kw[phase % 2], 1,
-                   1);
   // Where W's taps go when turned: at stride 1 the kernel turned around, in
   // phases each phase's taps so.
   std::vector<TurnedTap> turned_taps, paired_taps;
@@ -258,12 +238,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   // 2^32, so that every tap adds (src - zero point) x weight (s8 src shifted
   // by 128 into u8, its zero point likewise).
   const float *weights = static_cast<const float *>(a.weights);
-  const bool shift = d.src_type == DLK_DTYPE_S8;
-  const auto zero_byte = static_cast<uint8_t>(d.src_zero_point);
-  const auto zero_u8 = static_cast<uint8_t>(shift ? zero_byte ^ 0x80u : zero_byte);
-  // A 32-bit element's channels (bf16 2, int8 4) and their bytes each.
-  const auto elem = static_cast<int64_t>(dlk_dtype_size(d.src_type));
-  const int64_t per_word = 4 / elem;
+  const SrcBytes src_bytes(d);
+  const int64_t per_word = 4 / src_bytes.elem;
   if (p.pairs || p.quads) {
     parallel_for_shares(d.k, threads, [&](int64_t o0, int64_t o1) {
       if (p.pairs && !nhwc)
@@ -277,8 +253,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
             for (int64_t u = 0; u < p.units; ++u) {
               const int64_t first = u * per_word, count = std::min(per_word, d.c - first);
               uint32_t word = 0;
-              std::memcpy(&word, w + ((o * khw + j) * d.c + first) * elem,
-                          static_cast<size_t>(count * elem));
+              std::memcpy(&word, w + ((o * khw + j) * d.c + first) * src_bytes.elem,
+                          static_cast<size_t>(count * src_bytes.elem));
               paired[o * p.taps + j * p.units + u] = word;
             }
       }
@@ -291,7 +267,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         for (int64_t o = o0; o < o1; ++o)
           starts[o] = std::accumulate(w + o * d.c * khw, w + (o + 1) * d.c * khw, int32_t{0});
       for (int64_t o = o0; o < o1; ++o)
-        starts[o] = static_cast<int32_t>(0u - uint32_t{zero_u8} * static_cast<uint32_t>(starts[o]));
+        starts[o] =
+            static_cast<int32_t>(0u - uint32_t{src_bytes.zero_u8} * static_cast<uint32_t>(starts[o]));
     });
     if (p.paired_floats > 0) weights = reinterpret_cast<const float *>(paired);
   }
@@ -309,7 +286,56 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
       pack_block(weights, d.k, runs, b, packed + b * kBlock * p.taps);
   });
 
+}
+
+void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
+                                 const ChannelLanesPlan &p, void *scratch,
+                                 const ChannelLanesWeights *prepacked) {
+  const dlk_conv2d_desc &d = a.desc;
+  const int64_t pixels = a.oh * a.ow;
+  const bool nhwc = d.format == DLK_FORMAT_NHWC;
+  // Each padded image and stage starts a cache line.
+  const auto stride_of = [](int64_t n) {
+    return static_cast<int64_t>(ScratchCarver::aligned(static_cast<size_t>(n) * sizeof(float))) /
+           static_cast<int64_t>(sizeof(float));
+  };
+  const int64_t image_stride = stride_of(p.image_floats), stage_stride = stride_of(p.stage_floats);
+  ScratchCarver carve(scratch);
+  auto *offsets = carve.carve<int32_t>(p.offsets_count);
+  const float *packed = prepacked ? prepacked->packed : nullptr;
+  const int32_t *starts = prepacked ? prepacked->starts : nullptr;
+  if (!prepacked) {
+    auto *packing = carve.carve<float>(p.weight_floats);
+    auto *paired = carve.carve<uint32_t>(p.paired_floats);
+    auto *starting = carve.carve<int32_t>(p.starts_count);
+    conv2d_channel_lanes_pack_weights(a, threads, p, packing, starting, paired);
+    packed = packing, starts = starting;
+  }
+  auto *images = carve.carve<float>(image_stride * p.buffers);
+  auto *stages = carve.carve<float>(stage_stride * p.stages);
+
+  // The taps in the weights' order: OIHW (u, r, s) over planes of hp x wp,
+  // OHWI (r, s, u) over an image of hp x wp pixels, u a channel or a pair;
+  // phased: each phase's kernel from its first tap.
+  const auto fill_offsets = [&](int32_t *off, int64_t kh, int64_t kw, int64_t dh, int64_t dw) {
+    for (int64_t u = 0; u < p.units; ++u)
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t s = 0; s < kw; ++s) {
+          const int64_t pixel = r * dh * p.wp + s * dw;
+          if (nhwc)
+            off[(r * kw + s) * p.units + u] = static_cast<int32_t>(pixel * p.pixel_floats + u);
+          else
+            off[(u * kh + r) * kw + s] = static_cast<int32_t>(u * p.plane + pixel);
+        }
+  };
+  if (!p.phased)
+    fill_offsets(offsets, d.kh, d.kw, d.dilation_h, d.dilation_w);
+  else
+    for (int64_t phase = 0; phase < 4; ++phase)
+      fill_offsets(offsets + p.phase_first[phase], p.phase_kh[phase / 2], p.phase_kw[phase % 2], 1,
+                   1);
   // Rows of a padded plane that hold image rows, and their columns.
+  const SrcBytes src_bytes(d);
   const int64_t y_end = std::min(d.h, p.hp - p.pad_top), x_end = std::min(d.w, p.wp - p.pad_left);
   const auto zero = [](float *to, int64_t count) {
     std::memset(to, 0, static_cast<size_t>(count) * sizeof(float));
@@ -317,7 +343,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   // Units [u0, u1) of image n into the padded image at `image`: NCHW
   // channels or pairs of them (planes), NHWC padded rows (of wp pixels).
   const int64_t units = nhwc ? p.hp : p.units;
-  const uint32_t padding = zero_u8 * 0x01010101u;
+  const uint32_t padding = src_bytes.zero_u8 * 0x01010101u;
   const auto pad = [&](int64_t n, int64_t u0, int64_t u1, float *image) {
     for (int64_t u = u0; u < u1; ++u) {
       if (nhwc && (p.ragged || p.quads)) {
@@ -329,12 +355,12 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
         std::fill(out, out + p.wp * cp, p.quads ? padding : 0u);
         if (y < 0 || y >= y_end) continue;
-        const int64_t bytes = d.c * elem;
+        const int64_t bytes = d.c * src_bytes.elem;
         const auto *in = static_cast<const unsigned char *>(a.src) + (n * d.h + y) * d.w * bytes;
         for (int64_t x = 0; x < x_end; ++x) {
           auto *to = reinterpret_cast<unsigned char *>(out + (p.pad_left + x) * cp);
           std::memcpy(to, in + x * bytes, static_cast<size_t>(bytes));
-          if (shift)
+          if (src_bytes.shift)
             for (int64_t i = 0; i < d.c; ++i) to[i] ^= 0x80u;
         }
         continue;
@@ -375,8 +401,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
           const uint8_t *rows[4];
           for (int64_t q = 0; q < 4; ++q)
             rows[q] = 4 * u + q < d.c ? channels + ((4 * u + q) * d.h + y) * d.w : nullptr;
-          wide_rows_int8_quad_row(rows, d.w, -p.pad_left, 1, p.wp, zero_byte, shift,
-                                  4 * (u + 1) < d.c ? 4 * d.h * d.w : 0, row);
+          wide_rows_int8_quad_row(rows, d.w, -p.pad_left, 1, p.wp, src_bytes.zero_byte,
+                                  src_bytes.shift, 4 * (u + 1) < d.c ? 4 * d.h * d.w : 0, row);
         }
         continue;
       }

@@ -112,7 +112,17 @@ struct ChannelLanesPlan {
   // int8 but to s32 is requantized from.
   int64_t offsets_count = 0, weight_floats = 0, paired_floats = 0, image_floats = 0;
   int64_t starts_count = 0, stages = 0, stage_floats = 0;
-  size_t bytes = 0;
+  // bytes: the scratch; weights_bytes of it the packed, paired and starts,
+  // which a call with the weights packed before (ChannelLanesWeights) needs not.
+  size_t bytes = 0, weights_bytes = 0;
+};
+
+// The weights packed before the call (conv2d_channel_lanes_pack_weights into
+// weight_floats floats and starts_count starting sums of a plan of the same
+// desc but for n), for calls that reuse them.
+struct ChannelLanesWeights {
+  const float *packed;
+  const int32_t *starts;
 };
 
 // Output pixels per weight below which packing the weights per call costs
@@ -204,9 +214,18 @@ inline const char *conv2d_channel_lanes_name(const dlk_conv2d_desc &d) {
   return nhwc ? "avx512:conv2d_channel_lanes_f32_nhwc" : "avx512:conv2d_channel_lanes_f32";
 }
 
+// The weights of args packed for the plan: `packed` plan.weight_floats, `starts`
+// plan.starts_count (int8's starting sums), `paired` plan.paired_floats (where
+// they are paired or quadded first).
+void conv2d_channel_lanes_pack_weights(const core::Conv2dArgs &args, int threads,
+                                       const ChannelLanesPlan &plan, float *packed,
+                                       int32_t *starts, uint32_t *paired);
+
 // dst = conv(src, weights) + bias, ReLU where asked, on up to `threads`
-// threads; `scratch` holds plan.bytes (plan.turned: see the plan).
+// threads; `scratch` holds plan.bytes, or plan.bytes - plan.weights_bytes with
+// the weights `prepacked` (plan.turned: see the plan).
 void conv2d_channel_lanes_avx512(const core::Conv2dArgs &args, int threads,
-                                 const ChannelLanesPlan &plan, void *scratch);
+                                 const ChannelLanesPlan &plan, void *scratch,
+                                 const ChannelLanesWeights *prepacked = nullptr);
 
 }  // namespace dlk::cpu::kernels
