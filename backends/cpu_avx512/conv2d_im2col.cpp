@@ -223,7 +223,10 @@ struct DirectRowsNhwc {
   size_t plan_bytes, dst_bytes;
 };
 
-ForwardKernel forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads) {
+// prepacked: the channel-lane kernel's weights packed before the call, which
+// lowers its rule's floor on the pixels.
+ForwardKernel forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
+                             bool prepacked) {
   if (isa != core::CpuIsa::avx512) return ForwardKernel::gemm;
   if (kernels::conv2d_direct_rows_forward_applies(args)) return ForwardKernel::direct_rows;
   if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
@@ -231,22 +234,23 @@ ForwardKernel forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int
     if (nhwc.plan_bytes + nhwc.dst_bytes <= kScratchBound) return ForwardKernel::direct_rows_nhwc;
   }
   if (kernels::conv2d_direct_few_channels_applies(args)) return ForwardKernel::few_channels;
-  if (kernels::conv2d_channel_lanes_applies(args, threads)) return ForwardKernel::channel_lanes;
+  if (kernels::conv2d_channel_lanes_applies(args, threads, false, prepacked))
+    return ForwardKernel::channel_lanes;
   if (kernels::conv2d_wide_rows_applies(args, threads)) return ForwardKernel::wide_rows;
   return ForwardKernel::gemm;
 }
 
 }  // namespace
 
-bool conv2d_forward_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                       int threads) {
-  return forward_kernel(args, isa, threads) == ForwardKernel::channel_lanes;
+bool conv2d_forward_packed_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                              int threads) {
+  return forward_kernel(args, isa, threads, true) == ForwardKernel::channel_lanes;
 }
 
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                      Scratch &scratch,
                                      const kernels::ChannelLanesWeights *prepacked) {
-  switch (forward_kernel(args, isa, threads)) {
+  switch (forward_kernel(args, isa, threads, prepacked != nullptr)) {
     case ForwardKernel::direct_rows: {
       const kernels::DirectRowsPlan plan(args, threads, false);
       kernels::conv2d_direct_rows_forward_avx512(

@@ -35,7 +35,7 @@ ChannelLanesPackedWeights::ChannelLanesPackedWeights(const core::Conv2dArgs &arg
 std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_weights(const core::Conv2dArgs &args,
                                                                core::CpuIsa isa, int threads) {
   if (depthwise_direct_applies(args, isa) ||
-      !conv2d_forward_runs_channel_lanes(args, isa, threads))
+      !conv2d_forward_packed_runs_channel_lanes(args, isa, threads))
     return nullptr;
   return std::make_unique<ChannelLanesPackedWeights>(args, threads);
 }

@@ -28,9 +28,10 @@ core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuI
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                      Scratch &scratch,
                                      const kernels::ChannelLanesWeights *prepacked = nullptr);
-// Whether conv2d_forward_im2col runs the channel-lane kernel for args.
-bool conv2d_forward_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
-                                       int threads);
+// Whether conv2d_forward_im2col runs the channel-lane kernel for args with its
+// weights prepacked.
+bool conv2d_forward_packed_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                              int threads);
 // The f32/f16/bf16 forward GEMM lowering alone (also backward-data's transposed
 // lowering); returns the name of what ran.
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,

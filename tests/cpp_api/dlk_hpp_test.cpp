@@ -63,3 +63,22 @@ TEST_CASE("dlk::output_shape follows the descriptor", "[cpp_api]") {
   const dlk_pool2d_desc pool = dlk::pool2d_desc(DLK_POOL_MAX, DLK_DTYPE_F32, 1, 3, 7, 9, 2, 2);
   CHECK(dlk::output_shape(pool) == std::make_pair<int64_t, int64_t>(3, 4));
 }
+
+TEST_CASE("dlk::Conv2dWeights packs once and frees its handle", "[cpp_api]") {
+  dlk::Context ctx("cpu");
+  // 1 x 2 x 3 x 3 src, two 2 x 2 x 2 filters of ones: each output is its window's sum.
+  const dlk_conv2d_desc d = dlk::conv2d_desc(DLK_DTYPE_F32, 1, 2, 3, 3, 2, 2, 2);
+  std::vector<float> src(18), weights(16, 1.0f), dst(8, -1.0f);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i);
+  dlk::Conv2dWeights packed(ctx, d, weights.data());
+  weights.assign(16, 0.0f);  // the handle keeps its own copy
+  ctx.conv2d_forward_packed(d, src.data(), packed.get(), nullptr, dst.data());
+  CHECK(dst == std::vector<float>{52, 60, 76, 84, 52, 60, 76, 84});
+  dlk::Conv2dWeights moved = std::move(packed);
+  CHECK(packed.get() == nullptr);
+  // A moved-from object frees nothing; the context refuses a handle already freed.
+  dlk_conv2d_weights_t handle = moved.get();
+  moved = dlk::Conv2dWeights();
+  CHECK(dlk_conv2d_forward_packed(ctx.get(), &d, src.data(), handle, nullptr, dst.data()) ==
+        DLK_STATUS_INVALID_ARGUMENT);
+}

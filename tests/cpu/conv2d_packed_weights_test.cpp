@@ -22,9 +22,13 @@ struct Shape {
 };
 
 // Channel-lane shapes (two blocks and a part, stride 2, 7x7 over 3 channels,
-// c not a whole number of int8 quads, NCHW and NHWC), and shapes of the
-// other kernels: few output channels, a 1x1 GEMM, too few pixels.
+// c not a whole number of int8 quads, NCHW and NHWC), 49 pixels (res5's 7 x 7:
+// the channel-lane kernel only with its weights packed before, whose floor is
+// 48), and shapes of the other kernels: few output channels, a 1x1 GEMM, too
+// few pixels.
 const Shape kShapes[] = {
+    {DLK_FORMAT_NCHW, 1, 64, 7, 7, 32, 3, 3, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 64, 7, 7, 48, 3, 3, 1, 1},
     {DLK_FORMAT_NCHW, 1, 8, 16, 16, 65, 3, 3, 1, 1},
     {DLK_FORMAT_NCHW, 2, 30, 12, 12, 48, 3, 3, 1, 1},
     {DLK_FORMAT_NCHW, 2, 9, 15, 17, 33, 3, 3, 2, 1},
@@ -133,12 +137,24 @@ TEST_CASE("conv2d forward with packed weights equals the forward with the weight
                                               packed_dst.data()) == DLK_STATUS_SUCCESS);
             const std::string packed_kernel = implementation(ctx);
             CHECK(packed_dst.values() == plain_dst.values());
-            // Packed where the channel-lane kernel runs at the packing's batch
-            // too (its rule counts all images' pixels).
-            const bool lanes = plain_kernel.rfind("avx512:conv2d_channel_lanes", 0) == 0;
+            // Packed where the channel-lane kernel runs with packed weights at
+            // the packing's batch too (its rule counts all images' pixels, 48
+            // of them with packed weights, 128 without): always where it runs
+            // without them, and at 49 pixels on the AVX-512 tier in f32.
+            const std::string lanes_name = "avx512:conv2d_channel_lanes", suffix = ":prepacked";
+            const bool plain_lanes = plain_kernel.rfind(lanes_name, 0) == 0;
+            const bool lanes = packed_kernel.rfind(lanes_name, 0) == 0;
             if (n == 1) lanes_at_one = lanes;
-            CHECK(packed_kernel ==
-                  (lanes && lanes_at_one ? plain_kernel + ":prepacked" : plain_kernel));
+            if (plain_lanes && lanes_at_one) CHECK(packed_kernel == plain_kernel + suffix);
+            if (tier == "avx512" && t.src == DLK_DTYPE_F32 && s.h == 7) CHECK(lanes);
+            if (lanes) {
+              CHECK(lanes_at_one);
+              CHECK(packed_kernel.size() > suffix.size());
+              CHECK(packed_kernel.compare(packed_kernel.size() - suffix.size(), suffix.size(),
+                                          suffix) == 0);
+            } else {
+              CHECK(packed_kernel == plain_kernel);
+            }
             CHECK(dlk_conv2d_weights_destroy(ctx.get(), packed) == DLK_STATUS_SUCCESS);
           }
         }

@@ -6,7 +6,8 @@
 // conv2d_channel_lanes_int8_avx512vnni.cpp): a tile of up to 14 consecutive
 // output pixels of a row x 32 output channels keeps its 28
 // sums in registers over all c x kh x kw taps; per tap two aligned loads of
-// the tap's weights (packed once per call, 32 output channels a tap) and one
+// the tap's weights (packed once per call, or once for many calls through
+// dlk_conv2d_weights_create; 32 output channels a tap) and one
 // broadcast of each pixel's input value from a zero-padded copy of the image,
 // one FMA per pixel and vector. Then the sums are stored with bias and ReLU:
 // NCHW turned channel-major by 16 x 16 transposes into dst's planes, NHWC a
@@ -155,6 +156,15 @@ constexpr int64_t kChannelLanesMinQuadsNhwc = 32;
 // conv4_2 (784) 1.14x and 1.29x.
 constexpr int64_t kChannelLanesLargeBlockTaps = 4096;
 constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
+// With the weights packed before the call (dlk_conv2d_weights_create) neither
+// floor above has a packing to pay back: ResNet-50's res5 3x3 at batch 1 (49
+// and 196 pixels; 576 KiB blocks) against the GEMM, x oneDNN-any in the same
+// runs, 1 thread: f32 0.79-0.86x -> 0.89-0.90x, bf16 0.73-0.78x ->
+// 0.85-0.86x, int8 0.71-0.77x -> 0.85-0.88x; 2 threads 0.52-0.66x ->
+// 0.62-0.80x; NHWC f32 and bf16 0.65-0.85x -> 0.80-0.90x; VGG-16 conv5_x
+// (196 pixels) 0.48-0.81x -> 0.89-0.92x (dlk-perf conv, Zen 5). Fewer
+// pixels than res5b's 49 are not measured: 48.
+constexpr int64_t kChannelLanesPrepackedMinPixels = 48;
 
 // The rule that picks this kernel over the wide-row kernel and the GEMM
 // lowering for the forward pass on the AVX-512 tier, and for backward data's
@@ -166,10 +176,11 @@ constexpr int64_t kChannelLanesLargeBlockMinPixels = 512;
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
 // output channels, n x oh x ow and the taps (in pairs or quads) at least the
-// floors above (f32, bf16 and int8 NHWC's own), the padded
+// floors above (f32, bf16 and int8 NHWC's own; with the weights `prepacked`
+// the pixels' floor is kChannelLanesPrepackedMinPixels alone), the padded
 // image addressable by 32-bit offsets and the scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
-                                         bool turned = false) {
+                                         bool turned = false, bool prepacked = false) {
   const dlk_conv2d_desc &d = a.desc;
   // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD); int8
   // (u8 or s8 src) in k-quads where the CPU has AVX512_VNNI, NHWC below 256
@@ -197,9 +208,11 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
                            : nchw || !int8  ? kChannelLanesMinTaps
                            : d.dst_type != DLK_DTYPE_S32 ? kChannelLanesMinQuadsNhwcRequantized
                                                          : kChannelLanesMinQuadsNhwc;
-  if (pixels < kChannelLanesMinPixels || taps < min_taps ||
-      (taps > kChannelLanesLargeBlockTaps && pixels < kChannelLanesLargeBlockMinPixels))
-    return false;
+  const bool few_pixels =
+      prepacked ? pixels < kChannelLanesPrepackedMinPixels
+                : pixels < kChannelLanesMinPixels || (taps > kChannelLanesLargeBlockTaps &&
+                                                      pixels < kChannelLanesLargeBlockMinPixels);
+  if (few_pixels || taps < min_taps) return false;
   const ChannelLanesPlan plan(a, threads, turned);
   return plan.bytes <= kScratchBound && plan.image_floats < (int64_t{1} << 31);
 }
