@@ -262,6 +262,14 @@ class Context(_Closable):
         dst_shape = (n, k, oh.value, ow.value) if fmt == "nchw" else (n, oh.value, ow.value, k)
         return d, dst_shape
 
+    def _bias_ptr(self, bias, k, call):
+        """The address of a forward's bias (k float32 values), or None."""
+        if bias is None:
+            return None
+        vb = self._view(bias, call, "bias", dtypes=("f32",))
+        check_shape(vb, (k,), call, "bias")
+        return vb.ptr
+
     def conv2d_forward(self, src, weights, bias=None, out=None, *, stride=1, padding=0,
                        dilation=1, groups=1, relu=False, format="nchw"):
         """dst = conv2d(src, weights) + bias (then relu). src NCHW (or NHWC), weights
@@ -276,11 +284,7 @@ class Context(_Closable):
                                        dilation, groups, format)
         d.weights_type = _c.DTYPE[vw.dtype]
         d.relu = int(bool(relu))
-        bptr = None
-        if bias is not None:
-            vb = self._view(bias, call, "bias", dtypes=("f32",))
-            check_shape(vb, (d.k,), call, "bias")
-            bptr = vb.ptr
+        bptr = self._bias_ptr(bias, d.k, call)
         if out is None:
             out = empty_like_kind(vs, dst_shape, vs.dtype)
         vd = self._view(out, call, "out", writable=True)
@@ -339,11 +343,7 @@ class Context(_Closable):
         self._check(self._lib.dlk_conv2d_output_shape(C.byref(d), C.byref(oh), C.byref(ow)))
         dst_shape = (d.n, d.k, oh.value, ow.value) if weights.format == "nchw" else \
             (d.n, oh.value, ow.value, d.k)
-        bptr = None
-        if bias is not None:
-            vb = self._view(bias, call, "bias", dtypes=("f32",))
-            check_shape(vb, (d.k,), call, "bias")
-            bptr = vb.ptr
+        bptr = self._bias_ptr(bias, d.k, call)
         if out is None:
             out = empty_like_kind(vs, dst_shape, weights.out_dtype)
         vd = self._view(out, call, "out", dtypes=(weights.out_dtype,), writable=True)
