@@ -73,7 +73,7 @@ dlk_status dlk_conv2d_weights_create(dlk_context_t context, const dlk_conv2d_des
     const dlk_conv2d_desc &d = args.desc;
     const auto bytes = static_cast<size_t>(d.k * args.c_per_group * d.kh * d.kw) *
                        dlk_dtype_size(d.weights_type);
-    // The backend packs on the context's threads and scratch: one call at a time.
+    // The backend packs on the context's threads: one call at a time, as an op.
     const ExclusiveUse claim(ctx, call);
     auto made = std::make_unique<dlk_conv2d_weights>(*ctx.backend, args, bytes);
     made->packed = ctx.backend->conv2d_pack_weights(args);
