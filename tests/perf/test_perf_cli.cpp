@@ -357,6 +357,15 @@ TEST_CASE("each compute subcommand draws its points on the roofline and follows 
     check_any(p);
     CHECK(p.at("format") == "nchw");
     CHECK((p.at("dtype") == "f32" || p.at("pass") == "fwd"));
+    // The forward again with its weights packed before the loop; no packed backward pass.
+    if (p.at("pass") == "fwd") {
+      check_number(p, "dlk_packed_seconds");
+      check_number(p, "packed_ratio_to_onednn_any");
+      CHECK(p.at("dlk_packed_implementation").is_string());
+    } else {
+      CHECK(p.at("dlk_packed_seconds").is_null());
+      CHECK(p.at("dlk_packed_implementation").is_null());
+    }
     // oneDNN 2.6 runs int8 on plain nchw with its reference code only: not timed.
     if (p.at("dtype") == "f32") {
       check_number(p, "ratio_to_onednn_plain");
