@@ -67,12 +67,9 @@ dlk_status dlk_conv2d_weights_create(dlk_context_t context, const dlk_conv2d_des
     *packed = nullptr;
     Conv2dArgs args = validate_conv2d_desc(call, desc, DLK_OP_CONV2D_FORWARD);
     args.weights = weights;
-    validate_conv2d_weights_create(args);
+    const size_t bytes = validate_conv2d_weights_create(args);
     require_supported(call, ctx, DLK_OP_CONV2D_FORWARD, desc->src_type, desc->weights_type,
                       desc->dst_type);
-    const dlk_conv2d_desc &d = args.desc;
-    const auto bytes = static_cast<size_t>(d.k * args.c_per_group * d.kh * d.kw) *
-                       dlk_dtype_size(d.weights_type);
     // The backend packs on the context's threads: one call at a time, as an op.
     const ExclusiveUse claim(ctx, call);
     auto made = std::make_unique<dlk_conv2d_weights>(*ctx.backend, args, bytes);

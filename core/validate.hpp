@@ -3,6 +3,7 @@
 // invalid-argument Error naming the argument, and returns the normalised args.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -21,8 +22,9 @@ Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, d
 void validate_conv2d_forward(Conv2dArgs &args, const char *call = "dlk_conv2d_forward");
 void validate_conv2d_backward_data(Conv2dArgs &args);
 void validate_conv2d_backward_weights(Conv2dArgs &args);
-// dlk_conv2d_weights_create: args.weights for the forward of args.desc.
-void validate_conv2d_weights_create(const Conv2dArgs &args);
+// dlk_conv2d_weights_create: args.weights for the forward of args.desc; their
+// bytes.
+size_t validate_conv2d_weights_create(const Conv2dArgs &args);
 // dlk_conv2d_forward_packed: its desc must be the packed weights' but for n and
 // scales; the error names the first field that differs.
 void validate_conv2d_packed_desc(const char *call, const dlk_conv2d_desc &forward,

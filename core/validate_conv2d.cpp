@@ -163,15 +163,20 @@ void validate_conv2d_forward(Conv2dArgs &a, const char *call) {
   check::apart(call, {s.dst}, {s.src, s.weights, s.bias, scales});
 }
 
-void validate_conv2d_weights_create(const Conv2dArgs &a) {
+size_t validate_conv2d_weights_create(const Conv2dArgs &a) {
   constexpr const char *call = "dlk_conv2d_weights_create";
   const dlk_conv2d_desc &d = a.desc;
-  check::not_null(call, check::dense(call, "weights", a.weights, d.weights_type,
-                                     d.k * a.c_per_group * d.kh * d.kw));
+  const check::Span weights =
+      check::dense(call, "weights", a.weights, d.weights_type, d.k * a.c_per_group * d.kh * d.kw);
+  check::not_null(call, weights);
+  return static_cast<size_t>(weights.bytes);
 }
 
 void validate_conv2d_packed_desc(const char *call, const dlk_conv2d_desc &f,
                                  const dlk_conv2d_desc &p) {
+  // Every field but struct_size, n and scales is compared below: a field added
+  // to the desc changes its size and is to be added there.
+  static_assert(sizeof(dlk_conv2d_desc) == 168, "dlk_conv2d_desc changed: compare its new field");
   const auto same = [&](const char *field, int64_t forward, int64_t packed) {
     if (forward != packed)
       throw_invalid(call, field,

@@ -18,8 +18,9 @@
 // and bf16 where vdpbf16ps is slower than FMAs, widened to f32 there); f32
 // NCHW at stride 1 with few output channels runs a direct kernel along rows
 // where conv2d_direct_rows_forward_applies, or one with the channels in the
-// lanes where conv2d_direct_few_channels_applies (LeNet-5's conv1 and conv2). C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in the store
-// of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
+// lanes where conv2d_direct_few_channels_applies (LeNet-5's conv1 and conv2).
+// C is dst itself; bias (per row) and ReLU are the GEMM's epilogue, applied in
+// the store of each tile (f16/bf16 round once, after them). bf16 runs the tier's bf16
 // kernel (vdpbf16ps) where it has one, the packer writing bf16 k-pairs; f16,
 // and bf16 elsewhere, are converted to f32 as they are packed.
 //
@@ -39,6 +40,7 @@
 // 1.42-1.45x, its res5 3x3 layers 1.43-1.56x (against the wide-row kernel)
 // with the channels as rows; docs/conv_pool_speed.md, fifteenth sitting.)
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
@@ -207,7 +209,14 @@ namespace {
 
 // The forward's kernels in the order conv2d_forward_im2col tries them: the
 // first whose rule takes the convolution runs (gemm: none did).
-enum class ForwardKernel { direct_rows, direct_rows_nhwc, few_channels, channel_lanes, wide_rows, gemm };
+enum class ForwardKernel {
+  direct_rows,
+  direct_rows_nhwc,
+  few_channels,
+  channel_lanes,
+  wide_rows,
+  gemm
+};
 
 // f32 NHWC by the NCHW direct-rows kernel: its NCHW twin's plan, then an NCHW
 // dst that is turned into NHWC.
@@ -223,34 +232,41 @@ struct DirectRowsNhwc {
   size_t plan_bytes, dst_bytes;
 };
 
+// The chosen kernel, with direct_rows_nhwc's plan (its rule needs it).
+struct ForwardChoice {
+  ForwardKernel kernel;
+  std::optional<DirectRowsNhwc> nhwc;
+};
+
 // prepacked: the channel-lane kernel's weights packed before the call, which
 // lowers its rule's floor on the pixels.
-ForwardKernel forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
+ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                              bool prepacked) {
-  if (isa != core::CpuIsa::avx512) return ForwardKernel::gemm;
-  if (kernels::conv2d_direct_rows_forward_applies(args)) return ForwardKernel::direct_rows;
+  if (isa != core::CpuIsa::avx512) return {ForwardKernel::gemm, {}};
+  if (kernels::conv2d_direct_rows_forward_applies(args)) return {ForwardKernel::direct_rows, {}};
   if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
-    const DirectRowsNhwc nhwc(args, threads);
-    if (nhwc.plan_bytes + nhwc.dst_bytes <= kScratchBound) return ForwardKernel::direct_rows_nhwc;
+    ForwardChoice choice{ForwardKernel::direct_rows_nhwc, DirectRowsNhwc(args, threads)};
+    if (choice.nhwc->plan_bytes + choice.nhwc->dst_bytes <= kScratchBound) return choice;
   }
-  if (kernels::conv2d_direct_few_channels_applies(args)) return ForwardKernel::few_channels;
+  if (kernels::conv2d_direct_few_channels_applies(args)) return {ForwardKernel::few_channels, {}};
   if (kernels::conv2d_channel_lanes_applies(args, threads, false, prepacked))
-    return ForwardKernel::channel_lanes;
-  if (kernels::conv2d_wide_rows_applies(args, threads)) return ForwardKernel::wide_rows;
-  return ForwardKernel::gemm;
+    return {ForwardKernel::channel_lanes, {}};
+  if (kernels::conv2d_wide_rows_applies(args, threads)) return {ForwardKernel::wide_rows, {}};
+  return {ForwardKernel::gemm, {}};
 }
 
 }  // namespace
 
 bool conv2d_forward_packed_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
                                               int threads) {
-  return forward_kernel(args, isa, threads, true) == ForwardKernel::channel_lanes;
+  return forward_kernel(args, isa, threads, true).kernel == ForwardKernel::channel_lanes;
 }
 
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                      Scratch &scratch,
                                      const kernels::ChannelLanesWeights *prepacked) {
-  switch (forward_kernel(args, isa, threads, prepacked != nullptr)) {
+  ForwardChoice choice = forward_kernel(args, isa, threads, prepacked != nullptr);
+  switch (choice.kernel) {
     case ForwardKernel::direct_rows: {
       const kernels::DirectRowsPlan plan(args, threads, false);
       kernels::conv2d_direct_rows_forward_avx512(
@@ -259,7 +275,7 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       return {"avx512:conv2d_direct_rows_f32", 0};
     }
     case ForwardKernel::direct_rows_nhwc: {
-      DirectRowsNhwc nhwc(args, threads);
+      DirectRowsNhwc &nhwc = *choice.nhwc;
       const dlk_conv2d_desc &d = args.desc;
       const int64_t pixels = args.oh * args.ow, image_out = d.k * pixels;
       auto *base = static_cast<unsigned char *>(
@@ -283,18 +299,15 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       return {"avx512:conv2d_direct_f32", 0};
     case ForwardKernel::channel_lanes: {
       const kernels::ChannelLanesPlan plan(args, threads);
-      if (prepacked) {
-        kernels::conv2d_channel_lanes_avx512(
-            args, threads, plan,
-            scratch.get(plan.bytes - plan.weights_bytes, "dlk_conv2d_forward_packed",
-                        "the padded images"),
-            prepacked);
-        return {std::string(kernels::conv2d_channel_lanes_name(args.desc)) + ":prepacked", 0};
-      }
       kernels::conv2d_channel_lanes_avx512(
           args, threads, plan,
-          scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and the padded images"));
-      return {kernels::conv2d_channel_lanes_name(args.desc), 0};
+          prepacked ? scratch.get(plan.bytes - plan.weights_bytes, "dlk_conv2d_forward_packed",
+                                  "the padded images")
+                    : scratch.get(plan.bytes, "dlk_conv2d_forward",
+                                  "the packed weights and the padded images"),
+          prepacked);
+      const std::string name = kernels::conv2d_channel_lanes_name(args.desc);
+      return {prepacked ? name + ":prepacked" : name, 0};
     }
     case ForwardKernel::wide_rows: {
       const kernels::WideRowsPlan plan(args, threads);
