@@ -232,7 +232,9 @@ class Context(_Closable):
 
     # ------------------------------------------------------------ conv2d
     def _conv_desc(self, call, src_shape, w_shape, dtype, stride, padding, dilation, groups,
-                   fmt):
+                   fmt, weights_dtype=None, dst_dtype=None):
+        """The desc (all types dtype unless given: int8 has s8 weights under u8 src) and dst's
+        shape."""
         if fmt not in _c.FORMAT:
             raise ValueError(f"{call}: 'format' must be 'nchw' or 'nhwc', not {fmt!r}")
         if len(src_shape) != 4 or len(w_shape) != 4:
@@ -252,6 +254,8 @@ class Context(_Closable):
         d.pad_h, d.pad_w = _pair(padding, "padding", call)
         d.dilation_h, d.dilation_w = _pair(dilation, "dilation", call)
         d.groups = int(groups)
+        d.weights_type = _c.DTYPE[weights_dtype or dtype]
+        d.dst_type = _c.DTYPE[dst_dtype or dtype]
         oh, ow = C.c_int64(), C.c_int64()
         self._check(self._lib.dlk_conv2d_output_shape(C.byref(d), C.byref(oh), C.byref(ow)))
         expected_w = (k, c // max(d.groups, 1), kh, kw) if fmt == "nchw" else \
@@ -280,16 +284,16 @@ class Context(_Closable):
                             f"them with conv2d_forward_packed")
         vs = self._view(src, call, "src")
         vw = self._view(weights, call, "weights")
+        vd = None if out is None else self._view(out, call, "out", writable=True)
         d, dst_shape = self._conv_desc(call, vs.shape, vw.shape, vs.dtype, stride, padding,
-                                       dilation, groups, format)
-        d.weights_type = _c.DTYPE[vw.dtype]
+                                       dilation, groups, format, vw.dtype,
+                                       None if vd is None else vd.dtype)
         d.relu = int(bool(relu))
         bptr = self._bias_ptr(bias, d.k, call)
         if out is None:
             out = empty_like_kind(vs, dst_shape, vs.dtype)
-        vd = self._view(out, call, "out", writable=True)
+            vd = self._view(out, call, "out", writable=True)
         check_shape(vd, dst_shape, call, "out")
-        d.dst_type = _c.DTYPE[vd.dtype]
         self._run(self._lib.dlk_conv2d_forward, self._h(), C.byref(d), vs.ptr, vw.ptr, bptr,
                   vd.ptr)
         return out
@@ -310,9 +314,7 @@ class Context(_Closable):
                 raise ValueError(f"{call}: '{arg}' must be one of {', '.join(_c.DTYPE)}, not "
                                  f"{dtype!r}")
         d, _ = self._conv_desc(call, tuple(src_shape), vw.shape, src_dtype, stride, padding,
-                               dilation, groups, format)
-        d.weights_type = _c.DTYPE[vw.dtype]
-        d.dst_type = _c.DTYPE[out_dtype]
+                               dilation, groups, format, vw.dtype, out_dtype)
         d.relu = int(bool(relu))
         handle = C.c_void_p()
         # cuda: the context's stream copies the weights, so after torch's writes of them

@@ -135,29 +135,32 @@ def _packed_inputs(ctx, dtype, fmt, n, kernel):
         x, w = (t.permute(0, 2, 3, 1).contiguous() for t in (x, w))
     if dtype == "bf16":
         x, w = x.bfloat16(), w.bfloat16()
-    elif dtype == "s8":
-        x, w = ((t * 40).clamp(-128, 127).to(torch.int8) for t in (x, w))
+    elif dtype in ("s8", "u8"):
+        w = (w * 40).clamp(-128, 127).to(torch.int8)
+        x = (x * 40).clamp(-128, 127).to(torch.int8) if dtype == "s8" else \
+            (x * 40).clamp(0, 255).to(torch.uint8)
         bias = None
     return on(ctx, x), on(ctx, w), None if bias is None else on(ctx, bias)
 
 
 @pytest.mark.parametrize("shape", PACKED_SHAPES)
 @pytest.mark.parametrize("fmt", ["nchw", "nhwc"])
-@pytest.mark.parametrize("dtype", ["f32", "bf16", "s8"])
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "s8", "u8"])
 def test_conv2d_packed_forward_equals_plain(ctx, dtype, fmt, shape):
-    out_dtype = "s32" if dtype == "s8" else dtype
-    if not ctx.supports("conv2d_forward", dtype, dtype, out_dtype):
+    int8 = dtype in ("s8", "u8")
+    weights_dtype, out_dtype = ("s8", "s32") if int8 else (dtype, dtype)
+    if not ctx.supports("conv2d_forward", dtype, weights_dtype, out_dtype):
         pytest.skip(f"{ctx.backend} has no {dtype} convolution")  # pragma: no cover
     kernel, padding = PACKED_SHAPES[shape]
     x, w, bias = _packed_inputs(ctx, dtype, fmt, 1, kernel)
     kw = dict(padding=padding, format=fmt)
     out = None
-    if dtype == "s8":  # conv2d_forward's out defaults to src's type: s32 must be given
+    if int8:  # conv2d_forward's out defaults to src's type: s32 must be given
         dst_shape = (1, 48, 12, 12) if fmt == "nchw" else (1, 12, 12, 48)
         out = on(ctx, torch.empty(dst_shape, dtype=torch.int32))
     plain = ctx.conv2d_forward(x, w, bias, out, **kw)
     plain_impl = ctx.last_op()["implementation"]
-    packed = ctx.conv2d_weights(w, x.shape, out_dtype=out_dtype, **kw)
+    packed = ctx.conv2d_weights(w, x.shape, src_dtype=dtype, out_dtype=out_dtype, **kw)
     w.zero_()  # the context keeps a copy of the weights
     got = ctx.conv2d_forward_packed(x, packed, bias)
     impl = ctx.last_op()["implementation"]
