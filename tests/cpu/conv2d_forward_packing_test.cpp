@@ -207,8 +207,9 @@ const Shape kChannelLaneShapes[] = {
 // (all images), 64 or more taps (f32 and bf16 NHWC 16, int8 NHWC 32 quads,
 // into u8, s8 or f32 8), and 512 or more pixels past 4096 taps. (16 channels
 // unpadded go to the few-channel kernel first: no shape here is one.)
+// floor_taps: the taps the floor counts (0: c x kh x kw).
 bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
-                        int64_t ow) {
+                        int64_t ow, int64_t floor_taps = 0) {
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
   const bool float_nhwc =
       nhwc && (d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_BF16);
@@ -218,21 +219,22 @@ bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64
                            : d.dst_type != DLK_DTYPE_S32 ? 8
                                                          : 32;
   return tier == "avx512" && d.groups == 1 && d.kh * d.kw > 1 && d.stride_w <= 2 && d.k >= 16 &&
-         d.n * oh * ow >= 128 && d.c * d.kh * d.kw >= min_taps &&
+         d.n * oh * ow >= 128 && (floor_taps ? floor_taps : d.c * d.kh * d.kw) >= min_taps &&
          (d.c * d.kh * d.kw <= 4096 || d.n * oh * ow >= 512);
 }
 
 // The same for int8 on the channel-lane kernel: k-quads on vpdpbusd (a CPU
-// with AVX512_VNNI), the floors on the quads' taps, NHWC below 256 channels
-// (the last quad of a pixel ending in the zero point where c is not a
-// multiple of 4).
+// with AVX512_VNNI), the floors on the quads' taps (NCHW into s32: on its
+// channels' taps), NHWC below 256 channels (the last quad of a pixel ending in
+// the zero point where c is not a multiple of 4).
 bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                              int64_t ow) {
   dlk_conv2d_desc quads = d;
   quads.c = (d.c + 3) / 4;
-  return __builtin_cpu_supports("avx512vnni") &&
-         (d.format == DLK_FORMAT_NCHW || d.c < 256) &&
-         channel_lanes_rule(tier, quads, oh, ow);
+  const bool nchw = d.format == DLK_FORMAT_NCHW;
+  return __builtin_cpu_supports("avx512vnni") && (nchw || d.c < 256) &&
+         channel_lanes_rule(tier, quads, oh, ow,
+                            nchw && d.dst_type == DLK_DTYPE_S32 ? d.c * d.kh * d.kw : 0);
 }
 
 // The wide-row rule for int8 (k-quads on vpdpbusd): also one group, NCHW,

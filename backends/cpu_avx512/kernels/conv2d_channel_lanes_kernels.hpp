@@ -133,6 +133,15 @@ struct ChannelLanesWeights {
 // 0.77x the wide-row kernel; conv1, 147, 1.37x): dlk-perf conv, batch 1,
 // AMD EPYC Zen 5.
 constexpr int64_t kChannelLanesMinPixels = 128;
+// int8 NCHW into s32 counts its taps in channels, not quads: a quad's
+// vpdpbusd does four channels' multiply-adds for the same transposes and
+// stores (ResNet-50 conv1's 3 channels, 49 quads of taps, 0.71-0.73x ->
+// 0.77-0.82x oneDNN-any against the wide-row kernel; 28 channels 3x3, 63
+// quads, 0.73-0.74x -> 0.80-0.81x; LeNet-5 conv2 at batch 64, 50 quads,
+// 0.29-0.44x -> 1.13-1.18x against the GEMM: batch 1 but LeNet-5, 1 thread;
+// 2 threads and batch 32 alike; Zen 5). Into u8, s8 or f32 the sums are
+// staged and stored a row at a time, and 28 channels ran 0.56-0.61x ->
+// 0.50-0.53x: quads there.
 constexpr int64_t kChannelLanesMinTaps = 64;
 // f32 and bf16 NHWC turn no sums (a vector of a pixel's channels is stored,
 // or staged and rounded, as it is): VGG-16 conv1_1 (27 taps, 18 in pairs) ran
@@ -175,8 +184,9 @@ constexpr int64_t kChannelLanesPrepackedMinPixels = 48;
 // f32, bf16 or int8 as below, NCHW or NHWC, one group, a kernel larger than
 // 1x1, stride_w 1 or 2 (the tile's broadcasts step by it; any stride_h and
 // dilation: they are the taps' offsets), padding not negative, at least 16
-// output channels, n x oh x ow and the taps (in pairs or quads) at least the
-// floors above (f32, bf16 and int8 NHWC's own; with the weights `prepacked`
+// output channels, n x oh x ow and the taps (in pairs or quads; int8 NCHW into
+// s32 in channels) at least the floors above (f32, bf16 and int8 NHWC's own;
+// with the weights `prepacked`
 // the pixels' floor is kChannelLanesPrepackedMinPixels alone), the padded
 // image addressable by 32-bit offsets and the scratch within its bound.
 inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
@@ -212,7 +222,8 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
       prepacked ? pixels < kChannelLanesPrepackedMinPixels
                 : pixels < kChannelLanesMinPixels || (taps > kChannelLanesLargeBlockTaps &&
                                                       pixels < kChannelLanesLargeBlockMinPixels);
-  if (few_pixels || taps < min_taps) return false;
+  const bool taps_in_channels = nchw && int8 && d.dst_type == DLK_DTYPE_S32;
+  if (few_pixels || (taps_in_channels ? d.c * d.kh * d.kw : taps) < min_taps) return false;
   const ChannelLanesPlan plan(a, threads, turned);
   return plan.bytes <= kScratchBound && plan.image_floats < (int64_t{1} << 31);
 }
