@@ -148,8 +148,11 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 // below, at and above a tile of 14 (13, 14, 15), 29 (two tiles and one
 // pixel) and 7 (res5's); padding wider than the kernel, dilation 2, 5x5, 1x3,
 // 3x1, conv1's 7x7 over 3 channels (147 taps) at stride 2; stride 2 at odd
-// and even widths; one image shared by the threads, and several (each thread
-// its own at 2 and 3 threads); 144 pixels of 63 taps (one below the rule's
+// and even widths; one image in bands of output rows, a band a thread (the
+// padded image outweighing the weights: 12 rows of 6 x 30 padded by 4, 16 of
+// 16 x 16, 14 and 16 at stride 2), one copied whole by each thread (the
+// weights heavier, or 7 rows: no even split), and several (each thread its
+// own at 2 and 3 threads); 144 pixels of 63 taps (one below the rule's
 // 64) and 121 pixels (one image of 11 x 11, below its 128); 4104 taps (past
 // the rule's 4096 of a large block) over 256 pixels (below its 512 there) and
 // over 512. NHWC (the taps' offsets over a padded image of pixels, a pixel c
@@ -174,6 +177,7 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NCHW, 2, 3, 30, 30, 24, 7, 7, 2, 3, 1, 1},
     {DLK_FORMAT_NCHW, 3, 9, 14, 14, 40, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 7, 12, 12, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 8, 7, 20, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 456, 16, 16, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 2, 456, 16, 16, 16, 3, 3, 1, 1, 1, 1},
@@ -187,6 +191,7 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NHWC, 1, 8, 31, 33, 17, 3, 3, 2, 1, 1, 1},
     {DLK_FORMAT_NHWC, 2, 3, 30, 30, 24, 7, 7, 2, 3, 1, 1},
     {DLK_FORMAT_NHWC, 1, 8, 11, 11, 16, 3, 3, 1, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 8, 7, 20, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 128, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 144, 24, 23, 33, 3, 3, 2, 1, 1, 1},
     // c not a whole number of bf16 pairs and int8 quads (29: the last pair

@@ -144,9 +144,7 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   pairs = d.src_type == DLK_DTYPE_BF16;
   quads = d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
   units = quads ? (d.c + 3) / 4 : pairs ? (d.c + 1) / 2 : d.c;
-  const int team = team_size(d.n, threads);
-  images_per_thread = team > 1 && d.n >= team;
-  buffers = images_per_thread ? team : 1;
+  blocks = (d.k + kBlock - 1) / kBlock;
   // NHWC pixels 2^n KiB apart would put a tile's 14 pixels in few L1 sets
   // (res4a's 256 channels at stride 2: 14 lines in 2 sets of each row read);
   // 16 elements more spread them (res4a 0.92x -> 1.02x the GEMM at batch 1).
@@ -179,9 +177,28 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
       phase_first[phase] = phase_first[phase - 1] +
                            units * phase_kh[(phase - 1) / 2] * phase_kw[(phase - 1) % 2];
   }
+  // How the threads share the work (see the header): an image each, a band
+  // of rows each (where the rows split within a tenth and the padded image
+  // outweighs the packed weights, or a copy per thread would pass a quarter
+  // of the scratch's bound), else the whole image each.
+  const int team = team_size(d.n, threads);
+  images_per_thread = team > 1;
+  const int band_team = images_per_thread || phased ? 1 : team_size(a.oh, threads);
+  const int64_t band = (a.oh + band_team - 1) / band_team;
+  const int64_t image = hp * wp * (nhwc ? pixel_floats : units);
+  const int copying = images_per_thread ? 1 : team_size(blocks * a.oh, threads);
+  const bool even = 10 * band * band_team <= 11 * a.oh;
+  const bool copies_fit = copying * image * int64_t{sizeof(float)} <= int64_t{kScratchBound} / 4;
+  if (band_team > 1 && ((even && image > blocks * kBlock * units * d.kh * d.kw) || !copies_fit)) {
+    bands = (a.oh + band - 1) / band;
+    band_rows = band;
+    hp = (band - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1;
+  } else {
+    copies = copying;
+  }
+  buffers = images_per_thread ? team : std::max(bands, copies);
   plane = hp * wp;
   taps = units * d.kh * d.kw;
-  blocks = (d.k + kBlock - 1) / kBlock;
   offsets_count = taps;
   weight_floats = blocks * kBlock * taps;
   // (NHWC with c not a whole number of pairs or quads, forward: grouped too;
@@ -334,27 +351,28 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     for (int64_t phase = 0; phase < 4; ++phase)
       fill_offsets(offsets + p.phase_first[phase], p.phase_kh[phase / 2], p.phase_kw[phase % 2], 1,
                    1);
-  // Rows of a padded plane that hold image rows, and their columns.
+  // Columns of a padded row that hold image columns.
   const SrcBytes src_bytes(d);
-  const int64_t y_end = std::min(d.h, p.hp - p.pad_top), x_end = std::min(d.w, p.wp - p.pad_left);
+  const int64_t x_end = std::min(d.w, p.wp - p.pad_left);
   const auto zero = [](float *to, int64_t count) {
     std::memset(to, 0, static_cast<size_t>(count) * sizeof(float));
   };
-  // Units [u0, u1) of image n into the padded image at `image`: NCHW
-  // channels or pairs of them (planes), NHWC padded rows (of wp pixels).
+  // Units [u0, u1) of image n into the padded image at `image`, whose first
+  // row is the padded image's row r0 (a band's; else 0): NCHW channels or
+  // pairs of them (planes of hp rows), NHWC padded rows (of wp pixels).
   const int64_t units = nhwc ? p.hp : p.units;
   const uint32_t padding = src_bytes.zero_u8 * 0x01010101u;
-  const auto pad = [&](int64_t n, int64_t u0, int64_t u1, float *image) {
+  const auto pad = [&](int64_t n, int64_t u0, int64_t u1, float *image, int64_t r0) {
     for (int64_t u = u0; u < u1; ++u) {
       if (nhwc && (p.ragged || p.quads)) {
         // A pixel of src (int8, or bf16 with c odd): its c elements (s8
         // shifted into u8), then the rest of its last pair or quad: bf16
         // zeros, int8 the zero point (the weights there are zeros); padding
         // pixels likewise.
-        const int64_t y = u - p.pad_top, cp = p.pixel_floats;
+        const int64_t y = u + r0 - p.pad_top, cp = p.pixel_floats;
         auto *out = reinterpret_cast<uint32_t *>(image) + u * p.wp * cp;
         std::fill(out, out + p.wp * cp, p.quads ? padding : 0u);
-        if (y < 0 || y >= y_end) continue;
+        if (y < 0 || y >= d.h) continue;
         const int64_t bytes = d.c * src_bytes.elem;
         const auto *in = static_cast<const unsigned char *>(a.src) + (n * d.h + y) * d.w * bytes;
         for (int64_t x = 0; x < x_end; ++x) {
@@ -367,9 +385,9 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
       }
       if (nhwc) {
         // A pixel of src: p.units 32-bit elements (f32, or bf16 pairs).
-        const int64_t y = u - p.pad_top, cp = p.pixel_floats, c = p.units;
+        const int64_t y = u + r0 - p.pad_top, cp = p.pixel_floats, c = p.units;
         float *out = image + u * p.wp * cp;
-        if (y < 0 || y >= y_end) {
+        if (y < 0 || y >= d.h) {
           zero(out, p.wp * cp);
           continue;
         }
@@ -392,9 +410,9 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         auto *words = reinterpret_cast<uint32_t *>(image + u * p.plane);
         const auto *channels = static_cast<const uint8_t *>(a.src) + n * d.c * d.h * d.w;
         for (int64_t i = 0; i < p.hp; ++i) {
-          const int64_t y = i - p.pad_top;
+          const int64_t y = i + r0 - p.pad_top;
           uint32_t *row = words + i * p.wp;
-          if (y < 0 || y >= y_end) {
+          if (y < 0 || y >= d.h) {
             std::fill(row, row + p.wp, padding);
             continue;
           }
@@ -406,6 +424,9 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         }
         continue;
       }
+      // The image rows y0 .. y1 - 1 that the plane holds.
+      const int64_t y0 = std::max<int64_t>(0, r0 - p.pad_top);
+      const int64_t y1 = std::min(d.h, r0 - p.pad_top + p.hp);
       float *out = image + u * p.plane;
       zero(out, p.plane);
       if (p.pairs) {
@@ -413,16 +434,16 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
         const auto *src = static_cast<const uint16_t *>(a.src) + (n * d.c + 2 * u) * d.h * d.w;
         const uint16_t *hi = 2 * u + 1 < d.c ? src + d.h * d.w : nullptr;
         auto *words = reinterpret_cast<uint32_t *>(out);
-        for (int64_t y = 0; y < y_end; ++y) {
-          uint32_t *row = words + (p.pad_top + y) * p.wp + p.pad_left;
+        for (int64_t y = y0; y < y1; ++y) {
+          uint32_t *row = words + (p.pad_top + y - r0) * p.wp + p.pad_left;
           for (int64_t x = 0; x < x_end; ++x)
             row[x] = src[y * d.w + x] | (hi ? uint32_t{hi[y * d.w + x]} << 16 : 0u);
         }
         continue;
       }
       const float *in = static_cast<const float *>(a.src) + (n * d.c + u) * d.h * d.w;
-      for (int64_t y = 0; y < y_end; ++y)
-        std::memcpy(out + (p.pad_top + y) * p.wp + p.pad_left, in + y * d.w,
+      for (int64_t y = y0; y < y1; ++y)
+        std::memcpy(out + (p.pad_top + y - r0) * p.wp + p.pad_left, in + y * d.w,
                     static_cast<size_t>(x_end) * sizeof(float));
     }
   };
@@ -500,9 +521,11 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     }
   };
   // Output row y of block b (32 output channels) of image n, read from
-  // `image`: f32 and int8's s32 into dst, bf16 and int8 to other types
-  // through `stage`, rounded once or requantized by the integer GEMM's store.
-  const auto compute = [&](int64_t n, const float *image, int64_t b, int64_t y, int thread) {
+  // `image` (its first row the padded image's row r0): f32 and int8's s32
+  // into dst, bf16 and int8 to other types through `stage`, rounded once or
+  // requantized by the integer GEMM's store.
+  const auto compute = [&](int64_t n, const float *image, int64_t r0, int64_t b, int64_t y,
+                           int thread) {
     float *stage = stages + thread * stage_stride;
     if (p.phased) {
       compute_phased(n, image, b, y, stage);
@@ -511,7 +534,7 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     const int64_t o0 = kBlock * b;
     const int channels = static_cast<int>(std::min<int64_t>(kBlock, d.k - o0));
     const int64_t pixel = p.pixel_floats;
-    const float *row = image + y * d.stride_h * p.wp * pixel;
+    const float *row = image + (y * d.stride_h - r0) * p.wp * pixel;
     const bool staged = p.stages > 0;
     // Where the row's sums go: dst's row, or the stage, channel-major (NCHW)
     // or pixel-major (NHWC).
@@ -561,20 +584,32 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   if (p.images_per_thread) {
     parallel_for(d.n, threads, [&](int64_t n, int thread) {
       float *image = images + thread * image_stride;
-      pad(n, 0, units, image);
+      pad(n, 0, units, image, 0);
       for (int64_t b = 0; b < p.blocks; ++b)
-        for (int64_t y = 0; y < a.oh; ++y) compute(n, image, b, y, thread);
+        for (int64_t y = 0; y < a.oh; ++y) compute(n, image, 0, b, y, thread);
     });
     return;
   }
-  for (int64_t n = 0; n < d.n; ++n) {
-    parallel_for(units, threads, [&](int64_t u, int) { pad(n, u, u + 1, images); });
-    // A block of output channels and an output row a task, block-major: a
-    // thread's blocks' weights stay in its L2 while it passes over the rows.
-    parallel_for(p.blocks * a.oh, threads, [&](int64_t task, int thread) {
-      compute(n, images, task / a.oh, task % a.oh, thread);
+  // Each thread pads into its own buffer the rows it reads: those of its
+  // band of output rows, every block of the band; or the whole image, its
+  // share of the tasks (a block of output channels and an output row each,
+  // block-major: a thread's blocks' weights stay in its L2 while it passes
+  // over the rows).
+  const int64_t tasks = p.blocks * a.oh;
+  for (int64_t n = 0; n < d.n; ++n)
+    parallel_for(std::max(p.bands, p.copies), threads, [&](int64_t i, int thread) {
+      float *image = images + thread * image_stride;
+      if (p.bands > 1) {
+        const int64_t y0 = i * p.band_rows, y1 = std::min(a.oh, y0 + p.band_rows);
+        pad(n, 0, units, image, y0 * d.stride_h);
+        for (int64_t b = 0; b < p.blocks; ++b)
+          for (int64_t y = y0; y < y1; ++y) compute(n, image, y0 * d.stride_h, b, y, thread);
+        return;
+      }
+      pad(n, 0, units, image, 0);
+      for (int64_t task = tasks * i / p.copies; task < tasks * (i + 1) / p.copies; ++task)
+        compute(n, image, 0, task / a.oh, task % a.oh, thread);
     });
-  }
 }
 
 }  // namespace dlk::cpu::kernels

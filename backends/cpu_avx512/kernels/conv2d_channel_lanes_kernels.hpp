@@ -69,11 +69,23 @@ ChannelLanesTile channel_lanes_bf16_tile(int pixels, int vectors, bool nhwc, int
 ChannelLanesTile channel_lanes_int8_tile(int pixels, int vectors, bool nhwc, int64_t sw);
 
 // The layout of the kernel's scratch: the taps' offsets into the padded
-// image, the weights packed 32 output channels a tap, and zero-padded images:
-// one per thread where there are images enough for each thread to take whole
-// ones (padding one while the other thread computes: at batch 32 all threads
-// padding each image in turn, then computing it, lost ResNet-50's res2a a
-// tenth), else one that all threads pad, then share.
+// image, the weights packed 32 output channels a tap, and a zero-padded image
+// per thread, which only that thread writes and reads (a core waits for the
+// lines another core wrote: all threads padding one image that each then read
+// lost int8 res2a a quarter at batch 1 on 2 threads). Where there are images
+// enough, each thread takes whole ones (padding one while the other thread
+// computes: at batch 32 all threads padding each image in turn, then
+// computing it, lost ResNet-50's res2a a tenth); else, where the output rows
+// split over the threads within a tenth and the padded image outweighs the
+// packed weights, each thread pads the rows its band of output rows reads
+// and computes every block of the band; else each pads the whole image and
+// computes its share of the blocks (a band would read all the weights, half
+// of them packed by the other core in the call: f32 res4a and res4b, weights
+// 3 and 9 times the image, lost a fifth). Batch 1 on 2 threads, against
+// the one image all threads padded and shared: ResNet-50 3x3 forward with
+// its weights packed before, f32 0.65-0.85x -> 0.87-0.90x oneDNN-any, bf16
+// 0.62-0.78x -> 0.82-0.89x, int8 0.57-0.82x -> 0.72-0.83x (dlk-perf conv,
+// Zen 5; docs/conv_pool_speed.md, twenty-second sitting).
 //
 // turned: backward data's turned convolution (args as the forward of diff_dst
 // with the weights W of the convolution it is the transpose of, turned around
@@ -95,9 +107,13 @@ struct ChannelLanesPlan {
   bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
   int64_t units = 0;   // input channels, or their pairs or quads
   bool images_per_thread = false;
+  // bands > 1: output rows band_rows a band (the last may hold fewer), a
+  // thread each; else copies threads pad the whole image each.
+  int64_t bands = 1, band_rows = 0, copies = 1;
   int64_t buffers = 1;
-  // The padded plane: the rows and columns any tap reaches, hp x wp; an
-  // input pixel's floats in the padded image (NCHW 1, NHWC c or a little more).
+  // The padded plane: the rows and columns any tap (of a band) reaches, hp x
+  // wp; an input pixel's floats in the padded image (NCHW 1, NHWC c or a
+  // little more).
   int64_t hp = 0, wp = 0, plane = 0, pixel_floats = 1;
   // The padded image's rows above and columns left of the image's first.
   int64_t pad_top = 0, pad_left = 0;
