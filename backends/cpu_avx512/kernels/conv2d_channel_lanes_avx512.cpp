@@ -145,6 +145,8 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   quads = d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
   units = quads ? (d.c + 3) / 4 : pairs ? (d.c + 1) / 2 : d.c;
   blocks = (d.k + kBlock - 1) / kBlock;
+  taps = units * d.kh * d.kw;
+  weight_floats = blocks * kBlock * taps;
   // NHWC pixels 2^n KiB apart would put a tile's 14 pixels in few L1 sets
   // (res4a's 256 channels at stride 2: 14 lines in 2 sets of each row read);
   // 16 elements more spread them (res4a 0.92x -> 1.02x the GEMM at batch 1).
@@ -189,7 +191,7 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   const int copying = images_per_thread ? 1 : team_size(blocks * a.oh, threads);
   const bool even = 10 * band * band_team <= 11 * a.oh;
   const bool copies_fit = copying * image * int64_t{sizeof(float)} <= int64_t{kScratchBound} / 4;
-  if (band_team > 1 && ((even && image > blocks * kBlock * units * d.kh * d.kw) || !copies_fit)) {
+  if (band_team > 1 && ((even && image > weight_floats) || !copies_fit)) {
     bands = (a.oh + band - 1) / band;
     band_rows = band;
     hp = (band - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1;
@@ -198,9 +200,7 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   }
   buffers = images_per_thread ? team : std::max(bands, copies);
   plane = hp * wp;
-  taps = units * d.kh * d.kw;
   offsets_count = taps;
-  weight_floats = blocks * kBlock * taps;
   // (NHWC with c not a whole number of pairs or quads, forward: grouped too;
   // turned, the packing pairs them.)
   ragged = nhwc && ((pairs && d.c % 2 != 0) || (quads && d.c % 4 != 0));

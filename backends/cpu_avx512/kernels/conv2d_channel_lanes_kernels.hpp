@@ -83,8 +83,8 @@ ChannelLanesTile channel_lanes_int8_tile(int pixels, int vectors, bool nhwc, int
 // of them packed by the other core in the call: f32 res4a and res4b, weights
 // 3 and 9 times the image, lost a fifth). Batch 1 on 2 threads, against
 // the one image all threads padded and shared: ResNet-50 3x3 forward with
-// its weights packed before, f32 0.65-0.85x -> 0.87-0.90x oneDNN-any, bf16
-// 0.62-0.78x -> 0.82-0.89x, int8 0.57-0.82x -> 0.72-0.83x (dlk-perf conv,
+// its weights packed before, f32 0.64-0.85x -> 0.84-0.92x oneDNN-any, bf16
+// 0.63-0.80x -> 0.78-0.87x, int8 0.60-0.87x -> 0.69-0.81x (dlk-perf conv,
 // Zen 5; docs/conv_pool_speed.md, twenty-second sitting).
 //
 // turned: backward data's turned convolution (args as the forward of diff_dst
