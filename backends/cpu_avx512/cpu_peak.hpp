@@ -28,9 +28,11 @@ double fp32_flops_per_cycle(const core::CpuFeatures &cpu, core::CpuIsa isa);
 // Measured by dlk-perf's peak loops, one core: AMD Zen 4 452 bf16 against 227
 // f32 GFLOP/s (2 threads); Intel Xeon model 207 (Emerald Rapids) 86 against
 // 173-180 (one 512-bit vdpbf16ps every other cycle, against two FMAs every
-// cycle). Sapphire and Granite Rapids and Cooper Lake are taken to be
-// Emerald Rapids' kind (the same port layout), so AMD parts only; without
-// AVX512_BF16 there is no vdpbf16ps at all.
+// cycle); an Intel Xeon with AMX that its guest reports as family 6 model 167
+// 237 against 474 (2 threads). Sapphire and Granite Rapids and Cooper Lake are
+// taken to be Emerald Rapids' kind (the same port layout), so AMD parts only;
+// without AVX512_BF16 there is no vdpbf16ps at all. The convolution kernels and
+// the GEMM (gemm_kernels.cpp) widen bf16 to f32 where this is false.
 bool bf16_dot_outpaces_fma(const core::CpuFeatures &cpu);
 
 }  // namespace dlk::cpu

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "backends/cpu_avx512/cpu_peak.hpp"
+
 namespace dlk::cpu {
 namespace {
 
@@ -52,7 +54,8 @@ GemmBlocking derive_blocking(int mr, int nr, int elem_bytes, int64_t l1, int64_t
 const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
   using namespace kernels;
   static constexpr GemmPackKernels generic_packing{
-      pack_k_contiguous_generic, pack_panel_contiguous_generic, pack_column_sums_generic};
+      pack_k_contiguous_generic, pack_panel_contiguous_generic, pack_column_sums_generic,
+      nullptr};
   // int8 kernels read 1-byte operands in k-quads; every tier sums exactly.
   static const GemmKernelSet scalar{
       kernel(gemm_f32_generic_4x8, "scalar:gemm_f32_4x8", 4, 8, 4),
@@ -63,7 +66,8 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
       kernel(gemm_s32_avx2_6x8, "avx2:gemm_u8s8s32_6x8", 6, 8, 1), {}, {}, generic_packing,
       nullptr};
   // The avx512 tier needs F, BW, VL and DQ; VNNI and BF16 are further CPUID bits.
-  // Without BF16, bf16 is converted to f32 while packing, as f16 always is.
+  // Without BF16, or where vdpbf16ps runs at half the FMAs' rate (Intel's cores:
+  // bf16_dot_outpaces_fma), bf16 is converted to f32 while packing, as f16 always is.
   static const GemmKernelSet avx512{
       kernel(gemm_f32_avx512_14x32, "avx512:gemm_f32_14x32", 14, 32, 4, true, true, true, true,
              true),
@@ -75,11 +79,12 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
           ? kernel(gemm_s8u8s32_avx512vnni_14x32, "avx512:gemm_s8u8s32_vnni_14x32", 14, 32, 1,
                    true, false, false, false, true)
           : GemmKernel<GemmS8U8Microkernel>{},
-      core::cpu_features().avx512_bf16
+      bf16_dot_outpaces_fma(core::cpu_features())
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true,
                    true, false, true, true)
           : GemmKernel<GemmBf16Microkernel>{},
-      {pack_k_contiguous_avx512, pack_panel_contiguous_avx512, pack_column_sums_avx512},
+      {pack_k_contiguous_avx512, pack_panel_contiguous_avx512, pack_column_sums_avx512,
+       pack_bf16_as_f32_avx512},
       gemm_store_s32_avx512, round_to_bf16_avx512};
   switch (isa) {
     case core::CpuIsa::avx512: return avx512;

@@ -99,6 +99,14 @@ void pack_f32_panels(const kernels::GemmPackKernels &kernels, const PanelSource 
                      int64_t count, int64_t kc, int width, float *out) {
   if (src.dtype == DLK_DTYPE_F32 && pack_unit_stride(kernels, src, count, kc, width, 0, out))
     return;
+  if (src.dtype == DLK_DTYPE_BF16 && kernels.bf16_as_f32 &&
+      (src.outer_stride == 1 || src.inner_stride == 1)) {
+    const auto *base = static_cast<const uint16_t *>(src.ptr);
+    for (int64_t o0 = 0; o0 < count; o0 += width, out += kc * width)
+      kernels.bf16_as_f32(base + o0 * src.outer_stride, src.outer_stride, src.inner_stride,
+                          static_cast<int>(std::min<int64_t>(width, count - o0)), kc, width, out);
+    return;
+  }
   with_float_storage(src.dtype, [&](auto storage) {
     using Storage = decltype(storage);
     using T = typename Storage::type;

@@ -354,4 +354,40 @@ void pack_column_sums_avx512(const int8_t *panel, int64_t unit_rows, int width, 
   }
 }
 
+namespace {
+
+// 16 bf16 widened to f32 (a bf16 is the top half of its f32).
+__m512i widen_bf16(__mmask16 lanes, const uint16_t *src) {
+  return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, src)), 16);
+}
+
+}  // namespace
+
+void pack_bf16_as_f32_avx512(const uint16_t *src, int64_t outer_stride, int64_t inner_stride,
+                             int rows, int64_t kc, int width, float *out) {
+  if (outer_stride == 1) {  // a line of the panel's rows per k step
+    for (int64_t p = 0; p < kc; ++p)
+      for (int t0 = 0; t0 < width; t0 += 16)
+        _mm512_mask_storeu_epi32(out + p * width + t0, first_lanes(width - t0),
+                                 widen_bf16(first_lanes(rows - t0), src + p * inner_stride + t0));
+    return;
+  }
+  // Rows along k: 16 rows x 16 k steps widened, then transposed.
+  for (int r0 = 0; r0 < width; r0 += 16) {
+    const __mmask16 store = first_lanes(width - r0);
+    const int present = std::clamp(rows - r0, 0, 16);
+    for (int64_t p0 = 0; p0 < kc; p0 += 16) {
+      const __mmask16 in = first_lanes(kc - p0);
+      __m512i r[16];
+      for (int i = 0; i < 16; ++i)
+        r[i] = i < present ? widen_bf16(in, src + (r0 + i) * outer_stride + p0)
+                           : _mm512_setzero_si512();
+      transpose16(r);
+      const int64_t n = std::min<int64_t>(16, kc - p0);
+      for (int e = 0; e < n; ++e)
+        _mm512_mask_storeu_epi32(out + (p0 + e) * width + r0, store, r[e]);
+    }
+  }
+}
+
 }  // namespace dlk::cpu::kernels

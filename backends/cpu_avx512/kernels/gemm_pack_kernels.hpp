@@ -39,10 +39,19 @@ using PackPanelContiguous = void (*)(const uint8_t *src, int64_t stride, int ele
 // modulo 2^32.
 using PackColumnSums = void (*)(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums);
 
+// One micro-panel of f32 from bf16 (each widened exactly): `rows` panel rows
+// (rows <= width), row t's element p at src[t * outer_stride + p * inner_stride]
+// with one of the strides 1; writes out[p * width + t] for p < kc, zeros in the
+// rows past `rows`. bf16 GEMM runs the f32 kernel through it where the CPU has
+// no vdpbf16ps or where that runs at half the FMAs' rate (cpu_peak.hpp).
+using PackBf16AsF32 = void (*)(const uint16_t *src, int64_t outer_stride, int64_t inner_stride,
+                               int rows, int64_t kc, int width, float *out);
+
 struct GemmPackKernels {
   PackKContiguous k_contiguous;
   PackPanelContiguous panel_contiguous;
   PackColumnSums column_sums;
+  PackBf16AsF32 bf16_as_f32;  // null: the element loop of gemm_pack.cpp
 };
 
 void pack_k_contiguous_generic(const uint8_t *src, int64_t stride, int rows, int64_t bytes,
@@ -58,5 +67,7 @@ void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int6
 void pack_panel_contiguous_avx512(const uint8_t *src, int64_t stride, int elem_bytes, int64_t k,
                                   int cols, int width, int panels, uint8_t flip, uint8_t *out);
 void pack_column_sums_avx512(const int8_t *panel, int64_t unit_rows, int width, int32_t *sums);
+void pack_bf16_as_f32_avx512(const uint16_t *src, int64_t outer_stride, int64_t inner_stride,
+                             int rows, int64_t kc, int width, float *out);
 
 }  // namespace dlk::cpu::kernels
