@@ -452,10 +452,10 @@ bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
 }  // namespace
 
 const kernels::Im2colNchwKernels &im2col_nchw_kernels(core::CpuIsa isa) {
-  static constexpr kernels::Im2colNchwKernels avx512{kernels::im2col_nchw_f32_avx512,
-                                                     kernels::im2col_nchw_bf16_pairs_avx512,
-                                                     kernels::im2col_nchw_u8_quads_avx512};
-  static constexpr kernels::Im2colNchwKernels none{nullptr, nullptr, nullptr};
+  static constexpr kernels::Im2colNchwKernels avx512{
+      kernels::im2col_nchw_f32_avx512, kernels::im2col_nchw_bf16_as_f32_avx512,
+      kernels::im2col_nchw_bf16_pairs_avx512, kernels::im2col_nchw_u8_quads_avx512};
+  static constexpr kernels::Im2colNchwKernels none{nullptr, nullptr, nullptr, nullptr};
   return isa == core::CpuIsa::avx512 ? avx512 : none;
 }
 
@@ -503,6 +503,10 @@ void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, 
   if (nchw_.f32 && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
       nchw_.f32(s_, static_cast<const float *>(src_) + offset, p0, kc, j0, cols, panel.width,
                 static_cast<float *>(panel.data)))
+    return;
+  if (nchw_.bf16_as_f32 && !s_.nhwc && dtype_ == DLK_DTYPE_BF16 &&
+      nchw_.bf16_as_f32(s_, static_cast<const uint16_t *>(src_) + offset, p0, kc, j0, cols,
+                        panel.width, static_cast<float *>(panel.data)))
     return;
   with_float_storage(dtype_, [&](auto storage) {
     run(F32Layout<decltype(storage)>{}, static_cast<float *>(panel.data));
@@ -553,10 +557,16 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
     default: break;
   }
   auto *out = static_cast<float *>(first.data);
-  const auto *src = static_cast<const float *>(src_) + offset;
   if (nchw_.f32 && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
       pack_by_panel_kernel(rows, width, kc * width, [&](int64_t r0, int64_t n, int64_t at) {
-        return nchw_.f32(s_, src, p0, kc, i0 + r0, n, width, out + at);
+        return nchw_.f32(s_, static_cast<const float *>(src_) + offset, p0, kc, i0 + r0, n, width,
+                         out + at);
+      }))
+    return;
+  if (nchw_.bf16_as_f32 && !s_.nhwc && dtype_ == DLK_DTYPE_BF16 &&
+      pack_by_panel_kernel(rows, width, kc * width, [&](int64_t r0, int64_t n, int64_t at) {
+        return nchw_.bf16_as_f32(s_, static_cast<const uint16_t *>(src_) + offset, p0, kc,
+                                 i0 + r0, n, width, out + at);
       }))
     return;
   with_float_storage(dtype_, [&](auto storage) { panels(F32Layout<decltype(storage)>{}, out); });

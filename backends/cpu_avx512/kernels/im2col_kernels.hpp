@@ -21,6 +21,12 @@ using Im2colNchwF32 = bool (*)(const ConvShape &s, const float *src, int64_t p0,
 bool im2col_nchw_f32_avx512(const ConvShape &s, const float *src, int64_t p0, int64_t kc,
                             int64_t j0, int64_t cols, int width, float *out);
 
+// The same for bf16 src, each element widened to f32 (the f32 GEMM's panel).
+using Im2colNchwBf16AsF32 = bool (*)(const ConvShape &s, const uint16_t *src, int64_t p0,
+                                     int64_t kc, int64_t j0, int64_t cols, int width, float *out);
+bool im2col_nchw_bf16_as_f32_avx512(const ConvShape &s, const uint16_t *src, int64_t p0,
+                                    int64_t kc, int64_t j0, int64_t cols, int width, float *out);
+
 // The same for bf16 src in the bf16 GEMM's k-pairs, for its B (pixels as
 // columns) or its A (pixels as rows) alike: element (p, t) at out[(p / 2) x 2 x
 // width + 2 t + p % 2], 0 for padding taps, for t in [cols, width) and for p
@@ -48,6 +54,7 @@ bool im2col_nchw_u8_quads_avx512(const ConvShape &s, const uint8_t *src, int64_t
 // conv2d_im2col_packer.cpp pack those panels).
 struct Im2colNchwKernels {
   Im2colNchwF32 f32;
+  Im2colNchwBf16AsF32 bf16_as_f32;
   Im2colNchwBf16Pairs bf16_pairs;
   Im2colNchwU8Quads u8_quads;
 };
