@@ -69,6 +69,13 @@ const ComputeCeiling *MachineCeilings::compute_ceiling(const std::string &dtype,
   return nullptr;
 }
 
+const ComputeCeiling *MachineCeilings::roof_ceiling(const std::string &dtype) const {
+  const ComputeCeiling *own = compute_ceiling(dtype);
+  if (!own || dtype != "bf16") return own;
+  const ComputeCeiling *f32 = compute_ceiling("f32", own->isa);
+  return f32 && f32->value() > own->value() ? f32 : own;
+}
+
 const MemoryCeiling *MachineCeilings::memory_ceiling(const std::string &level) const {
   for (const MemoryCeiling &m : memory)
     if (m.level == level && m.bytes_per_second > 0) return &m;

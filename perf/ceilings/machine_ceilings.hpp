@@ -63,6 +63,10 @@ struct MachineCeilings {
   // The ceiling of dtype on tier isa; the widest tier that has dtype when isa
   // is empty. nullptr when there is none.
   const ComputeCeiling *compute_ceiling(const std::string &dtype, const std::string &isa = "") const;
+  // The peak a point of dtype can reach on the widest tier: its own ceiling,
+  // except bf16, which widens exactly to f32 and runs on the f32 FMAs where
+  // they are faster than vdpbf16ps (Intel's cores; measure_dtype_peaks' rule).
+  const ComputeCeiling *roof_ceiling(const std::string &dtype) const;
   // nullptr when the level is absent or has no figure (see MemoryCeiling).
   const MemoryCeiling *memory_ceiling(const std::string &level) const;
   // Measured figures above their theoretical ones, one line each: each is a

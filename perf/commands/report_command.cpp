@@ -33,6 +33,7 @@
 #include "perf/common/output_options.hpp"
 #include "perf/workloads/pool_point.hpp"
 #include "perf/common/progress.hpp"
+#include "perf/peers/onednn_isa.hpp"
 #include "perf/report/report_allreduce.hpp"
 #include "perf/report/report_link_roofs.hpp"
 #include "perf/report/report_plan.hpp"
@@ -228,7 +229,7 @@ class Tour {
     }
     const Work work{record.flops, record.bytes};
     std::string level = "-";
-    const ComputeCeiling *compute = ceilings_.compute_ceiling(dtype);
+    const ComputeCeiling *compute = ceilings_.roof_ceiling(dtype);
     const MemoryCeiling *memory = memory_roof(ceilings_, work.bytes, level);
     Cell roof, percent, bound;
     const double rate = work.flops / seconds;
@@ -437,9 +438,17 @@ int run_report(const ReportOptions &o) {
 
   MachineHeader header = machine_header(threads, cpu.clock_hz);
   const OpenBlasPeer::Description blas = openblas.describe();
-  header.add("peers", "peers", fmt::format("OpenBLAS core {} ({}), oneDNN {}", blas.core, blas.config,
-                                           OneDnnMatmul::version()),
-             {{"openblas_core", blas.core}, {"openblas_config", blas.config}, {"onednn", OneDnnMatmul::version()}});
+  const std::string onednn_isa = onednn_effective_isa();
+  header.add("peers", "peers",
+             fmt::format("OpenBLAS core {} ({}), oneDNN {} on {}{}", blas.core, blas.config,
+                         OneDnnMatmul::version(), onednn_isa,
+                         onednn_isa.find("amx") != std::string::npos
+                             ? " (AMX tiles for bf16 and int8, which dlk has no kernels for)"
+                             : ""),
+             {{"openblas_core", blas.core},
+              {"openblas_config", blas.config},
+              {"onednn", OneDnnMatmul::version()},
+              {"onednn_isa", onednn_isa}});
   header.add("gpu", "GPU", gpu);
   if (!allreduce.mpi_version.empty())
     header.add("mpi", "MPI", fmt::format("{}, {} ranks", allreduce.mpi_version, allreduce.ranks),
@@ -490,7 +499,8 @@ int run_report(const ReportOptions &o) {
   fmt::print("\nbackends\n");
   for (const std::string &line : backend_lines) fmt::print("  {}\n", line);
   fmt::print("\npoints: one per op, dtype and backend; G/s = 10^9 FLOP (OP for int8) per second, median per "
-             "call over bursts interleaved with the peer's; roof = min(peak of the dtype, intensity x "
+             "call over bursts interleaved with the peer's; roof = min(peak of the dtype (bf16: its f32 "
+             "FMAs' where faster than vdpbf16ps), intensity x "
              "bandwidth of the smallest level holding the op's bytes); x peer = dlk rate / peer rate (> 1: "
              "dlk faster); fpga_sim: the simulated accelerator's time, its roof from its description, its "
              "peer the CPU peer of the same shape; conv bf16 and int8 have no peer (oneDNN's here is f32)\n{}",

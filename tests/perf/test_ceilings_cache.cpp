@@ -163,3 +163,13 @@ TEST_CASE("a measured figure above its theory is reported", "[perf][cache]") {
   REQUIRE(m.above_theory().size() == 1);
   CHECK(m.above_theory()[0].find("f32 avx512") != std::string::npos);
 }
+
+TEST_CASE("bf16's roof is its f32 FMAs' peak where they outrun vdpbf16ps", "[perf][ceilings]") {
+  MachineCeilings m = sample(1);
+  m.compute.push_back({"bf16", "avx512", "vdpbf16ps zmm", 64, 0, {90e9, 80e9, 100e9, 9}});
+  REQUIRE(m.roof_ceiling("bf16") == &m.compute[0]);  // Intel: 100 below the f32 loop's 220
+  CHECK(m.roof_ceiling("f32") == &m.compute[0]);
+  m.compute[1].measured.max = 400e9;                  // AMD: the dot product outruns the FMAs
+  CHECK(m.roof_ceiling("bf16") == &m.compute[1]);
+  CHECK(m.roof_ceiling("int8") == nullptr);
+}
