@@ -324,6 +324,15 @@ class BlockedGemm {
     kc_ = std::max<int64_t>(
         1, round_up(ceil_div(g.k, std::max<int64_t>(1, ceil_div(g.k, blk.kc))), Path::k_group));
     int64_t nc_max = blk.nc;
+    // A B converted while packing (bf16 widened to f32, f16) under a single row
+    // block is read only by that block's few micro-rows: packed NC wide (up to
+    // 4096 columns, half the L3) it went out to L3 and back, and packing took
+    // longer than the products (bf16 NHWC res5b_3x3 backward data, 49 x 4608 x
+    // 512 on Intel). At most MC columns keep the block in half of L2, as A's:
+    // NHWC 3x3 backward data 1.18-1.31x, res5a_1x1b forward 1.18-1.24x, the
+    // NCHW 1x1 layers level (Intel Xeon model 167, bf16, batch 1).
+    if (g.m <= blk.mc && g.b.dtype != Path::packed_b_dtype && !b_packer)
+      nc_max = std::min(nc_max, round_up(blk.mc, nr_));
     if (!in_place_)
       nc_max = std::min(nc_max, std::max<int64_t>(
                                     nr_, kWorkspaceBytes / int64_t{sizeof(Acc)} / g.m / nr_ * nr_));
