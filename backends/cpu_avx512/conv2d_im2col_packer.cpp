@@ -441,6 +441,20 @@ void pack_transposed_nhwc(const ConvShape &s, const typename Storage::type *src,
 // panel at r0 written `panel_size` elements from the one before; false as soon
 // as the kernel declines one (a stride or a span of rows it does not take), and
 // the element loops then pack them all.
+// The tier's NCHW kernel for an f32 panel of src (element `offset` of it) in
+// `dtype`: f32 as it is, bf16 widened; false where it has none, or declines.
+bool nchw_f32_panel(const kernels::Im2colNchwKernels &k, dlk_dtype dtype, const ConvShape &s,
+                    const void *src, int64_t offset, int64_t p0, int64_t kc, int64_t j0,
+                    int64_t cols, int width, float *out) {
+  if (dtype == DLK_DTYPE_F32)
+    return k.f32 &&
+           k.f32(s, static_cast<const float *>(src) + offset, p0, kc, j0, cols, width, out);
+  if (dtype == DLK_DTYPE_BF16)
+    return k.bf16_as_f32 && k.bf16_as_f32(s, static_cast<const uint16_t *>(src) + offset, p0, kc,
+                                          j0, cols, width, out);
+  return false;
+}
+
 template <typename PanelKernel>
 bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
                           const PanelKernel &kernel) {
@@ -500,13 +514,8 @@ void Im2colPanelPacker::pack(int64_t batch, int64_t p0, int64_t kc, int64_t j0, 
       return;
     return run(Bf16PairLayout{}, out);
   }
-  if (nchw_.f32 && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
-      nchw_.f32(s_, static_cast<const float *>(src_) + offset, p0, kc, j0, cols, panel.width,
-                static_cast<float *>(panel.data)))
-    return;
-  if (nchw_.bf16_as_f32 && !s_.nhwc && dtype_ == DLK_DTYPE_BF16 &&
-      nchw_.bf16_as_f32(s_, static_cast<const uint16_t *>(src_) + offset, p0, kc, j0, cols,
-                        panel.width, static_cast<float *>(panel.data)))
+  if (!s_.nhwc && nchw_f32_panel(nchw_, dtype_, s_, src_, offset, p0, kc, j0, cols, panel.width,
+                                 static_cast<float *>(panel.data)))
     return;
   with_float_storage(dtype_, [&](auto storage) {
     run(F32Layout<decltype(storage)>{}, static_cast<float *>(panel.data));
@@ -557,16 +566,10 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
     default: break;
   }
   auto *out = static_cast<float *>(first.data);
-  if (nchw_.f32 && !s_.nhwc && dtype_ == DLK_DTYPE_F32 &&
+  if (!s_.nhwc &&
       pack_by_panel_kernel(rows, width, kc * width, [&](int64_t r0, int64_t n, int64_t at) {
-        return nchw_.f32(s_, static_cast<const float *>(src_) + offset, p0, kc, i0 + r0, n, width,
-                         out + at);
-      }))
-    return;
-  if (nchw_.bf16_as_f32 && !s_.nhwc && dtype_ == DLK_DTYPE_BF16 &&
-      pack_by_panel_kernel(rows, width, kc * width, [&](int64_t r0, int64_t n, int64_t at) {
-        return nchw_.bf16_as_f32(s_, static_cast<const uint16_t *>(src_) + offset, p0, kc,
-                                 i0 + r0, n, width, out + at);
+        return nchw_f32_panel(nchw_, dtype_, s_, src_, offset, p0, kc, i0 + r0, n, width,
+                              out + at);
       }))
     return;
   with_float_storage(dtype_, [&](auto storage) { panels(F32Layout<decltype(storage)>{}, out); });

@@ -330,10 +330,10 @@ int run_conv(const ConvOptions &o) {
   else
     fmt::print("peer: oneDNN {} dispatching to {} ({}){}\n", OneDnnMatmul::version(), onednn_isa,
                o.onednn_max_isa == "all" ? "no cap by --onednn-max-isa" : "capped by --onednn-max-isa " + o.onednn_max_isa,
-               onednn_isa.find("amx") != std::string::npos
-                   ? ": AMX tiles for bf16 and int8, which dlk has no kernels for; --onednn-max-isa "
-                     "avx512_core_bf16 compares against the ISA dlk runs"
-                   : "");
+               onednn_isa_caveat(onednn_isa).empty()
+                   ? ""
+                   : ": " + onednn_isa_caveat(onednn_isa) +
+                         "; --onednn-max-isa avx512_core_bf16 compares against the ISA dlk runs");
   for (const std::string &line : not_measured) fmt::print("not measured: {}\n", line);
   if (o.quick) fmt::print("--quick: one burst per candidate, a check that runs, not figures to quote\n");
   fmt::print("\nint8 = u8 x s8 -> s32, int8_u8 = u8 x s8 -> u8 (a scale per channel, ReLU); G/s = 10^9 FLOP (int8: OP) per second, median per call "

@@ -442,9 +442,9 @@ int run_report(const ReportOptions &o) {
   header.add("peers", "peers",
              fmt::format("OpenBLAS core {} ({}), oneDNN {} on {}{}", blas.core, blas.config,
                          OneDnnMatmul::version(), onednn_isa,
-                         onednn_isa.find("amx") != std::string::npos
-                             ? " (AMX tiles for bf16 and int8, which dlk has no kernels for)"
-                             : ""),
+                         onednn_isa_caveat(onednn_isa).empty()
+                             ? ""
+                             : " (" + onednn_isa_caveat(onednn_isa) + ")"),
              {{"openblas_core", blas.core},
               {"openblas_config", blas.config},
               {"onednn", OneDnnMatmul::version()},

@@ -48,4 +48,10 @@ std::string onednn_effective_isa() {
   return "isa " + std::to_string(static_cast<int>(effective));
 }
 
+std::string onednn_isa_caveat(const std::string &isa) {
+  return isa.find("amx") != std::string::npos
+             ? "AMX tiles for bf16 and int8, which dlk has no kernels for"
+             : "";
+}
+
 }  // namespace dlk::perf

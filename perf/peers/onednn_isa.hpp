@@ -23,4 +23,9 @@ void set_onednn_max_isa(const std::string &name);
 // The ISA oneDNN dispatches to, e.g. "avx512_core_amx" (fixes it if not yet).
 std::string onednn_effective_isa();
 
+// What a reader of a comparison with oneDNN on `isa` (an onednn_effective_isa
+// name) must know: on AMX, that its bf16 and int8 use tiles dlk has no kernels
+// for; empty otherwise.
+std::string onednn_isa_caveat(const std::string &isa);
+
 }  // namespace dlk::perf
