@@ -16,21 +16,28 @@ constexpr int MR = 14, NR = 32;
 // contiguous, tile.a_cs apart: a 1x1 NHWC weight gradient's diff_dst^T).
 enum class ASource { packed, rows, columns };
 
+// Where B comes from: the packed panel; rows in place (tile.b_rs apart), in
+// whole vectors; rows in place whose last vector is masked to the tile's
+// columns. Whole rows load unmasked: GCC moved the mask into a k register
+// every k step, a uop on port 5, which Intel's cores share with the FMAs.
+enum class BSource { packed, rows, rows_masked };
+
 // acc += R rows x V vectors of the MR x NR panels (acc may hold more vectors,
-// V the first); A from `A`; B packed, or read in place where tile.b_rs says
-// (BInPlace), its last vector masked to the tile's columns.
-template <int R, int V, ASource A, bool BInPlace, int W>
+// V the first); A from `A`, B from `B`.
+template <int R, int V, ASource A, BSource B, int W>
 __attribute__((always_inline)) inline void add_tile(int64_t kc, const float *__restrict a,
                                                     const float *__restrict b,
                                                     const F32Tile &tile, __m512 (&acc)[R][W]) {
+  constexpr bool BInPlace = B != BSource::packed;
   const int64_t a_step = A == ASource::packed ? MR : A == ASource::rows ? 1 : tile.a_cs;
   const int64_t b_step = BInPlace ? tile.b_rs : NR;
-  const __mmask16 b_last = BInPlace ? first_lanes(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
+  const __mmask16 b_last =
+      B == BSource::rows_masked ? first_lanes(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
   for (int64_t p = 0; p < kc; ++p) {
     __m512 bv[V];
     for (int v = 0; v < V; ++v)
-      bv[v] = BInPlace && v == V - 1 ? _mm512_maskz_loadu_ps(b_last, b + 16 * v)
-                                     : _mm512_loadu_ps(b + 16 * v);
+      bv[v] = B == BSource::rows_masked && v == V - 1 ? _mm512_maskz_loadu_ps(b_last, b + 16 * v)
+                                                      : _mm512_loadu_ps(b + 16 * v);
     // B streams from L2: fetch eight k steps ahead (a packed row is one line
     // ahead of the next; a row in place may span two lines of its own).
     _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step), _MM_HINT_T0);
@@ -51,11 +58,11 @@ __attribute__((always_inline)) inline void add_tile(int64_t kc, const float *__r
   }
 }
 
-template <int R, int V, ASource A, bool BInPlace>
+template <int R, int V, ASource A, BSource B>
 void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
               const F32Tile &tile) {
   run_tile_from_zero<R, V>(tile, [&](__m512(&acc)[R][V]) __attribute__((always_inline)) {
-    add_tile<R, V, A, BInPlace>(kc, a, b, tile, acc);
+    add_tile<R, V, A, B>(kc, a, b, tile, acc);
   });
 }
 
@@ -70,17 +77,21 @@ void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *_
         run_tile_with_tail<R, V, decltype(t)::value>(
             kc, reinterpret_cast<const char *>(a), tile.a_rs * int64_t{sizeof(float)}, tile,
             [&](auto &acc) __attribute__((always_inline)) {
-              add_tile<R, V, ASource::rows, false>(kc, a, b, tile, acc);
+              add_tile<R, V, ASource::rows, BSource::packed>(kc, a, b, tile, acc);
             },
             [](__m512 sum, __m512 x, __m512 y) { return _mm512_fmadd_ps(x, y, sum); });
       }))
     return;
   with_tile_shape<MR>(tile.rows, tile.cols, NR / 2, [&](auto r, auto v) {
     const auto run = [&](auto a_source) {
-      with_flag(tile.b_rs != 0, [&](auto b_in_place) {
-        run_tile<decltype(r)::value, decltype(v)::value, decltype(a_source)::value,
-                 decltype(b_in_place)::value>(kc, a, b, tile);
-      });
+      constexpr int R = decltype(r)::value, V = decltype(v)::value;
+      constexpr ASource A = decltype(a_source)::value;
+      if (tile.b_rs == 0)
+        run_tile<R, V, A, BSource::packed>(kc, a, b, tile);
+      else if (tile.cols == 16 * V)
+        run_tile<R, V, A, BSource::rows>(kc, a, b, tile);
+      else
+        run_tile<R, V, A, BSource::rows_masked>(kc, a, b, tile);
     };
     if (tile.a_rs != 0)
       run(std::integral_constant<ASource, ASource::rows>{});
