@@ -23,9 +23,16 @@ void for_each_element(const core::GemmArgs &g, const TileSpot &s, const Acc *acc
   if (std::abs(g.cs_c) <= std::abs(g.rs_c)) {
     for (int64_t i = 0; i < s.rows; ++i)
       for (int64_t j = 0; j < s.cols; ++j) at(i, j);
-  } else {
+    return;
+  }
+  // Down C's columns in bands of kBand rows, whose lines of acc stay in L1
+  // while the columns go by (a column at a time over all rows fetched a line of
+  // acc per element: 13 % of an NHWC res5a_1x1b forward, 2048 x 49).
+  constexpr int64_t kBand = 16;
+  for (int64_t i0 = 0; i0 < s.rows; i0 += kBand) {
+    const int64_t i1 = std::min(s.rows, i0 + kBand);
     for (int64_t j = 0; j < s.cols; ++j)
-      for (int64_t i = 0; i < s.rows; ++i) at(i, j);
+      for (int64_t i = i0; i < i1; ++i) at(i, j);
   }
 }
 

@@ -152,4 +152,63 @@ TEST_CASE("gemm: A read in place under few panels of B gives the exact sums, eve
   }
 }
 
+// Column-major C over so few columns against k (8 n <= k) that the GEMM keeps
+// it, A's rows read in place, and stores C down its columns in bands of rows
+// (gemm_driver.cpp, keeps_column_major_c; an NHWC convolution's forward at
+// batch 1), beside a shape that turns the product around (8 n > k). A is op(A)
+// of a k x m column-major matrix (its rows in place), B k x n, C m x n past
+// ldc; beta 1 adds to C's -1s. Integer data: every sum exact, C's padding kept.
+TEST_CASE("gemm: a column-major C over few columns gives the exact sums, its padding untouched",
+          "[cpu][gemm]") {
+  struct ColumnMajorShape {
+    int64_t m, n, k;
+  };
+  const ColumnMajorShape shapes[] = {
+      {96, 20, 700},    // one panel
+      {300, 49, 2048},  // res5's 49 pixels: 32 + 16 + 1 columns
+      {62, 32, 256},    // 8 n == k; rows off a band of 16
+      {64, 40, 300},    // turned around
+  };
+  std::mt19937 rng(62);
+  for (const ColumnMajorShape &s : shapes) {
+    const int64_t lda = s.k + 3, ldb = s.k + 1, ldc = s.m + 5;
+    const std::vector<int> a = random_ints(s.m * s.k, -4, 4, rng);
+    const std::vector<int> b = random_ints(s.k * s.n, -4, 4, rng);
+    std::vector<float> a_stored(s.m * lda, std::nanf("")), b_stored(s.n * ldb, std::nanf(""));
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t p = 0; p < s.k; ++p) a_stored[i * lda + p] = static_cast<float>(a[i * s.k + p]);
+    for (int64_t p = 0; p < s.k; ++p)
+      for (int64_t j = 0; j < s.n; ++j) b_stored[j * ldb + p] = static_cast<float>(b[p * s.n + j]);
+    for (const std::string &isa : cpu_tiers())
+      for (const int threads : {1, 2, 3})
+        for (const float beta : {0.0f, 1.0f}) {
+          INFO(isa << " threads " << threads << " m " << s.m << " n " << s.n << " k " << s.k
+                   << " beta " << beta);
+          const Context ctx(isa, threads);
+          dlk_gemm_desc d;
+          dlk_gemm_desc_init(&d, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32, s.m, s.n, s.k);
+          d.layout = DLK_COL_MAJOR;
+          d.trans_a = DLK_TRANSPOSE;
+          d.lda = lda, d.ldb = ldb, d.ldc = ldc;
+          d.beta = beta;
+          Buffer<float> da(ctx, a_stored), db(ctx, b_stored);
+          Buffer<float> dc(ctx, std::vector<float>(s.n * ldc, -1.0f));
+          REQUIRE(dlk_gemm(ctx.get(), &d, da.data(), db.data(), dc.data()) ==
+                  DLK_STATUS_SUCCESS);
+          const std::vector<float> c = dc.values();
+          int64_t differ = 0;
+          for (int64_t j = 0; j < s.n; ++j)
+            for (int64_t i = 0; i < ldc; ++i) {
+              double want = -1.0;
+              if (i < s.m) {
+                want = beta == 0.0f ? 0.0 : -1.0;
+                for (int64_t p = 0; p < s.k; ++p) want += double(a[i * s.k + p]) * b[p * s.n + j];
+              }
+              differ += static_cast<double>(c[j * ldc + i]) != want;
+            }
+          CHECK(differ == 0);
+        }
+  }
+}
+
 }  // namespace dlk::cpu_test
