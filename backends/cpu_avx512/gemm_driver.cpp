@@ -235,8 +235,10 @@ constexpr bool reads_aliased_rows =
 // Whether `kernel` reads A where it lies instead of packing it: an A already in
 // the packed type with k contiguous, with an even row count (kernels run even
 // row counts, and must not read a row past the matrix) and k a whole number of
-// k-groups; and either so small that its rows stay in L1 and L2 between the
-// micro-panels of B (packing A was a tenth of a 64^3 bf16 or int8 call), or of
+// k-groups; and either so small that its rows stay in L1 between the
+// micro-panels of B (packing A was a tenth of a 64^3 bf16 or int8 call; at
+// 64 KiB, more than an L1 of 48, f32 res2a_1x1b's weights, 256 x 64, ran
+// 0.72-0.75x -> 0.81-0.82x oneDNN-any packed: Intel Xeon model 167), or of
 // any size under so few micro-panels of B that a packed copy would be read only
 // a few times: packing is then a pass over A nearly as long as the kernel's
 // own (a convolution's weights at batch 1, 49 pixels in 2 panels: 1.10-1.24x
@@ -246,7 +248,7 @@ constexpr bool reads_aliased_rows =
 template <class Path>
 bool reads_a_in_place(const core::GemmArgs &g,
                       const GemmKernel<typename Path::Microkernel> &kernel) {
-  constexpr int64_t kMaxBytes = int64_t{64} << 10;
+  constexpr int64_t kMaxBytes = int64_t{32} << 10;
   const int64_t elem = int64_t{sizeof(typename Path::PackedA)};
   if constexpr (Path::row_sums)
     if (Path::b_zero(g) != 0) return false;  // the row sums come from packing A
