@@ -655,7 +655,7 @@ namespace {
 // turned product would pack B^T (k x m) for few micro-rows, storing C down its
 // columns from the workspace costs less (k >= 8 n). An NHWC convolution's
 // weights at batch 1: ResNet-50's res5 1x1 forward (49 pixels over 512 and
-// 2048 taps) 1.29-1.30x on 1 thread, res5a_1x1b 1.21x on 2; packing the
+// 2048 taps) 1.17-1.30x on 1 thread, res5a_1x1b 1.21x on 2; packing the
 // weights had been 40 % of res5a_1x1b's time. Its 196-pixel layers over 1024
 // taps (k = 5.2 n) came out level to 0.9x of oneDNN's ratio: turned (Intel
 // Xeon model 167).

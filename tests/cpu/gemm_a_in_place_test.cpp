@@ -165,8 +165,8 @@ TEST_CASE("gemm: a column-major C over few columns gives the exact sums, its pad
   };
   const ColumnMajorShape shapes[] = {
       {96, 20, 700},    // one panel
-      {300, 49, 2048},  // res5's 49 pixels: 32 + 16 + 1 columns
-      {62, 32, 256},    // 8 n == k; rows off a band of 16
+      {300, 49, 2048},  // 49 pixels: 32 + 16 + 1 columns; bands of 256 and 44 rows
+      {62, 32, 256},    // 8 n == k
       {64, 40, 300},    // turned around
   };
   std::mt19937 rng(62);
