@@ -238,7 +238,7 @@ constexpr bool reads_aliased_rows =
 // k-groups; and either so small that its rows stay in L1 between the
 // micro-panels of B (packing A was a tenth of a 64^3 bf16 or int8 call; at
 // 64 KiB, more than an L1 of 48, f32 res2a_1x1b's weights, 256 x 64, ran
-// 0.72-0.75x -> 0.81-0.82x oneDNN-any packed: Intel Xeon model 167), or of
+// 0.72-0.75x -> 0.78-0.82x oneDNN-any packed: Intel Xeon model 167), or of
 // any size under so few micro-panels of B that a packed copy would be read only
 // a few times: packing is then a pass over A nearly as long as the kernel's
 // own (a convolution's weights at batch 1, 49 pixels in 2 panels: 1.10-1.24x
