@@ -437,10 +437,6 @@ void pack_transposed_nhwc(const ConvShape &s, const typename Storage::type *src,
   }
 }
 
-// Runs a tier's panel kernel on each `width`-row micro-panel of `rows`, the
-// panel at r0 written `panel_size` elements from the one before; false as soon
-// as the kernel declines one (a stride or a span of rows it does not take), and
-// the element loops then pack them all.
 // The tier's NCHW kernel for an f32 panel of src (element `offset` of it) in
 // `dtype`: f32 as it is, bf16 widened; false where it has none, or declines.
 bool nchw_f32_panel(const kernels::Im2colNchwKernels &k, dlk_dtype dtype, const ConvShape &s,
@@ -455,6 +451,10 @@ bool nchw_f32_panel(const kernels::Im2colNchwKernels &k, dlk_dtype dtype, const 
   return false;
 }
 
+// Runs a tier's panel kernel on each `width`-row micro-panel of `rows`, the
+// panel at r0 written `panel_size` elements from the one before; false as soon
+// as the kernel declines one (a stride or a span of rows it does not take), and
+// the element loops then pack them all.
 template <typename PanelKernel>
 bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
                           const PanelKernel &kernel) {

@@ -631,6 +631,19 @@ auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, const F &f) {
   return f(FloatPath{});
 }
 
+// Whether a float GEMM keeps its column-major C rather than run as C^T = B^T
+// A^T: where A is read in place and C has so few columns against k that the
+// turned product would pack B^T (k x m) for few micro-rows, storing C down its
+// columns from the workspace costs less (k >= 8 n). An NHWC convolution's
+// weights at batch 1: ResNet-50's res5 1x1 forward (49 pixels over 512 and
+// 2048 taps) 1.17-1.30x on 1 thread, res5a_1x1b 1.21x on 2; packing the
+// weights had been 40 % of res5a_1x1b's time. Its 196-pixel layers over 1024
+// taps (k = 5.2 n) came out level to 0.9x of oneDNN's ratio: turned (Intel
+// Xeon model 167).
+bool keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
+  return 8 * g.n <= g.k && gemm_reads_a_in_place(g, isa);
+}
+
 }  // namespace
 
 core::GemmArgs transposed(const core::GemmArgs &g) {
@@ -647,23 +660,6 @@ core::GemmArgs transposed(const core::GemmArgs &g) {
   }
   return t;
 }
-
-namespace {
-
-// Whether a float GEMM keeps its column-major C rather than run as C^T = B^T
-// A^T: where A is read in place and C has so few columns against k that the
-// turned product would pack B^T (k x m) for few micro-rows, storing C down its
-// columns from the workspace costs less (k >= 8 n). An NHWC convolution's
-// weights at batch 1: ResNet-50's res5 1x1 forward (49 pixels over 512 and
-// 2048 taps) 1.17-1.30x on 1 thread, res5a_1x1b 1.21x on 2; packing the
-// weights had been 40 % of res5a_1x1b's time. Its 196-pixel layers over 1024
-// taps (k = 5.2 n) came out level to 0.9x of oneDNN's ratio: turned (Intel
-// Xeon model 167).
-bool keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
-  return 8 * g.n <= g.k && gemm_reads_a_in_place(g, isa);
-}
-
-}  // namespace
 
 const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threads,
                          const BPanelPacker *b_packer, core::CpuGemmPath path,

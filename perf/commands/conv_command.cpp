@@ -231,6 +231,7 @@ int run_conv(const ConvOptions &o) {
   const bool device = is_device_backend(report.info);
   report.peak = device ? theoretical_dtype_peaks(report.info) : measure_dtype_peaks(report.info, threads);
   const std::string onednn_isa = device ? "" : onednn_effective_isa();
+  const std::string caveat = onednn_isa_caveat(onednn_isa);
   ConvPeers peers;
   peers.plain = std::find(o.peers.begin(), o.peers.end(), "plain") != o.peers.end();
   peers.any = std::find(o.peers.begin(), o.peers.end(), "any") != o.peers.end();
@@ -330,9 +331,9 @@ int run_conv(const ConvOptions &o) {
   else
     fmt::print("peer: oneDNN {} dispatching to {} ({}){}\n", OneDnnMatmul::version(), onednn_isa,
                o.onednn_max_isa == "all" ? "no cap by --onednn-max-isa" : "capped by --onednn-max-isa " + o.onednn_max_isa,
-               onednn_isa_caveat(onednn_isa).empty()
+               caveat.empty()
                    ? ""
-                   : ": " + onednn_isa_caveat(onednn_isa) +
+                   : ": " + caveat +
                          "; --onednn-max-isa avx512_core_bf16 compares against the ISA dlk runs");
   for (const std::string &line : not_measured) fmt::print("not measured: {}\n", line);
   if (o.quick) fmt::print("--quick: one burst per candidate, a check that runs, not figures to quote\n");

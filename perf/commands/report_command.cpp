@@ -439,12 +439,11 @@ int run_report(const ReportOptions &o) {
   MachineHeader header = machine_header(threads, cpu.clock_hz);
   const OpenBlasPeer::Description blas = openblas.describe();
   const std::string onednn_isa = onednn_effective_isa();
+  const std::string caveat = onednn_isa_caveat(onednn_isa);
   header.add("peers", "peers",
              fmt::format("OpenBLAS core {} ({}), oneDNN {} on {}{}", blas.core, blas.config,
                          OneDnnMatmul::version(), onednn_isa,
-                         onednn_isa_caveat(onednn_isa).empty()
-                             ? ""
-                             : " (" + onednn_isa_caveat(onednn_isa) + ")"),
+                         caveat.empty() ? "" : " (" + caveat + ")"),
              {{"openblas_core", blas.core},
               {"openblas_config", blas.config},
               {"onednn", OneDnnMatmul::version()},
