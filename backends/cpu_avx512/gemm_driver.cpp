@@ -209,6 +209,27 @@ struct IntegerS8APath : IntegerPath {
 // never uses be anything).
 bool rows_4k_apart(int64_t stride, int64_t elem) { return stride % (4096 / elem) == 0; }
 
+// k blocks of equal length, at most max_kc and a multiple of k_group: k = 576
+// as two of 288 rather than 512 and a 64 whose C tile loads and stores weigh
+// eight times as much.
+int64_t k_block(int64_t k, int64_t max_kc, int64_t k_group) {
+  return std::max<int64_t>(
+      1, round_up(ceil_div(k, std::max<int64_t>(1, ceil_div(k, max_kc))), k_group));
+}
+
+// f32 B read in place with its rows a multiple of 4 KiB apart (1024 or 2048
+// channels of weights) runs k blocks of at most kAliasedBKc rows where KC
+// would be longer than 2 kAliasedBKc. Its micro-panel's lines share a set of
+// L1, so every micro-row of C fetches the panel again from farther out, and a
+// long one fell out of L2 (more than half of L2 / the rows' distance; a
+// hypothesis: no counters here). Intel Xeon model 167, 1 thread, dlk_gemm m x
+// n x k with A transposed (res5's 1x1 backward data at batch 1), KC 512 ->
+// 128: 49 x 2048 x 512 (rows 8 KiB apart) 96 -> 154 GFLOP/s (a packed B:
+// 132), 70 and 98 rows 1.7x, 49 x 1024 x 2048 (4 KiB) 82 -> 149 (packed
+// 132-144); at KC 192 both ran 128-135. A k of 256 (98-196 x 1024 x 256, 4
+// KiB) ran 0.94-0.97x in two blocks of 128: its C tile loaded and stored twice.
+constexpr int64_t kAliasedBKc = 128;
+
 // Whether n columns make so few micro-panels of B (nr wide), up to 8, that A
 // is read in place at any size.
 bool few_panels_of_b(int64_t n, int64_t nr) { return ceil_div(n, nr) <= 8; }
@@ -320,11 +341,11 @@ class BlockedGemm {
     // The largest row block; a thread's share of the rows is cut into blocks of
     // equal size up to this (run_entry).
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
-    // k blocks of equal length (KC at most, a multiple of the k group): k = 576
-    // as two of 288 rather than 512 and a 64 whose C tile loads and stores
-    // weigh eight times as much.
-    kc_ = std::max<int64_t>(
-        1, round_up(ceil_div(g.k, std::max<int64_t>(1, ceil_div(g.k, blk.kc))), Path::k_group));
+    kc_ = k_block(g.k, blk.kc, Path::k_group);
+    b_in_place_ = !b_packer && reads_b_in_place(g);
+    if (b_in_place_ && Path::packed_b == PackedType::f32 && kc_ > 2 * kAliasedBKc &&
+        rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)}))
+      kc_ = k_block(g.k, kAliasedBKc, Path::k_group);
     int64_t nc_max = blk.nc;
     // A B converted while packing (bf16 widened to f32, f16) under a single row
     // block is read only by that block's few micro-rows: packed NC wide (up to
@@ -343,7 +364,6 @@ class BlockedGemm {
     k_blocks_ = std::max<int64_t>(1, ceil_div(g.k, kc_));
     // Every block starts on a cache line; k is padded to the kernel's groups.
     const int64_t kc_padded = round_up(kc_, Path::k_group);
-    b_in_place_ = !b_packer && reads_b_in_place(g);
     // A tile's columns past its whole vectors of 16 as dot products along k
     // (F32Tile::b_tail, S32Tile::b_tail), where A's rows are read in place:
     // res5's 49 pixels at batch 1 are 32 + 17 columns, of which a vector of

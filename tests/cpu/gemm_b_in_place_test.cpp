@@ -7,7 +7,8 @@
 // show. Shapes: column edges of 1, 16, 17 and 31 (masked loads of a row that
 // ends there), ldb past n, several k blocks and batch entries, beta; an odd k
 // (bf16 packs it); f32 rows 4 KiB apart under 200 rows of C (in place) and
-// 300 (packed).
+// 300 (packed), and 8 KiB apart over k = 520 (in place, in k blocks of at most
+// 128: kAliasedBKc).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -57,7 +58,8 @@ TEST_CASE("gemm: f32 and bf16 B read in place give the bits of B packed", "[cpu]
   // n with a last micro-panel of 1, 16, 17 and 31 columns; k over two blocks.
   const std::vector<Shape> shapes{{14, 1025, 300, 1}, {30, 400, 1200, 2}, {64, 785, 64, 1},
                                   {8, 2063, 130, 3},  {2, 4127, 260, 1},  {60, 3136, 64, 1},
-                                  {16, 700, 301, 1},  {200, 1021, 64, 1}, {300, 1021, 64, 1}};
+                                  {16, 700, 301, 1},  {200, 1021, 64, 1}, {300, 1021, 64, 1},
+                                  {49, 2045, 520, 1}};
   for (const std::string &isa : cpu_tiers()) {
     Context ctx(isa);
     for (const Shape &s : shapes) {
