@@ -255,34 +255,62 @@ const char *backward_data(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
 }
 
 // A 1x1 convolution without padding needs no col2im: its taps are its
-// channels, so diff_src on the output's pixel grid is one product per group,
+// channels, so diff_src on the output's pixel grid is one product per group
+// (cg = c / groups, kg = k / groups),
 //
-//   diff_src (c/groups x pixels) = weights^T (c/groups x k/groups) * diff_dst (k/groups x pixels),
+//   diff_src^T (pixels x cg) = diff_dst^T (pixels x kg) * weights (kg x cg),
 //
-// the images the GEMM's batch (A the weights read down their columns, B
-// diff_dst as it lies, C diff_src: f16/bf16 rounded once in the GEMM's store).
-// At stride 1 that grid is diff_src's own. At stride > 1 (ResNet-50's
-// projections) C is a compact image of the grid's pixels in the context's
-// scratch, kCompactBytes of images at a time, which scatter_strided spreads
-// into diff_src with zeros between.
+// the images the GEMM's batch (B the weights as they lie, C diff_src: f16/bf16
+// rounded once in the GEMM's store). At stride 1 that grid is diff_src's own.
+// At stride > 1 (ResNet-50's projections) C is a compact image of the grid's
+// pixels in the context's scratch, kCompactBytes of images at a time, which
+// scatter_strided spreads into diff_src with zeros between.
 //
-// NHWC's C has unit channel stride: the GEMM turns the product around into
-// pixel-major rows, as the col2im route's, and it beat that route on every
-// ResNet-50 1x1 layer (Zen 4, 1 thread, best of 45 interleaved calls: 56x56
-// 1.58x, 28x28 1.46-1.79x, 14x14 1.08-1.89x, 7x7 1.06x). NCHW's product runs
-// along pixels, 32 columns a panel: with few pixels the panels are poorly
-// filled and A (the weights, each read `pixels` times) is packed for little
-// work, so NCHW below kPointwiseMinPixels keeps the col2im route, whose GEMM is
+// NHWC's C is row-major, pixel-major rows as the col2im route's, and it beat
+// that route on every ResNet-50 1x1 layer (Zen 4, 1 thread, best of 45
+// interleaved calls: 56x56 1.58x, 28x28 1.46-1.79x, 14x14 1.08-1.89x, 7x7
+// 1.06x). NCHW's C is column-major, which the GEMM turns around to run along
+// pixels, 32 columns a panel: with few pixels the panels are poorly filled and
+// its A (the weights, each read `pixels` times) is packed for little work, so
+// NCHW below kPointwiseMinPixels keeps the col2im route, whose GEMM is
 // pixel-major (7x7: 0.68-0.75x of col2im's speed; 14x14 0.96-1.05x on 1
-// thread, 0.72-1.16x on 2; 28x28 1.08-1.22x; 56x56 1.18-1.87x).
+// thread, 0.72-1.16x on 2; 28x28 1.08-1.22x; 56x56 1.18-1.87x), unless the
+// GEMM keeps C column-major (gemm_keeps_column_major_c: weights rows 4 KiB
+// apart, 1024 or 2048 channels) and runs pixel-major itself, its product
+// stored down diff_src's channel planes: res5b_1x1a 1.24x, res5a_proj 1.16x,
+// res4b_1x1a 1.18x against col2im (Intel Xeon model 167, 1 thread).
 // (A stride > 1 image too large for kCompactBytes takes the col2im route too.)
 constexpr size_t kCompactBytes = size_t{16} << 20;
-bool runs_pointwise(const ConvShape &s) {
+
+// Group g's product for images [image, image + count) into c (diff_dst's
+// grid, c channels), pixel-major: C (pixels x c/groups) = diff_dst^T * the
+// weights, the weights B as they lie. NCHW's C is column-major, which the GEMM
+// turns around (weights^T as A) unless it keeps it (gemm_keeps_column_major_c).
+template <class T>
+core::GemmArgs pointwise_gemm(const core::Conv2dArgs &a, const ConvShape &s, int64_t g,
+                              int64_t image, int64_t count, T *c) {
+  const dlk_dtype dtype = a.desc.src_type;
+  const int64_t pixels = s.pixels();
+  core::GemmArgs gemm = single_gemm(
+      pixels, s.cg, s.kg,
+      {static_cast<const T *>(a.diff_dst) + s.dst_offset(image, g), dtype, s.dst_pixel_stride(),
+       s.dst_channel_stride(), s.k * pixels},
+      {static_cast<const T *>(a.weights) + g * s.kg * s.cg, dtype, s.cg, 1, 0},
+      c + (s.nhwc ? g * s.cg : g * s.cg * pixels), dtype, s.nhwc ? s.c : 1, s.nhwc ? 1 : pixels);
+  gemm.batch = count;
+  gemm.batch_stride_c = s.c * pixels;
+  return gemm;
+}
+
+bool runs_pointwise(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa isa) {
   constexpr int64_t kPointwiseMinPixels = 512;
   const bool strided = s.stride_h > 1 || s.stride_w > 1;
-  return s.kh == 1 && s.kw == 1 && s.pad_h == 0 && s.pad_w == 0 && s.n > 0 &&
-         (s.nhwc || s.pixels() >= kPointwiseMinPixels) &&
-         (!strided || static_cast<size_t>(s.c * s.pixels()) * sizeof(float) <= kCompactBytes);
+  if (s.kh != 1 || s.kw != 1 || s.pad_h != 0 || s.pad_w != 0 || s.n == 0 ||
+      (strided && static_cast<size_t>(s.c * s.pixels()) * sizeof(float) > kCompactBytes))
+    return false;
+  return s.nhwc || s.pixels() >= kPointwiseMinPixels ||
+         gemm_keeps_column_major_c(
+             pointwise_gemm(a, s, 0, 0, 1, static_cast<float *>(nullptr)), isa);
 }
 
 // Images [image, image + count) into c: diff_dst's layout with c channels
@@ -290,19 +318,8 @@ bool runs_pointwise(const ConvShape &s) {
 template <class T>
 const char *pointwise_product(const core::Conv2dArgs &a, const ConvShape &s, int64_t image,
                               int64_t count, T *c, core::CpuIsa isa, int threads) {
-  const dlk_dtype dtype = a.desc.src_type;
-  const int64_t pixels = s.pixels();
   return for_each_group(s, threads, [&](int64_t g, int team) {
-    core::GemmArgs gemm = single_gemm(
-        s.cg, pixels, s.kg,
-        {static_cast<const T *>(a.weights) + g * s.kg * s.cg, dtype, 1, s.cg, 0},
-        {static_cast<const T *>(a.diff_dst) + s.dst_offset(image, g), dtype,
-         s.dst_channel_stride(), s.dst_pixel_stride(), s.k * pixels},
-        c + (s.nhwc ? g * s.cg : g * s.cg * pixels), dtype, s.nhwc ? 1 : pixels,
-        s.nhwc ? s.c : 1);
-    gemm.batch = count;
-    gemm.batch_stride_c = s.c * pixels;
-    return gemm_strided(gemm, isa, team);
+    return gemm_strided(pointwise_gemm(a, s, g, image, count, c), isa, team);
   });
 }
 
@@ -471,7 +488,7 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     backward_data_wide_rows(args, threads, scratch);
     return {kernels::conv2d_wide_rows_name(args.desc.src_type, true), 0};
   }
-  if (runs_pointwise(s)) {
+  if (runs_pointwise(args, s, isa)) {
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
       return backward_data_pointwise<decltype(storage)>(args, isa, threads, scratch);
     });

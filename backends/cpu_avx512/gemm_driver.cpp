@@ -296,6 +296,46 @@ bool reads_a_columns_in_place(const core::GemmArgs &g,
          !rows_4k_apart(g.a.cs, int64_t{sizeof(float)});
 }
 
+// Whether `kernel` reads B's rows where they lie, in k blocks of kc, instead of
+// packing them: a B of the packed type (f32, or bf16 rows that the kernel interleaves into
+// k-pairs, k even) with contiguous columns, for a C of so few rows that one pass
+// over B to pack it weighs (a 1x1 convolution, 64 output channels over 3136
+// pixels, spent a tenth of its time packing B); the threads then share no B
+// block and pass no barriers. A KC x NR micro-panel in place spans up to KC
+// pages, which each micro-row walks again: with many rows and a long KC that
+// cost more than packing. Measured on Zen 4 (dlk_gemm f32, 1 and 2 threads,
+// in place / packed): 64 x 3136 x 64 1.08x / 1.09x, 64 x 3136 x 256 1.08x /
+// 1.12x, 256 x 196 x 1024 1.00x / 1.32x, but 256 x 3136 x 576 0.79x / 0.91x
+// and 1024 x 784 x 1024 0.85x / 0.95x: hence a bound on m x KC.
+//
+// bf16 rows are interleaved into k-pairs by every micro-row that reads them
+// (two vpermt2w a pair), and a pair spans two rows: in place only under at
+// most 128 rows of C, KC up to 512 and rows not a multiple of 4 KiB apart
+// (which share one set of L1). Against packing (AMD EPYC Zen 5, batch 1,
+// 1 and 2 threads): ResNet-50's bf16 1x1 forward NCHW over 64-128 output
+// channels 1.08-1.40x, NHWC backward data of res4-res5 3x3 1.4-2.0x; beyond
+// those bounds 0.77-0.89x (res5's 1x1 backward data, 49 rows of C, KC 1024
+// or rows 4 KiB apart; res4b_1x1a's NHWC weight gradient, 256 rows).
+//
+// f32 rows 4 KiB apart share one set of L1 too: the lines prefetched ahead
+// evict each other, and every micro-row fetches the panel from L2 again. In
+// place only under at most kMaxRowsForAliasedB rows of C, where packing B
+// would be a pass over all of it for few micro-rows (AMD EPYC Zen 5, batch
+// 1, 1 thread, against packing: res5b_1x1a's NHWC weight gradient, 512 rows
+// over 49 src rows 8 KiB apart, 0.90x in place; NHWC backward data of
+// res5b_1x1a and res5a_proj, 49 rows of C over weights rows 8 KiB apart,
+// 1.35-1.49x in place, res4b_1x1a's, 196 rows, 1.08-1.49x).
+template <class Path>
+bool reads_b_in_place(const core::GemmArgs &g,
+                      const GemmKernel<typename Path::Microkernel> &kernel, int64_t kc) {
+  const bool paired = Path::packed_b == PackedType::bf16_pairs;
+  const bool aliased = rows_4k_apart(g.b.rs, int64_t{sizeof(typename Path::PackedB)});
+  return kernel.reads_b_in_place && g.b.dtype == Path::packed_b_dtype && g.b.cs == 1 &&
+         g.k > 0 && g.k % Path::k_group == 0 && g.m * kc <= kMaxABlockForBInPlace &&
+         (!aliased || g.m <= kMaxRowsForAliasedB) &&
+         (!paired || (g.m <= 128 && kc <= 512 && !aliased));
+}
+
 // Columns [first, first + count) of a packed micro-panel of B, nr 32-bit
 // elements (an f32, a bf16 k-pair, an int8 k-quad) a k step over `steps`
 // steps, copied a column at a time into out, ld elements apart, zeros past
@@ -342,7 +382,7 @@ class BlockedGemm {
     // equal size up to this (run_entry).
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
     kc_ = k_block(g.k, blk.kc, Path::k_group);
-    b_in_place_ = !b_packer && reads_b_in_place(g);
+    b_in_place_ = !b_packer && reads_b_in_place<Path>(g, kernel_, kc_);
     if (b_in_place_ && Path::packed_b == PackedType::f32 && kc_ > 2 * kAliasedBKc &&
         rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)}))
       kc_ = k_block(g.k, kAliasedBKc, Path::k_group);
@@ -377,7 +417,12 @@ class BlockedGemm {
     if constexpr (Path::row_sums) sums_needed_ = Path::b_zero(g) != 0;
     // Column sums per group (of its B block), row sums per thread (of its A block).
     sums_size_ = !sums_needed_ ? 0 : round_up(Path::col_sums ? nc_ : mc_, kLine);
-    ws_size_ = in_place_ ? 0 : round_up(g.m * nc_, kLine);
+    // Workspace rows a multiple of 4 KiB apart would put a C tile's rows in one
+    // set of L1 (kAliasedRowsMr): a line more keeps them apart. ResNet-50's NCHW
+    // backward data at batch 1 into column-major C, 1024 and 2048 columns:
+    // res4b_1x1a 1.23x, res5b_1x1a 1.05x (Intel Xeon model 167, 1 thread).
+    ws_ld_ = nc_ + (rows_4k_apart(nc_, int64_t{sizeof(Acc)}) ? kLine / int64_t{sizeof(Acc)} : 0);
+    ws_size_ = in_place_ ? 0 : round_up(g.m * ws_ld_, kLine);
     const int64_t b_bytes = b_size_ * groups * int64_t{sizeof(PackedB)};
     const int64_t a_bytes = a_size_ * threads * int64_t{sizeof(PackedA)};
     const int64_t sums_bytes =
@@ -396,44 +441,6 @@ class BlockedGemm {
   const char *kernel_name() const { return kernel_.name; }
 
  private:
-  // Whether the kernel reads B's rows where they lie instead of packing them:
-  // a B of the packed type (f32, or bf16 rows that the kernel interleaves into
-  // k-pairs, k even) with contiguous columns, for a C of so few rows that one pass
-  // over B to pack it weighs (a 1x1 convolution, 64 output channels over 3136
-  // pixels, spent a tenth of its time packing B); the threads then share no B
-  // block and pass no barriers. A KC x NR micro-panel in place spans up to KC
-  // pages, which each micro-row walks again: with many rows and a long KC that
-  // cost more than packing. Measured on Zen 4 (dlk_gemm f32, 1 and 2 threads,
-  // in place / packed): 64 x 3136 x 64 1.08x / 1.09x, 64 x 3136 x 256 1.08x /
-  // 1.12x, 256 x 196 x 1024 1.00x / 1.32x, but 256 x 3136 x 576 0.79x / 0.91x
-  // and 1024 x 784 x 1024 0.85x / 0.95x: hence a bound on m x KC.
-  //
-  // bf16 rows are interleaved into k-pairs by every micro-row that reads them
-  // (two vpermt2w a pair), and a pair spans two rows: in place only under at
-  // most 128 rows of C, KC up to 512 and rows not a multiple of 4 KiB apart
-  // (which share one set of L1). Against packing (AMD EPYC Zen 5, batch 1,
-  // 1 and 2 threads): ResNet-50's bf16 1x1 forward NCHW over 64-128 output
-  // channels 1.08-1.40x, NHWC backward data of res4-res5 3x3 1.4-2.0x; beyond
-  // those bounds 0.77-0.89x (res5's 1x1 backward data, 49 rows of C, KC 1024
-  // or rows 4 KiB apart; res4b_1x1a's NHWC weight gradient, 256 rows).
-  //
-  // f32 rows 4 KiB apart share one set of L1 too: the lines prefetched ahead
-  // evict each other, and every micro-row fetches the panel from L2 again. In
-  // place only under at most kMaxRowsForAliasedB rows of C, where packing B
-  // would be a pass over all of it for few micro-rows (AMD EPYC Zen 5, batch
-  // 1, 1 thread, against packing: res5b_1x1a's NHWC weight gradient, 512 rows
-  // over 49 src rows 8 KiB apart, 0.90x in place; NHWC backward data of
-  // res5b_1x1a and res5a_proj, 49 rows of C over weights rows 8 KiB apart,
-  // 1.35-1.49x in place, res4b_1x1a's, 196 rows, 1.08-1.49x).
-  bool reads_b_in_place(const core::GemmArgs &g) const {
-    const bool paired = Path::packed_b == PackedType::bf16_pairs;
-    const bool aliased = rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)});
-    return kernel_.reads_b_in_place && g.b.dtype == Path::packed_b_dtype && g.b.cs == 1 &&
-           g.k > 0 && g.k % Path::k_group == 0 && g.m * kc_ <= kMaxABlockForBInPlace &&
-           (!aliased || g.m <= kMaxRowsForAliasedB) &&
-           (!paired || (g.m <= 128 && kc_ <= 512 && !aliased));
-  }
-
  public:
 
   // Batch entry `batch` by the `members` threads of group `group`, of which the
@@ -508,8 +515,8 @@ class BlockedGemm {
             const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
             for (int64_t ir = 0; ir < mc; ir += mr_) {
               Acc *tile_c = in_place_ ? c + (i0 + ir) * g_.rs_c + j0 + jr
-                                      : workspace + (i0 + ir) * nc_ + jr;
-              const int64_t ldc = in_place_ ? g_.rs_c : nc_;
+                                      : workspace + (i0 + ir) * ws_ld_ + jr;
+              const int64_t ldc = in_place_ ? g_.rs_c : ws_ld_;
               const TileSpot spot{batch, i0 + ir, j0 + jr, std::min<int64_t>(mr_, mc - ir),
                                   cols};
               auto tile = Path::tile(g_, whole_rule_, first, last, spot, tile_c, ldc,
@@ -552,7 +559,7 @@ class BlockedGemm {
           if (!in_place_ && !rounds_in_tile_ && last) {
             const int64_t cols = std::min(nc, q1 * nr_) - q0 * nr_;
             Path::store(set_, g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
-                        workspace + i0 * nc_ + q0 * nr_, nc_);
+                        workspace + i0 * ws_ld_ + q0 * nr_, ws_ld_);
           }
         }
         if (!b_in_place_) sync(members);  // the B block is overwritten next
@@ -590,7 +597,7 @@ class BlockedGemm {
   const bool whole_rule_;  // the micro-kernel's store applies C's whole rule
   bool a_in_place_ = false, a_columns_in_place_ = false, b_in_place_ = false;
   int mr_ = 0, nr_ = 0;
-  int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0;
+  int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0, ws_ld_ = 0;
   int64_t a_size_ = 0, b_size_ = 0, sums_size_ = 0, ws_size_ = 0;
   PackedB *b_packs_ = nullptr;
   PackedA *a_packs_ = nullptr;
@@ -651,19 +658,6 @@ auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, const F &f) {
   return f(FloatPath{});
 }
 
-// Whether a float GEMM keeps its column-major C rather than run as C^T = B^T
-// A^T: where A is read in place and C has so few columns against k that the
-// turned product would pack B^T (k x m) for few micro-rows, storing C down its
-// columns from the workspace costs less (k >= 8 n). An NHWC convolution's
-// weights at batch 1: ResNet-50's res5 1x1 forward (49 pixels over 512 and
-// 2048 taps) 1.17-1.30x on 1 thread, res5a_1x1b 1.21x on 2; packing the
-// weights had been 40 % of res5a_1x1b's time. Its 196-pixel layers over 1024
-// taps (k = 5.2 n) came out level to 0.9x of oneDNN's ratio: turned (Intel
-// Xeon model 167).
-bool keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
-  return 8 * g.n <= g.k && gemm_reads_a_in_place(g, isa);
-}
-
 }  // namespace
 
 core::GemmArgs transposed(const core::GemmArgs &g) {
@@ -687,7 +681,8 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
   core::GemmArgs g = args;
   const bool packers = b_packer || a_packer;
   // C with column stride 1 is where the micro-kernels store fastest.
-  if (!g.is_integer() && !packers && g.cs_c != 1 && g.rs_c == 1 && !keeps_column_major_c(g, isa))
+  if (!g.is_integer() && !packers && g.cs_c != 1 && g.rs_c == 1 &&
+      !gemm_keeps_column_major_c(g, isa))
     g = transposed(g);
   if (g.k == 0) {
     // C = beta * C as in BLAS. The accumulator is zero; a zero multiplier keeps
@@ -704,6 +699,32 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
   const GemmKernelSet &set = gemm_kernel_set(isa);
   return with_path(g, set, [&](auto blocked) {
     return run_blocked<decltype(blocked)>(g, set, threads, b_packer, a_packer);
+  });
+}
+
+// Whether a float GEMM keeps its column-major C rather than run as C^T = B^T
+// A^T: where A is read in place and C has so few columns against k that the
+// turned product would pack B^T (k x m) for few micro-rows, storing C down its
+// columns from the workspace costs less (k >= 8 n). An NHWC convolution's
+// weights at batch 1: ResNet-50's res5 1x1 forward (49 pixels over 512 and
+// 2048 taps) 1.17-1.30x on 1 thread, res5a_1x1b 1.21x on 2; packing the
+// weights had been 40 % of res5a_1x1b's time. Its 196-pixel layers over 1024
+// taps (k = 5.2 n) came out level to 0.9x of oneDNN's ratio: turned (Intel
+// Xeon model 167). And where B's rows, a multiple of 4 KiB apart, are read in
+// place under at most 8 panels' rows of C: turned, B^T would be packed (its
+// columns so far apart are not read in place) for those few panels. An NCHW
+// 1x1 backward data at batch 1 over 1024 or 2048 channels (the weights B):
+// ResNet-50's res5b_1x1a 1.24x, res5a_proj 1.16x, res4b_1x1a 1.18x against its
+// col2im route (Intel Xeon model 167, 1 thread; conv2d_backward_data.cpp).
+bool gemm_keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
+  if (8 * g.n <= g.k && gemm_reads_a_in_place(g, isa)) return true;
+  const GemmKernelSet &set = gemm_kernel_set(isa);
+  return with_path(g, set, [&](auto blocked) {
+    using Path = decltype(blocked);
+    const GemmKernel<typename Path::Microkernel> &kernel = Path::kernel(set);
+    return Path::packed_b == PackedType::f32 && few_panels_of_b(g.m, kernel.blocking.nr) &&
+           rows_4k_apart(g.b.rs, int64_t{sizeof(typename Path::PackedB)}) &&
+           reads_b_in_place<Path>(g, kernel, k_block(g.k, kernel.blocking.kc, Path::k_group));
   });
 }
 

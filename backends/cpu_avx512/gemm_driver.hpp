@@ -28,6 +28,10 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
 // would be packed as B.
 bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa);
 
+// Whether gemm_strided, given no packers, runs a float GEMM with column-major C
+// (row stride 1) as it is rather than as C^T = B^T A^T (gemm_driver.cpp's rule).
+bool gemm_keeps_column_major_c(const core::GemmArgs &args, core::CpuIsa isa);
+
 // The same product as C^T = B^T A^T: m and n, A and B, C's strides swapped, the
 // bias per column where it was per row and the other way round (integer: the
 // s8 operand and the zero point change sides too, GemmArgs::s8_a).

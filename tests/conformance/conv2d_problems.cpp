@@ -53,13 +53,17 @@ constexpr Geometry kDeepGeometries[] = {
 };
 
 // 1x1 without padding, which the backward passes run straight on the GEMM
-// (NCHW backward data only from 512 output pixels: the last two): stride 1
-// and (ResNet-50's projections) 2 and 2:3 with dilation (no effect on a 1x1
-// kernel), groups, several images, channels past a panel of 32.
+// (NCHW backward data from 512 output pixels, the next two, or over 1024
+// channels a group, the last two, whose weights' rows 4 KiB apart keep the
+// GEMM's column-major C): stride 1 and (ResNet-50's projections) 2 and 2:3
+// with dilation (no effect on a 1x1 kernel), groups, several images, channels
+// past a panel of 32.
 constexpr Geometry kPointwiseGeometries[] = {
     {3, 12, 7, 9, 40, 1, 1, 1, 1, 0, 0, 1, 1, 2},  {2, 33, 9, 11, 20, 1, 1, 2, 3, 0, 0, 2, 1, 1},
     {2, 24, 10, 7, 36, 1, 1, 2, 2, 0, 0, 1, 1, 3}, {1, 70, 6, 6, 96, 1, 1, 1, 1, 0, 0, 1, 1, 1},
     {2, 10, 24, 25, 12, 1, 1, 1, 1, 0, 0, 1, 1, 2}, {1, 7, 47, 50, 9, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+    {1, 1024, 5, 7, 64, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+    {2, 2048, 14, 10, 128, 1, 1, 2, 2, 0, 0, 1, 1, 2},
 };
 
 // The edges of a blocked kernel (issue 26): channels one below and one above a

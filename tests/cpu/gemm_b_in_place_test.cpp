@@ -96,4 +96,67 @@ TEST_CASE("gemm: f32 and bf16 B read in place give the bits of B packed", "[cpu]
   }
 }
 
+// Column-major C over few rows (up to 8 panels of 32), B's rows read in place
+// a multiple of 4 KiB apart: the GEMM keeps C as it is, its product in a
+// workspace stored down C's columns (gemm_driver.cpp, gemm_keeps_column_major_c;
+// an NCHW 1x1 backward data at batch 1 over 1024 or 2048 channels), beside
+// shapes it turns around (B's rows 4 KiB + 64 bytes apart; 300 rows). A is m x
+// k column-major (a pixel-major diff_dst^T), B op(B) of an n x k column-major
+// matrix, C m x n past ldc; beta 1 adds to C's -1s. Integer data: every sum
+// exact, C's padding kept.
+TEST_CASE("gemm: a column-major C over B's rows 4 KiB apart gives the exact sums, its padding "
+          "untouched",
+          "[cpu][gemm]") {
+  struct KeptShape {
+    int64_t m, n, k, ldb;
+  };
+  const KeptShape shapes[] = {
+      {49, 1024, 300, 1024},   // kept: 32 + 17 rows, k blocks of 100
+      {196, 2048, 256, 2048},  // kept: 7 panels
+      {50, 1000, 520, 1024},   // kept, n short of ldb
+      {49, 1024, 300, 1040},   // turned: rows not 4 KiB apart
+      {300, 1024, 64, 1024},   // turned: 10 panels
+  };
+  for (const KeptShape &s : shapes) {
+    const int64_t lda = s.m + 3, ldc = s.m + 5;
+    std::vector<float> a(s.k * lda, std::nanf("")), b(s.k * s.ldb, std::nanf(""));
+    const auto a_at = [&](int64_t i, int64_t p) { return float((i * 7 + p * 3) % 9 - 4); };
+    const auto b_at = [&](int64_t p, int64_t j) { return float((p * 5 + j * 11) % 7 - 3); };
+    for (int64_t p = 0; p < s.k; ++p)
+      for (int64_t i = 0; i < s.m; ++i) a[p * lda + i] = a_at(i, p);
+    for (int64_t p = 0; p < s.k; ++p)
+      for (int64_t j = 0; j < s.n; ++j) b[p * s.ldb + j] = b_at(p, j);
+    std::vector<double> sums(s.m * s.n, 0.0);
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t p = 0; p < s.k; ++p)
+        for (int64_t j = 0; j < s.n; ++j) sums[i * s.n + j] += double(a_at(i, p)) * b_at(p, j);
+    for (const std::string &isa : cpu_tiers())
+      for (const int threads : {1, 2, 3})
+        for (const float beta : {0.0f, 1.0f}) {
+          INFO(isa << " threads " << threads << " m " << s.m << " n " << s.n << " k " << s.k
+                   << " ldb " << s.ldb << " beta " << beta);
+          const Context ctx(isa, threads);
+          dlk_gemm_desc d;
+          dlk_gemm_desc_init(&d, DLK_DTYPE_F32, DLK_DTYPE_F32, DLK_DTYPE_F32, s.m, s.n, s.k);
+          d.layout = DLK_COL_MAJOR;
+          d.trans_b = DLK_TRANSPOSE;
+          d.lda = lda, d.ldb = s.ldb, d.ldc = ldc;
+          d.beta = beta;
+          Buffer<float> da(ctx, a), db(ctx, b);
+          Buffer<float> dc(ctx, std::vector<float>(s.n * ldc, -1.0f));
+          REQUIRE(dlk_gemm(ctx.get(), &d, da.data(), db.data(), dc.data()) ==
+                  DLK_STATUS_SUCCESS);
+          const std::vector<float> c = dc.values();
+          int64_t differ = 0;
+          for (int64_t j = 0; j < s.n; ++j)
+            for (int64_t i = 0; i < ldc; ++i) {
+              const double want =
+                  i < s.m ? sums[i * s.n + j] - (beta == 0.0f ? 0.0 : 1.0) : -1.0;
+              differ += static_cast<double>(c[j * ldc + i]) != want;
+            }
+          CHECK(differ == 0);
+        }
+  }
+}
+
 }  // namespace dlk::cpu_test
