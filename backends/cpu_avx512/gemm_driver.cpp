@@ -95,7 +95,7 @@ struct FloatPath {
     const float *bias = epilogue ? g.bias : nullptr;
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), alpha, beta,
             bias && g.bias_per_row ? bias + spot.i0 : nullptr,
-            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0, 0,
+            bias && !g.bias_per_row ? bias + spot.j0 : nullptr, epilogue && g.relu, 0, 0, 0, 0,
             nullptr, 0, nullptr, 0};
   }
   static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
@@ -229,6 +229,20 @@ int64_t k_block(int64_t k, int64_t max_kc, int64_t k_group) {
 // 132-144); at KC 192 both ran 128-135. A k of 256 (98-196 x 1024 x 256, 4
 // KiB) ran 0.94-0.97x in two blocks of 128: its C tile loaded and stored twice.
 constexpr int64_t kAliasedBKc = 128;
+
+// f32 B read in place whose k rows span more than this (k x its row stride)
+// has its rows fetched into L2 kFarPrefetchSteps k steps ahead too
+// (F32Tile::b_far; rows a multiple of 4 KiB apart excepted, which it slowed):
+// the first micro-row of C over a panel waits on every row from L3 otherwise,
+// rows far apart, which the hardware prefetcher does not follow. Intel Xeon
+// model 167, 1 thread, dlk_gemm with A transposed (the weights of res5's
+// backward data as B): 49 x 4608 x 512 111-124 -> 159-160 GFLOP/s, 49 x 512 x
+// 2048 126-129 -> 154 (32 and 48 steps ahead: 151-159); NCHW res5a_3x3's
+// backward data, B 252 columns of the 4608, 1.08x. A B in L2 (64 x 3136 x 64,
+// 256 x 196 x 256) lost 3-8 % to the extra prefetches, res2a_1x1a's NCHW
+// forward (src, 800 KB, as B) 0.97x.
+constexpr int64_t kFarPrefetchBBytes = int64_t{1} << 20;
+constexpr int64_t kFarPrefetchSteps = 16;
 
 // Whether n columns make so few micro-panels of B (nr wide), up to 8, that A
 // is read in place at any size.
@@ -383,9 +397,12 @@ class BlockedGemm {
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
     kc_ = k_block(g.k, blk.kc, Path::k_group);
     b_in_place_ = !b_packer && reads_b_in_place<Path>(g, kernel_, kc_);
-    if (b_in_place_ && Path::packed_b == PackedType::f32 && kc_ > 2 * kAliasedBKc &&
-        rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)}))
+    const bool aliased_b = rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)});
+    if (b_in_place_ && Path::packed_b == PackedType::f32 && kc_ > 2 * kAliasedBKc && aliased_b)
       kc_ = k_block(g.k, kAliasedBKc, Path::k_group);
+    if (b_in_place_ && Path::packed_b == PackedType::f32 && !aliased_b &&
+        g.b.rs > kFarPrefetchBBytes / int64_t{sizeof(PackedB)} / g.k)
+      b_far_ = kFarPrefetchSteps * g.b.rs;
     int64_t nc_max = blk.nc;
     // A B converted while packing (bf16 widened to f32, f16) under a single row
     // block is read only by that block's few micro-rows: packed NC wide (up to
@@ -544,6 +561,7 @@ class BlockedGemm {
                   b = static_cast<const PackedB *>(g_.b.ptr) + batch * g_.b.batch_stride +
                       p0 * g_.b.rs + j0 + jr;
                   tile.b_rs = g_.b.rs;
+                  tile.b_far = b_far_;
                 }
               }
               if constexpr (std::is_same_v<decltype(tile), kernels::F32Tile>) {
@@ -596,6 +614,7 @@ class BlockedGemm {
   const bool rounds_in_tile_;  // the last k block's store rounds into bf16 C
   const bool whole_rule_;  // the micro-kernel's store applies C's whole rule
   bool a_in_place_ = false, a_columns_in_place_ = false, b_in_place_ = false;
+  int64_t b_far_ = 0;  // F32Tile::b_far
   int mr_ = 0, nr_ = 0;
   int64_t mc_ = 0, kc_ = 0, nc_ = 0, k_blocks_ = 0, ws_ld_ = 0;
   int64_t a_size_ = 0, b_size_ = 0, sums_size_ = 0, ws_size_ = 0;

@@ -21,16 +21,21 @@ enum class ASource { packed, rows, columns };
 // columns. Whole rows load unmasked: GCC moved the mask into a k register
 // every k step, a uop on port 5, which Intel's cores share with the FMAs.
 enum class BSource { packed, rows, rows_masked };
+// Whether a B in place has its rows prefetched into L2 tile.b_far ahead too: a
+// template argument, as a test of tile.b_far every k step slowed the loop that
+// does not prefetch by a tenth (Intel).
+enum class BFar { no, yes };
 
 // acc += R rows x V vectors of the MR x NR panels (acc may hold more vectors,
 // V the first); A from `A`, B from `B`.
-template <int R, int V, ASource A, BSource B, int W>
+template <int R, int V, ASource A, BSource B, BFar Far = BFar::no, int W>
 __attribute__((always_inline)) inline void add_tile(int64_t kc, const float *__restrict a,
                                                     const float *__restrict b,
                                                     const F32Tile &tile, __m512 (&acc)[R][W]) {
   constexpr bool BInPlace = B != BSource::packed;
   const int64_t a_step = A == ASource::packed ? MR : A == ASource::rows ? 1 : tile.a_cs;
   const int64_t b_step = BInPlace ? tile.b_rs : NR;
+  const int64_t b_far = tile.b_far;
   const __mmask16 b_last =
       B == BSource::rows_masked ? first_lanes(tile.cols - 16 * (V - 1)) : __mmask16(0xFFFF);
   for (int64_t p = 0; p < kc; ++p) {
@@ -41,8 +46,13 @@ __attribute__((always_inline)) inline void add_tile(int64_t kc, const float *__r
     // B streams from L2: fetch eight k steps ahead (a packed row is one line
     // ahead of the next; a row in place may span two lines of its own).
     _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step), _MM_HINT_T0);
-    if (BInPlace)
+    if (BInPlace) {
       _mm_prefetch(reinterpret_cast<const char *>(b + 8 * b_step + NR - 1), _MM_HINT_T0);
+      if (Far == BFar::yes) {
+        _mm_prefetch(reinterpret_cast<const char *>(b + b_far), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char *>(b + b_far + NR - 1), _MM_HINT_T1);
+      }
+    }
     // So do A's columns in place, a line or two a k step, rows apart.
     if (A == ASource::columns) {
       _mm_prefetch(reinterpret_cast<const char *>(a + 8 * a_step), _MM_HINT_T0);
@@ -58,11 +68,11 @@ __attribute__((always_inline)) inline void add_tile(int64_t kc, const float *__r
   }
 }
 
-template <int R, int V, ASource A, BSource B>
+template <int R, int V, ASource A, BSource B, BFar Far = BFar::no>
 void run_tile(int64_t kc, const float *__restrict a, const float *__restrict b,
               const F32Tile &tile) {
   run_tile_from_zero<R, V>(tile, [&](__m512(&acc)[R][V]) __attribute__((always_inline)) {
-    add_tile<R, V, A, B>(kc, a, b, tile, acc);
+    add_tile<R, V, A, B, Far>(kc, a, b, tile, acc);
   });
 }
 
@@ -88,8 +98,12 @@ void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *_
       constexpr ASource A = decltype(a_source)::value;
       if (tile.b_rs == 0)
         run_tile<R, V, A, BSource::packed>(kc, a, b, tile);
+      else if (tile.cols == 16 * V && tile.b_far != 0)
+        run_tile<R, V, A, BSource::rows, BFar::yes>(kc, a, b, tile);
       else if (tile.cols == 16 * V)
         run_tile<R, V, A, BSource::rows>(kc, a, b, tile);
+      else if (tile.b_far != 0)
+        run_tile<R, V, A, BSource::rows_masked, BFar::yes>(kc, a, b, tile);
       else
         run_tile<R, V, A, BSource::rows_masked>(kc, a, b, tile);
     };

@@ -44,6 +44,9 @@ struct F32Tile {
   // columns 0 .. cols - 1 only (a row may end there); only kernels whose
   // GemmKernel says reads_b_in_place are given this.
   int64_t b_rs;
+  // 0, or (B in place) the elements ahead of each k step's row whose lines the
+  // kernel also prefetches into L2 (a whole number of rows ahead).
+  int64_t b_far;
   // Null, or the tile's values (c read where beta != 0, never written) go to
   // bf16 rows instead, rounded to nearest even (NaN kept quiet):
   // bf16[i * bf16_ld + j]; only kernels whose GemmKernel says stores_bf16 are
