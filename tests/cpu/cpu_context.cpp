@@ -31,6 +31,15 @@ Context::Context(const std::string &isa, int threads) {
 
 Context::~Context() { dlk_context_destroy(ctx_); }
 
+std::vector<float> column_major_gemm(const Context &ctx, const dlk_gemm_desc &d,
+                                     const std::vector<float> &a, const std::vector<float> &b) {
+  Buffer<float> da(ctx, a), db(ctx, b);
+  Buffer<float> dc(ctx, std::vector<float>(static_cast<size_t>(d.n * d.ldc), -1.0f));
+  if (dlk_gemm(ctx.get(), &d, da.data(), db.data(), dc.data()) != DLK_STATUS_SUCCESS)
+    throw std::runtime_error(dlk_last_error());
+  return dc.values();
+}
+
 std::string implementation(const Context &ctx) {
   dlk_op_record record;
   if (dlk_context_last_op(ctx.get(), &record) != DLK_STATUS_SUCCESS)

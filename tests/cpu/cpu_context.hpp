@@ -51,6 +51,11 @@ class Buffer {
   void *ptr_ = nullptr;
 };
 
+// C after dlk_gemm(d) on f32 a and b, C f32 column-major (d.n columns of d.ldc
+// elements) starting as -1s, so that a store past C's rows shows.
+std::vector<float> column_major_gemm(const Context &ctx, const dlk_gemm_desc &d,
+                                     const std::vector<float> &a, const std::vector<float> &b);
+
 // The implementation the context's last op ran (dlk_context_last_op).
 std::string implementation(const Context &ctx);
 
