@@ -68,6 +68,14 @@ constexpr int64_t kTapMajorBelowK = 32;
 // the band and col2im that reads it.
 constexpr int64_t kChunkTaps = 256;
 constexpr int64_t kColBytes = int64_t{512} << 10;
+// f32 up to this many output pixels, whose GEMM reads the weights in place as
+// B (gemm_driver.cpp, reads_b_in_place: no B kept in L2 to bound), fills a
+// chunk's col up to kColBytes instead: fewer chunks, fewer packings of the same
+// diff_dst^T as A. Intel Xeon model 167, 1 thread, batch 1, NCHW, 49 pixels:
+// res5b_3x3 1.05-1.07x (0.65-0.66 -> 0.70-0.71x oneDNN-any), res5a_1x1b
+// 1.05-1.06x, res5a_3x3 1.01-1.05x (0.80 -> 0.85x); 196 pixels (B packed) lost
+// 0.92-0.99x so, and bf16 (widened into a packed B here) 0.82-0.96x.
+constexpr int64_t kMaxPixelsForLongChunks = 128;
 
 // How the work is split: `outer` threads take items (an image and group)
 // whole, or `inner` threads take the parts of one item: NCHW its channel
@@ -103,7 +111,12 @@ DataPlan plan_data(const ConvShape &s, bool in_place, int threads) {
   // VGG-16 conv1_2 1.51-1.85x, res3b 1.03-1.10x, res4b 1.03-1.14x, but res5b,
   // 7 rows, 0.60-0.65x).
   const int64_t unit = 32 / std::gcd<int64_t>(khw, 32);
-  const int64_t per_chunk = std::max<int64_t>(1, kChunkTaps / (unit * khw)) * unit;
+  const int64_t out_pixels = s.oh * s.ow;
+  const int64_t chunk_taps =
+      in_place && out_pixels > 0 && out_pixels <= kMaxPixelsForLongChunks
+          ? std::max<int64_t>(kChunkTaps, kColBytes / int64_t{sizeof(float)} / out_pixels)
+          : kChunkTaps;
+  const int64_t per_chunk = std::max<int64_t>(1, chunk_taps / (unit * khw)) * unit;
   p.chunks = s.nhwc ? 1 : (s.cg + per_chunk - 1) / per_chunk;
   if (!s.nhwc) p.chunks = std::min(s.cg, (p.chunks + p.inner - 1) / p.inner * p.inner);
   p.chunk_taps = (s.cg + p.chunks - 1) / p.chunks * khw;
