@@ -29,10 +29,13 @@ constexpr Geometry kGeometries[] = {
     // At least 32 output channels per group (backward data's pixel-major
     // column matrix), rows of more than 32 pixels, more than 128 taps (col2im's
     // blocks), strides 1 to 3, dilation, padding past the kernel's reach;
-    // channels in several chunks of 32 (backward data splits them).
+    // channels in several chunks of 32 (backward data splits them), and in
+    // several long chunks at 128 output pixels (kMaxPixelsForLongChunks; groups
+    // keep it off the direct kernels).
     {1, 5, 4, 70, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {1, 16, 5, 75, 40, 3, 5, 2, 2, 2, 3, 1, 1, 1},
     {2, 6, 7, 40, 36, 3, 3, 3, 3, 1, 1, 2, 2, 1}, {1, 8, 5, 34, 64, 3, 3, 1, 2, 1, 1, 1, 1, 2},
     {1, 4, 3, 36, 32, 2, 2, 1, 1, 3, 3, 1, 1, 1}, {1, 70, 4, 34, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {1, 200, 8, 16, 80, 3, 3, 1, 1, 1, 1, 1, 1, 2},
 };
 
 // Depthwise rows and channel counts past the direct kernel's vector blocks
