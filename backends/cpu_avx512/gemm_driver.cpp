@@ -397,12 +397,13 @@ class BlockedGemm {
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
     kc_ = k_block(g.k, blk.kc, Path::k_group);
     b_in_place_ = !b_packer && reads_b_in_place<Path>(g, kernel_, kc_);
-    const bool aliased_b = rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)});
-    if (b_in_place_ && Path::packed_b == PackedType::f32 && kc_ > 2 * kAliasedBKc && aliased_b)
-      kc_ = k_block(g.k, kAliasedBKc, Path::k_group);
-    if (b_in_place_ && Path::packed_b == PackedType::f32 && !aliased_b &&
-        g.b.rs > kFarPrefetchBBytes / int64_t{sizeof(PackedB)} / g.k)
-      b_far_ = kFarPrefetchSteps * g.b.rs;
+    if (b_in_place_ && Path::packed_b == PackedType::f32) {
+      if (rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)})) {
+        if (kc_ > 2 * kAliasedBKc) kc_ = k_block(g.k, kAliasedBKc, Path::k_group);
+      } else if (g.b.rs > kFarPrefetchBBytes / int64_t{sizeof(PackedB)} / g.k) {
+        b_far_ = kFarPrefetchSteps * g.b.rs;
+      }
+    }
     int64_t nc_max = blk.nc;
     // A B converted while packing (bf16 widened to f32, f16) under a single row
     // block is read only by that block's few micro-rows: packed NC wide (up to
@@ -730,8 +731,9 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
 // weights had been 40 % of res5a_1x1b's time. Its 196-pixel layers over 1024
 // taps (k = 5.2 n) came out level to 0.9x of oneDNN's ratio: turned (Intel
 // Xeon model 167). And where B's rows, a multiple of 4 KiB apart, are read in
-// place under at most 8 panels' rows of C: turned, B^T would be packed (its
-// columns so far apart are not read in place) for those few panels. An NCHW
+// place (under at most kMaxRowsForAliasedB rows of C, 8 panels of the turned
+// product): turned, B^T would be packed (its columns so far apart are not read
+// in place) for those few panels. An NCHW
 // 1x1 backward data at batch 1 over 1024 or 2048 channels (the weights B):
 // ResNet-50's res5b_1x1a 1.24x, res5a_proj 1.16x, res4b_1x1a 1.18x against its
 // col2im route (Intel Xeon model 167, 1 thread; conv2d_backward_data.cpp).
@@ -741,7 +743,7 @@ bool gemm_keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
   return with_path(g, set, [&](auto blocked) {
     using Path = decltype(blocked);
     const GemmKernel<typename Path::Microkernel> &kernel = Path::kernel(set);
-    return Path::packed_b == PackedType::f32 && few_panels_of_b(g.m, kernel.blocking.nr) &&
+    return Path::packed_b == PackedType::f32 &&
            rows_4k_apart(g.b.rs, int64_t{sizeof(typename Path::PackedB)}) &&
            reads_b_in_place<Path>(g, kernel, k_block(g.k, kernel.blocking.kc, Path::k_group));
   });

@@ -96,16 +96,17 @@ void gemm_f32_avx512_14x32(int64_t kc, const float *__restrict a, const float *_
     const auto run = [&](auto a_source) {
       constexpr int R = decltype(r)::value, V = decltype(v)::value;
       constexpr ASource A = decltype(a_source)::value;
+      const auto run_in_place = [&](auto b_source) {
+        constexpr BSource B = decltype(b_source)::value;
+        if (tile.b_far != 0) run_tile<R, V, A, B, BFar::yes>(kc, a, b, tile);
+        else run_tile<R, V, A, B>(kc, a, b, tile);
+      };
       if (tile.b_rs == 0)
         run_tile<R, V, A, BSource::packed>(kc, a, b, tile);
-      else if (tile.cols == 16 * V && tile.b_far != 0)
-        run_tile<R, V, A, BSource::rows, BFar::yes>(kc, a, b, tile);
       else if (tile.cols == 16 * V)
-        run_tile<R, V, A, BSource::rows>(kc, a, b, tile);
-      else if (tile.b_far != 0)
-        run_tile<R, V, A, BSource::rows_masked, BFar::yes>(kc, a, b, tile);
+        run_in_place(std::integral_constant<BSource, BSource::rows>{});
       else
-        run_tile<R, V, A, BSource::rows_masked>(kc, a, b, tile);
+        run_in_place(std::integral_constant<BSource, BSource::rows_masked>{});
     };
     if (tile.a_rs != 0)
       run(std::integral_constant<ASource, ASource::rows>{});
