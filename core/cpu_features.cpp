@@ -1,6 +1,8 @@
 #include "core/cpu_features.hpp"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -14,6 +16,13 @@ uint64_t xgetbv0() {
   uint32_t eax, edx;
   __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
   return (static_cast<uint64_t>(edx) << 32) | eax;
+}
+
+// Asks Linux for the AMX tile data state (arch_prctl ARCH_REQ_XCOMP_PERM for
+// XFEATURE_XTILEDATA, Linux 5.16 on); a tile instruction without it faults.
+bool os_grants_amx_tiles() {
+  constexpr int kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
 }
 
 std::string brand_string() {
@@ -81,6 +90,14 @@ CpuFeatures detect() {
   f.avx512vl = f.avx512f && ((b >> 31) & 1u);
   f.avx512_vnni = f.avx512f && ((c >> 11) & 1u);
   f.avx512_fp16 = f.avx512f && ((d >> 23) & 1u);
+  // XCR0 bits 17 and 18: the OS saves the tile configuration and data.
+  const bool os_tiles = (xcr0 & 0x60000u) == 0x60000u;
+  const bool amx_tile = os_tiles && ((d >> 24) & 1u);
+  // dlk's AMX kernels store their tiles with AVX-512.
+  if (amx_tile && f.avx512bw && (((d >> 22) & 1u) || ((d >> 25) & 1u)) && os_grants_amx_tiles()) {
+    f.amx_bf16 = (d >> 22) & 1u;
+    f.amx_int8 = (d >> 25) & 1u;
+  }
   unsigned a1, b1, c1, d1;
   if (__get_cpuid_count(7, 1, &a1, &b1, &c1, &d1) != 0) f.avx512_bf16 = f.avx512f && ((a1 >> 5) & 1u);
   return f;

@@ -112,6 +112,8 @@ core::GemmArgs channels_as_rows(const core::Conv2dArgs &a, const ConvShape &s, i
 // docs/cpu_conv_pool.md).
 bool pixels_as_rows(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa isa) {
   if (s.nhwc || is_pointwise(s)) return false;
+  // The A packer writes k-pairs, not the AMX kernel's rows.
+  if (bf16_lowers_to_amx_gemm(a, isa)) return false;
   const GemmBlocking &b = gemm_kernel_set(isa).f32.blocking;
   const int64_t l2_floats = 2 * (b.mc + b.mr) * b.kc;
   return s.kg * std::min(s.taps(), b.kc) <= l2_floats &&
@@ -243,6 +245,7 @@ struct ForwardChoice {
 ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                              bool prepacked) {
   if (isa != core::CpuIsa::avx512) return {ForwardKernel::gemm, {}};
+  if (bf16_lowers_to_amx_gemm(args, isa)) return {ForwardKernel::gemm, {}};
   if (kernels::conv2d_direct_rows_forward_applies(args)) return {ForwardKernel::direct_rows, {}};
   if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
     ForwardChoice choice{ForwardKernel::direct_rows_nhwc, DirectRowsNhwc(args, threads)};

@@ -6,6 +6,11 @@
 #include "backends/cpu_avx512/gemm_driver.hpp"
 
 namespace dlk::cpu {
+
+bool bf16_lowers_to_amx_gemm(const core::Conv2dArgs &args, core::CpuIsa isa) {
+  return args.desc.src_type == DLK_DTYPE_BF16 && gemm_runs_bf16_on_amx(isa) &&
+         args.desc.c / args.desc.groups >= 16;
+}
 ConvShape::ConvShape(const core::Conv2dArgs &a)
     : n(a.desc.n), c(a.desc.c), h(a.desc.h), w(a.desc.w), k(a.desc.k), kh(a.desc.kh),
       kw(a.desc.kw), stride_h(a.desc.stride_h), stride_w(a.desc.stride_w), pad_h(a.desc.pad_h),

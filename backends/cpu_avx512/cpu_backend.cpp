@@ -24,10 +24,14 @@ core::DeviceInfo CpuBackend::info() const {
   d.isa = core::cpu_isa_name(config_.cpu_isa);
   const double per_cycle_f32 = fp32_flops_per_cycle(f, config_.cpu_isa);
   // vdpbf16ps does two f32 multiply-adds per lane, vpdpbusd four int8 ones
-  // (vpmaddwd on AVX2: two); bf16 runs vdpbf16ps only where it outpaces the FMAs.
-  const double bf16_factor =
-      config_.cpu_isa == core::CpuIsa::avx512 && bf16_dot_outpaces_fma(f) ? 2 : 1;
-  const double int8_factor = config_.cpu_isa == core::CpuIsa::avx512 && f.avx512_vnni ? 4
+  // (vpmaddwd on AVX2: two); bf16 runs vdpbf16ps only where it outpaces the FMAs,
+  // and AMX tiles where the CPU has them (tdpbf16ps: 1024 FLOP a cycle, 16 times
+  // two 512-bit FMA pipes).
+  const bool avx512 = config_.cpu_isa == core::CpuIsa::avx512;
+  const double bf16_factor = gemm_runs_bf16_on_amx(config_.cpu_isa)        ? 16
+                             : avx512 && bf16_dot_outpaces_fma(f) ? 2
+                                                                   : 1;
+  const double int8_factor = avx512 && f.avx512_vnni ? 4
                              : config_.cpu_isa != core::CpuIsa::scalar             ? 2
                                                                                    : 1;
   const double cycles = f.nominal_hz * config_.num_threads;

@@ -122,6 +122,19 @@ struct Bf16Path : FloatPath {
   }
 };
 
+// bf16 x bf16 on AMX: B as Bf16Path's k-pairs (tdpbf16ps's B tile is 16 of
+// their rows), A by rows (a tile row is 32 k of one row of A): read in place,
+// or packed as a row-major copy of the block (bf16_rows), which the kernel
+// reads as it reads A in place.
+struct AmxBf16Path : Bf16Path {
+  static constexpr PackedType packed_a = PackedType::bf16_rows;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.bf16_amx; }
+  static void pack_a(const kernels::GemmPackKernels &, const PanelSource &s, int64_t count,
+                     int64_t kc, int, uint16_t *out) {
+    pack_bf16_rows(s, count, kc, out);
+  }
+};
+
 // int8: A as u8 (s8 shifted by 128), B as s8, in k-quads; A's zero point (in
 // u8 terms) enters through B's column sums, computed after packing each panel.
 struct IntegerPath {
@@ -287,6 +300,7 @@ bool reads_a_in_place(const core::GemmArgs &g,
   const int64_t elem = int64_t{sizeof(typename Path::PackedA)};
   if constexpr (Path::row_sums)
     if (Path::b_zero(g) != 0) return false;  // the row sums come from packing A
+  if (Path::packed_a == PackedType::bf16_rows && rows_4k_apart(g.a.rs, elem)) return false;
   return kernel.reads_a_in_place && g.a.dtype == Path::packed_a_dtype && g.a.cs == 1 &&
          g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 && g.a.rs > 0 &&
          (g.a.rs <= kMaxBytes / elem / g.m ||
@@ -395,7 +409,8 @@ class BlockedGemm {
     // The largest row block; a thread's share of the rows is cut into blocks of
     // equal size up to this (run_entry).
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
-    kc_ = k_block(g.k, blk.kc, Path::k_group);
+    // AMX: k blocks of whole tile steps (32 k), no tail copied in each.
+    kc_ = k_block(g.k, blk.kc, Path::packed_a == PackedType::bf16_rows ? 32 : Path::k_group);
     b_in_place_ = !b_packer && reads_b_in_place<Path>(g, kernel_, kc_);
     if (b_in_place_ && Path::packed_b == PackedType::f32) {
       if (rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)})) {
@@ -540,6 +555,7 @@ class BlockedGemm {
               auto tile = Path::tile(g_, whole_rule_, first, last, spot, tile_c, ldc,
                                      sums + q * nr_, sums + ir);
               const PackedA *a = a_pack + ir * kcp;
+              if (Path::packed_a == PackedType::bf16_rows) tile.a_rs = kcp;
               if (a_in_place_) {
                 a = static_cast<const PackedA *>(g_.a.ptr) + batch * g_.a.batch_stride +
                     (i0 + ir) * g_.a.rs + p0;
@@ -668,13 +684,15 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
 }
 
 // f(Path{}) for the blocked loops' path of g: int8 (u8 A x s8 B, or s8 A x u8
-// B, which only a tier with that kernel is given), bf16 x bf16 where the tier
-// has a bf16 kernel, else f32.
+// B, which only a tier with that kernel is given), bf16 x bf16 on AMX where
+// the CPU has it and A is not a caller's packer's (those write k-pairs), else
+// where the tier has a bf16 kernel, else f32.
 template <class F>
-auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, const F &f) {
+auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, bool a_packer, const F &f) {
   if (g.is_integer()) return g.s8_a ? f(IntegerS8APath{}) : f(IntegerPath{});
-  if (g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16 && set.bf16_pairs.run)
-    return f(Bf16Path{});
+  const bool bf16 = g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16;
+  if (bf16 && set.bf16_amx.run && !a_packer) return f(AmxBf16Path{});
+  if (bf16 && set.bf16_pairs.run) return f(Bf16Path{});
   return f(FloatPath{});
 }
 
@@ -717,7 +735,7 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
     if (const char *gemv = gemm_gemv(g, isa, threads, path)) return gemv;
   }
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  return with_path(g, set, [&](auto blocked) {
+  return with_path(g, set, a_packer != nullptr, [&](auto blocked) {
     return run_blocked<decltype(blocked)>(g, set, threads, b_packer, a_packer);
   });
 }
@@ -740,7 +758,7 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
 bool gemm_keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
   if (8 * g.n <= g.k && gemm_reads_a_in_place(g, isa)) return true;
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  return with_path(g, set, [&](auto blocked) {
+  return with_path(g, set, false, [&](auto blocked) {
     using Path = decltype(blocked);
     const GemmKernel<typename Path::Microkernel> &kernel = Path::kernel(set);
     return Path::packed_b == PackedType::f32 &&
@@ -749,9 +767,11 @@ bool gemm_keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
   });
 }
 
+bool gemm_runs_bf16_on_amx(core::CpuIsa isa) { return gemm_kernel_set(isa).bf16_amx.run; }
+
 bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa) {
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  return with_path(args, set, [&](auto blocked) {
+  return with_path(args, set, false, [&](auto blocked) {
     using Path = decltype(blocked);
     return reads_a_in_place<Path>(args, Path::kernel(set));
   });

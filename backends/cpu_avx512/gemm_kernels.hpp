@@ -39,6 +39,9 @@ struct GemmKernelSet {
   // s8 A x u8 B (GemmArgs::s8_a); run is null where the tier has none.
   GemmKernel<kernels::GemmS8U8Microkernel> s8u8;
   GemmKernel<kernels::GemmBf16Microkernel> bf16_pairs;  // run is null where the tier has none
+  // bf16 x bf16 on AMX tiles, A by rows (gemm_bf16_amx_32x32); run is null
+  // where the CPU has no AMX-BF16. Where it has, bf16 GEMM runs it.
+  GemmKernel<kernels::GemmBf16Microkernel> bf16_amx;
   kernels::GemmPackKernels pack;
   // s32/f32/s8/u8 C from the s32 accumulator; null: store_s32_tile's scalar rule.
   kernels::S32TileStoreKernel store_s32 = nullptr;

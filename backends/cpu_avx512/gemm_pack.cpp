@@ -162,6 +162,21 @@ void pack_bf16_pair_panels(const kernels::GemmPackKernels &kernels, const PanelS
   pack_group_panels<uint16_t, 2>(src, count, kc, width, out, [](uint16_t v) { return v; });
 }
 
+void pack_bf16_rows(const PanelSource &src, int64_t count, int64_t kc, uint16_t *out) {
+  const auto *base = static_cast<const uint16_t *>(src.ptr);
+  const int64_t ld = (kc + 1) / 2 * 2;
+  for (int64_t t = 0; t < count; ++t) {
+    const uint16_t *row = base + t * src.outer_stride;
+    uint16_t *o = out + t * ld;
+    if (src.inner_stride == 1) {
+      std::copy(row, row + kc, o);
+    } else {
+      for (int64_t p = 0; p < kc; ++p) o[p] = row[p * src.inner_stride];
+    }
+    std::fill(o + kc, o + ld, uint16_t{0});
+  }
+}
+
 void BPanelPacker::pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                                const PackedPanel &first, int64_t count) const {
   const int64_t group = first.type == PackedType::bf16_pairs ? 2

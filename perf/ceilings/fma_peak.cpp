@@ -60,6 +60,15 @@ std::vector<PeakLoop> peak_loops(const CpuIdentity &cpu) {
                      kernels::kDpbusdAvx512OpsPerIteration,
                      [](std::int64_t n) { return double(kernels::dpbusd_loop_avx512(n)); },
                      t.int8_avx512});
+  // dlk's avx512 tier runs bf16 (and int8) GEMM on AMX tiles where the CPU has them.
+  if (cpu.avx512f && cpu.amx_bf16)
+    loops.push_back({"bf16", SimdIsa::avx512, "AMX tdpbf16ps, 4 accumulator tiles",
+                     kernels::kTdpbf16AmxFlopsPerIteration,
+                     [](std::int64_t n) { return double(kernels::tdpbf16_loop_amx(n)); }, 0});
+  if (cpu.avx512f && cpu.amx_int8)
+    loops.push_back({"int8", SimdIsa::avx512, "AMX tdpbusd, 4 accumulator tiles",
+                     kernels::kTdpbusdAmxOpsPerIteration,
+                     [](std::int64_t n) { return double(kernels::tdpbusd_loop_amx(n)); }, 0});
   return loops;
 }
 

@@ -30,6 +30,14 @@ float dpbf16_loop_avx512(std::int64_t iterations);
 constexpr double kDpbusdAvx512OpsPerIteration = 16 * 16 * 8;
 std::int32_t dpbusd_loop_avx512(std::int64_t iterations);
 
+// AMX: tdpbf16ps into four 16 x 16 f32 tiles from four 16 x 32 bf16 tiles
+// (16 x 16 x 32 products + adds each), nothing loaded in the loop.
+constexpr double kTdpbf16AmxFlopsPerIteration = 4 * 16 * 16 * 32 * 2;
+float tdpbf16_loop_amx(std::int64_t iterations);
+// AMX: tdpbusd likewise (16 x 16 x 64 u8 x s8 products + adds each).
+constexpr double kTdpbusdAmxOpsPerIteration = 4 * 16 * 16 * 64 * 2;
+std::int32_t tdpbusd_loop_amx(std::int64_t iterations);
+
 // 16 dependent integer adds per iteration (one cycle each): the core clock is
 // 16 * iterations / seconds.
 constexpr double kAddChainCyclesPerIteration = 16;

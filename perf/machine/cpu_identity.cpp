@@ -1,6 +1,8 @@
 #include "perf/machine/cpu_identity.hpp"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -61,6 +63,12 @@ CpuIdentity detect() {
   cpu.avx512vl = cpu.avx512f && ((b >> 31) & 1u);
   cpu.avx512_vnni = cpu.avx512f && ((c >> 11) & 1u);
   cpu.avx512_fp16 = cpu.avx512f && ((d >> 23) & 1u);
+  // XCR0 bits 17-18: tile state; arch_prctl(ARCH_REQ_XCOMP_PERM, XTILEDATA).
+  const bool os_tiles = (xcr0 & 0x60000u) == 0x60000u && ((d >> 24) & 1u);
+  if (os_tiles && syscall(SYS_arch_prctl, 0x1023, 18) == 0) {
+    cpu.amx_bf16 = (d >> 22) & 1u;
+    cpu.amx_int8 = (d >> 25) & 1u;
+  }
   unsigned a1, b1, c1, d1;
   if (__get_cpuid_count(7, 1, &a1, &b1, &c1, &d1) != 0) {
     cpu.avx_vnni = os_ymm && ((a1 >> 4) & 1u);
@@ -87,6 +95,8 @@ std::string CpuIdentity::isa_text() const {
   add(avx512_vnni, "avx512_vnni");
   add(avx512_bf16, "avx512_bf16");
   add(avx512_fp16, "avx512_fp16");
+  add(amx_bf16, "amx_bf16");
+  add(amx_int8, "amx_int8");
   return out.empty() ? "baseline x86-64" : out;
 }
 

@@ -18,6 +18,9 @@ struct CpuIdentity {
   bool avx512f = false, avx512bw = false, avx512vl = false;
   bool avx512_vnni = false, avx512_bf16 = false, avx512_fp16 = false;
   bool avx_vnni = false;  // the VEX form of vpdpbusd (Zen 4 lacks it)
+  // AMX tiles with bf16 / int8 products, and Linux's leave to use them (asked
+  // for here: the peak loops run them).
+  bool amx_bf16 = false, amx_int8 = false;
 
   // "avx512f avx512bw ... " of the extensions above that are present, in that order.
   std::string isa_text() const;

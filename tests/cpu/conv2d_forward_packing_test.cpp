@@ -536,6 +536,10 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
                              channel_lanes_rule(tier, paired, p.oh, p.ow);
           const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);
+          if (lowers_bf16_to_amx(tier, type, d.c, d.groups)) {
+            CHECK(name.find("gemm_bf16_amx") != std::string::npos);
+            continue;
+          }
           const std::string widened = std::string("avx512:conv2d_wide_rows_") +
                                       dlk_dtype_name(type) + "_as_f32";
           CHECK((name == (nchw ? "avx512:conv2d_channel_lanes_bf16"

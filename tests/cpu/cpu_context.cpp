@@ -1,5 +1,6 @@
 #include "tests/cpu/cpu_context.hpp"
 
+#include <map>
 #include <stdexcept>
 
 namespace dlk::cpu_test {
@@ -45,6 +46,24 @@ std::string implementation(const Context &ctx) {
   if (dlk_context_last_op(ctx.get(), &record) != DLK_STATUS_SUCCESS)
     throw std::runtime_error(dlk_last_error());
   return record.implementation;
+}
+
+bool runs_bf16_on_amx(const std::string &isa) {
+  static std::map<std::string, bool> known;
+  if (const auto it = known.find(isa); it != known.end()) return it->second;
+  const Context ctx(isa, 1);
+  dlk_gemm_desc d;
+  dlk_gemm_desc_init(&d, DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_F32, 32, 32, 32);
+  const std::vector<uint16_t> zeros(32 * 32, 0);
+  Buffer<uint16_t> a(ctx, zeros), b(ctx, zeros);
+  Buffer<float> c(ctx, std::vector<float>(32 * 32, 0.0f));
+  if (dlk_gemm(ctx.get(), &d, a.data(), b.data(), c.data()) != DLK_STATUS_SUCCESS)
+    throw std::runtime_error(dlk_last_error());
+  return known[isa] = implementation(ctx).find("amx") != std::string::npos;
+}
+
+bool lowers_bf16_to_amx(const std::string &isa, dlk_dtype type, int64_t c, int64_t groups) {
+  return type == DLK_DTYPE_BF16 && c / groups >= 16 && runs_bf16_on_amx(isa);
 }
 
 std::vector<int> random_ints(size_t count, int lo, int hi, std::mt19937 &rng) {

@@ -138,6 +138,12 @@ void gemm_f32_avx512_14x32(int64_t kc, const float *a, const float *b, const F32
 void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *a, const uint16_t *b,
                                 const F32Tile &tile);
 
+// AMX-BF16 kernel for bf16 x bf16: a 32 x 32 tile of C in four 16 x 16 f32
+// tiles. B is the k-pair panel above (packed: b_rs 0); A is always read by
+// rows, row i's k p at a + i * a_rs + p (A in place, or the driver's row-major
+// copy of it: gemm_pack.hpp's bf16_rows), rows past tile.rows never read.
+void gemm_bf16_amx_32x32(int64_t kc, const uint16_t *a, const uint16_t *b, const F32Tile &tile);
+
 // AVX-512 VNNI tier for int8: 14 x 32 s32 accumulators, one EVEX vpdpbusd per
 // zmm and k-quad (64 u8 x s8 products summed into 16 lanes without
 // saturation). Compiled with -mavx512vnni only, never -mavxvnni: the VEX form

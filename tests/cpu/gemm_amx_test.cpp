@@ -1,0 +1,109 @@
+// bf16 GEMM on AMX tiles (kernels/gemm_bf16_amx_32x32.cpp, AmxBf16Path in
+// gemm_driver.cpp) at every edge of its blocking: C tiles of 1-16 and 17-32
+// rows (one or two A tiles) and 1-16 or 17-32 columns (one or two B tiles),
+// k steps of 32 with a tail of 2-30 (copied zero-padded: a tile load would
+// read past A's row and B's panel), odd k (packed A's zero column), several k
+// blocks, A read in place, packed as a row-major copy (rows 4 KiB apart, and
+// transposed A), batch entries and rows split among threads. Integer data, so
+// every sum is exact: a tile that read a row or column past its edge, a tail
+// read from the wrong k, or a k block summed twice would show. C is f32 with
+// alpha 2 and beta 1 over -1s, or bf16 (the exact sums rounded once).
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/cpu_context.hpp"
+
+namespace dlk::cpu_test {
+namespace {
+
+struct Shape {
+  int64_t m, n, k, batch, lda;  // lda: A's row stride (row-major) or column stride (transposed)
+  bool a_transposed;
+};
+
+std::vector<Shape> shapes() {
+  std::vector<Shape> out;
+  // (m or n of 1 is a GEMV, not tiles.) Odd m: A packed, its rows past k.
+  for (const int64_t m : {2, 15, 16, 17, 31, 32, 33, 70})
+    for (const int64_t n : {2, 16, 17, 31, 33})
+      for (const int64_t k : {1, 2, 30, 32, 34, 63, 66})
+        out.push_back({m, n, k, 1, k + (m % 2 ? 3 : 0), false});
+  // Several k blocks (KC 768 from a 48 KiB L1), batch entries, rows for 2-3
+  // threads; A's rows 4 KiB apart (packed, not read in place); transposed A.
+  out.push_back({96, 49, 2000, 2, 2000, false});
+  out.push_back({200, 100, 1600, 1, 1600 + 6, false});
+  out.push_back({64, 70, 2048, 1, 2048, false});
+  out.push_back({45, 40, 900, 1, 45 + 3, true});
+  out.push_back({130, 66, 130, 2, 130, true});
+  return out;
+}
+
+// C (f32 or bf16 of c_type) after dlk_gemm with alpha and beta over C's -1s.
+template <class C>
+std::vector<C> product(const Context &ctx, const Shape &s, dlk_dtype c_type, float alpha,
+                       float beta, const std::vector<uint16_t> &a_tight,
+                       const std::vector<uint16_t> &b, C minus_one) {
+  const int64_t a_entry = (s.a_transposed ? s.k : s.m) * s.lda;
+  std::vector<uint16_t> a(s.batch * a_entry, 0x7FC0);  // NaN in the padding
+  for (int64_t e = 0; e < s.batch; ++e)
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t p = 0; p < s.k; ++p)
+        a[e * a_entry + (s.a_transposed ? p * s.lda + i : i * s.lda + p)] =
+            a_tight[(e * s.m + i) * s.k + p];
+  dlk_gemm_desc d;
+  dlk_gemm_desc_init(&d, DLK_DTYPE_BF16, DLK_DTYPE_BF16, c_type, s.m, s.n, s.k);
+  d.trans_a = s.a_transposed ? DLK_TRANSPOSE : DLK_NO_TRANSPOSE;
+  d.lda = s.lda;
+  d.batch_count = s.batch;
+  d.stride_a = a_entry, d.stride_b = s.k * s.n, d.stride_c = s.m * s.n;
+  d.alpha = alpha, d.beta = beta;
+  Buffer<uint16_t> da(ctx, a), db(ctx, b);
+  Buffer<C> dc(ctx, std::vector<C>(s.batch * s.m * s.n, minus_one));
+  REQUIRE(dlk_gemm(ctx.get(), &d, da.data(), db.data(), dc.data()) == DLK_STATUS_SUCCESS);
+  CHECK(implementation(ctx) == "avx512:gemm_bf16_amx_32x32");
+  return dc.values();
+}
+
+}  // namespace
+
+TEST_CASE("gemm: bf16 on AMX tiles gives the exact sums at every edge of its tiles and k steps",
+          "[cpu][gemm]") {
+  if (!runs_bf16_on_amx("avx512")) {
+    WARN("skipped: this CPU has no AMX-BF16 (or Linux did not grant the tile state)");
+    return;
+  }
+  std::mt19937 rng(32);
+  for (const Shape &s : shapes()) {
+    const std::vector<int> a = random_ints(s.batch * s.m * s.k, -3, 3, rng);
+    const std::vector<int> b = random_ints(s.batch * s.k * s.n, -3, 3, rng);
+    std::vector<double> sums(s.batch * s.m * s.n, 0.0);
+    for (int64_t e = 0; e < s.batch; ++e)
+      for (int64_t i = 0; i < s.m; ++i)
+        for (int64_t p = 0; p < s.k; ++p)
+          for (int64_t j = 0; j < s.n; ++j)
+            sums[(e * s.m + i) * s.n + j] +=
+                a[(e * s.m + i) * s.k + p] * b[(e * s.k + p) * s.n + j];
+    std::vector<uint16_t> a16, b16;
+    for (const int v : a) a16.push_back(bf16_bits(static_cast<float>(v)));
+    for (const int v : b) b16.push_back(bf16_bits(static_cast<float>(v)));
+    std::vector<float> want_f32;
+    std::vector<uint16_t> want_bf16;
+    for (const double v : sums) {
+      want_f32.push_back(static_cast<float>(2 * v - 1));
+      want_bf16.push_back(bf16_bits(static_cast<float>(v)));
+    }
+    for (const int threads : {1, 2, 3}) {
+      const Context ctx("avx512", threads);
+      INFO("threads " << threads << " m " << s.m << " n " << s.n << " k " << s.k << " batch "
+                      << s.batch << (s.a_transposed ? " A transposed, lda " : " lda ") << s.lda);
+      CHECK(product<float>(ctx, s, DLK_DTYPE_F32, 2.0f, 1.0f, a16, b16, -1.0f) == want_f32);
+      CHECK(product<uint16_t>(ctx, s, DLK_DTYPE_BF16, 1.0f, 0.0f, a16, b16, uint16_t{0xBF80}) ==
+            want_bf16);
+    }
+  }
+}
+
+}  // namespace dlk::cpu_test
