@@ -446,7 +446,7 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_dtype type = a.desc.src_type;
   return isa == core::CpuIsa::avx512 && (type == DLK_DTYPE_F32 || type == DLK_DTYPE_BF16) &&
-         !bf16_lowers_to_amx_gemm(a, isa) &&
+         !lowers_to_amx_gemm(a, isa) &&
          kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads, true);
 }
 
@@ -466,7 +466,7 @@ void backward_data_channel_lanes(const core::Conv2dArgs &a, int threads, Scratch
 bool runs_wide_rows(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   return isa == core::CpuIsa::avx512 && d.stride_h == 1 && d.stride_w == 1 &&
-         !bf16_lowers_to_amx_gemm(a, isa) &&
+         !lowers_to_amx_gemm(a, isa) &&
          kernels::conv2d_wide_rows_applies(turned_convolution(a, a.weights), threads, true);
 }
 

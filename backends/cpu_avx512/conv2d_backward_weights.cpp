@@ -327,7 +327,7 @@ size_t oihw_weights_bytes(const dlk_conv2d_desc &d) {
 bool runs_nhwc_channel_blocks(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   if (isa != core::CpuIsa::avx512 || d.format != DLK_FORMAT_NHWC ||
-      bf16_lowers_to_amx_gemm(a, isa) ||
+      lowers_to_amx_gemm(a, isa) ||
       !kernels::conv2d_channel_blocks_backward_weights_applies(a, threads))
     return false;
   const kernels::ChannelBlocksBackwardWeightsPlan plan(a, threads);
@@ -373,7 +373,7 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
     return {"avx512:conv2d_direct_backward_weights_f32", 0};
   }
   if (isa == core::CpuIsa::avx512 && args.desc.format == DLK_FORMAT_NCHW &&
-      !bf16_lowers_to_amx_gemm(args, isa) &&
+      !lowers_to_amx_gemm(args, isa) &&
       kernels::conv2d_channel_blocks_backward_weights_applies(args, threads)) {
     const kernels::ChannelBlocksBackwardWeightsPlan plan(args, threads);
     kernels::conv2d_channel_blocks_backward_weights_avx512(

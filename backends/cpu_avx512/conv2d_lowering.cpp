@@ -7,8 +7,11 @@
 
 namespace dlk::cpu {
 
-bool bf16_lowers_to_amx_gemm(const core::Conv2dArgs &args, core::CpuIsa isa) {
-  return args.desc.src_type == DLK_DTYPE_BF16 && gemm_runs_bf16_on_amx(isa) &&
+bool lowers_to_amx_gemm(const core::Conv2dArgs &args, core::CpuIsa isa) {
+  const dlk_dtype type = args.desc.src_type;
+  const bool int8 = type == DLK_DTYPE_U8 || type == DLK_DTYPE_S8;
+  return ((type == DLK_DTYPE_BF16 && gemm_runs_bf16_on_amx(isa)) ||
+          (int8 && gemm_runs_int8_on_amx(isa))) &&
          args.desc.c / args.desc.groups >= 16;
 }
 ConvShape::ConvShape(const core::Conv2dArgs &a)

@@ -15,12 +15,16 @@
 
 namespace dlk::cpu {
 
-// Whether a bf16 convolution lowers to the GEMM on AMX tiles rather than run a
-// direct AVX-512 kernel: where the CPU has AMX-BF16 (gemm_runs_bf16_on_amx),
-// the GEMM's tiles outpace any direct kernel on vdpbf16ps or widened FMAs.
-// Intel Xeon model 167, ResNet-50 at batch 1, 1 thread, x oneDNN-any (AMX):
-// 3x3 forward 0.07-0.10x on the direct kernels, 0.27-0.46x lowered.
-bool bf16_lowers_to_amx_gemm(const core::Conv2dArgs &args, core::CpuIsa isa);
+// Whether a bf16 or int8 convolution lowers to the GEMM on AMX tiles rather
+// than run a direct AVX-512 kernel: where the CPU has AMX-BF16 / AMX-INT8
+// (gemm_runs_bf16_on_amx), the GEMM's tiles outpace any direct kernel on
+// vdpbf16ps, vpdpbusd or widened FMAs; 16 channels a group or more (below,
+// im2col's panels cost more than the products: ResNet-50 conv1's bf16
+// backward weights 0.77x / 0.42x NCHW / NHWC lowered, 0.99x / 0.93x oneDNN-any
+// on its direct kernel). Intel Xeon model 167, ResNet-50 at batch 1, 1 thread,
+// x oneDNN-any (AMX): bf16 3x3 forward 0.07-0.10x on the direct kernels,
+// 0.27-0.91x lowered.
+bool lowers_to_amx_gemm(const core::Conv2dArgs &args, core::CpuIsa isa);
 
 struct ConvShape {
   explicit ConvShape(const core::Conv2dArgs &args);

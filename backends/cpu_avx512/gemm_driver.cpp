@@ -217,6 +217,33 @@ struct IntegerS8APath : IntegerPath {
   }
 };
 
+// int8 on AMX, as IntegerPath (tdpbusd: u8 A, s8 B in k-quads) and
+// IntegerS8APath (tdpbsud: s8 A, u8 B; only where B has no zero point, whose
+// row sums come from A's k-quads), A by rows as AmxBf16Path's.
+struct AmxIntegerPath : IntegerPath {
+  static constexpr PackedType packed_a = PackedType::u8_rows;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s32_amx; }
+  static void pack_a(const kernels::GemmPackKernels &, const PanelSource &s, int64_t count,
+                     int64_t kc, int, uint8_t *out) {
+    pack_int8_rows(s, count, kc, s.dtype == DLK_DTYPE_S8 ? 0x80 : 0, out);
+  }
+};
+struct AmxIntegerS8APath : IntegerS8APath {
+  static constexpr PackedType packed_a = PackedType::s8_rows;
+  static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s8u8_amx; }
+  static void pack_a(const kernels::GemmPackKernels &, const PanelSource &s, int64_t count,
+                     int64_t kc, int, int8_t *out) {
+    pack_int8_rows(s, count, kc, 0, reinterpret_cast<uint8_t *>(out));
+  }
+};
+
+// Whether Path's A is read by rows (the AMX kernels): tile.a_rs is always set,
+// and k blocks are whole tile steps of 64 bytes.
+template <class Path>
+constexpr bool a_by_rows = Path::packed_a == PackedType::bf16_rows ||
+                           Path::packed_a == PackedType::u8_rows ||
+                           Path::packed_a == PackedType::s8_rows;
+
 // Whether rows `stride` elements of `elem` bytes apart are a multiple of 4 KiB
 // apart (without forming stride x elem: validation lets a stride that k = 1
 // never uses be anything).
@@ -300,7 +327,7 @@ bool reads_a_in_place(const core::GemmArgs &g,
   const int64_t elem = int64_t{sizeof(typename Path::PackedA)};
   if constexpr (Path::row_sums)
     if (Path::b_zero(g) != 0) return false;  // the row sums come from packing A
-  if (Path::packed_a == PackedType::bf16_rows && rows_4k_apart(g.a.rs, elem)) return false;
+  if (a_by_rows<Path> && rows_4k_apart(g.a.rs, elem)) return false;
   return kernel.reads_a_in_place && g.a.dtype == Path::packed_a_dtype && g.a.cs == 1 &&
          g.k > 0 && g.k % Path::k_group == 0 && g.m % 2 == 0 && g.a.rs > 0 &&
          (g.a.rs <= kMaxBytes / elem / g.m ||
@@ -409,8 +436,9 @@ class BlockedGemm {
     // The largest row block; a thread's share of the rows is cut into blocks of
     // equal size up to this (run_entry).
     mc_ = std::min<int64_t>(blk.mc, round_up(g.m, mr_));
-    // AMX: k blocks of whole tile steps (32 k), no tail copied in each.
-    kc_ = k_block(g.k, blk.kc, Path::packed_a == PackedType::bf16_rows ? 32 : Path::k_group);
+    // AMX: k blocks of whole tile steps, no tail copied in each.
+    kc_ = k_block(g.k, blk.kc,
+                  a_by_rows<Path> ? 64 / int64_t{sizeof(PackedA)} : Path::k_group);
     b_in_place_ = !b_packer && reads_b_in_place<Path>(g, kernel_, kc_);
     if (b_in_place_ && Path::packed_b == PackedType::f32) {
       if (rows_4k_apart(g.b.rs, int64_t{sizeof(PackedB)})) {
@@ -555,7 +583,7 @@ class BlockedGemm {
               auto tile = Path::tile(g_, whole_rule_, first, last, spot, tile_c, ldc,
                                      sums + q * nr_, sums + ir);
               const PackedA *a = a_pack + ir * kcp;
-              if (Path::packed_a == PackedType::bf16_rows) tile.a_rs = kcp;
+              if constexpr (a_by_rows<Path>) tile.a_rs = kcp;
               if (a_in_place_) {
                 a = static_cast<const PackedA *>(g_.a.ptr) + batch * g_.a.batch_stride +
                     (i0 + ir) * g_.a.rs + p0;
@@ -684,12 +712,17 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
 }
 
 // f(Path{}) for the blocked loops' path of g: int8 (u8 A x s8 B, or s8 A x u8
-// B, which only a tier with that kernel is given), bf16 x bf16 on AMX where
-// the CPU has it and A is not a caller's packer's (those write k-pairs), else
+// B, which only a tier with that kernel is given) and bf16 x bf16 on AMX where
+// the CPU has it and A is not a caller's packer's (those write k-groups), s8
+// A only where B has no zero point; else int8 on the tier's kernels, bf16
 // where the tier has a bf16 kernel, else f32.
 template <class F>
 auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, bool a_packer, const F &f) {
-  if (g.is_integer()) return g.s8_a ? f(IntegerS8APath{}) : f(IntegerPath{});
+  if (g.is_integer() && g.s8_a)
+    return set.s8u8_amx.run && !a_packer && IntegerS8APath::b_zero(g) == 0
+               ? f(AmxIntegerS8APath{})
+               : f(IntegerS8APath{});
+  if (g.is_integer()) return set.s32_amx.run && !a_packer ? f(AmxIntegerPath{}) : f(IntegerPath{});
   const bool bf16 = g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16;
   if (bf16 && set.bf16_amx.run && !a_packer) return f(AmxBf16Path{});
   if (bf16 && set.bf16_pairs.run) return f(Bf16Path{});
@@ -768,6 +801,7 @@ bool gemm_keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
 }
 
 bool gemm_runs_bf16_on_amx(core::CpuIsa isa) { return gemm_kernel_set(isa).bf16_amx.run; }
+bool gemm_runs_int8_on_amx(core::CpuIsa isa) { return gemm_kernel_set(isa).s32_amx.run; }
 
 bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa) {
   const GemmKernelSet &set = gemm_kernel_set(isa);

@@ -32,11 +32,12 @@ bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa);
 // (row stride 1) as it is rather than as C^T = B^T A^T (gemm_driver.cpp's rule).
 bool gemm_keeps_column_major_c(const core::GemmArgs &args, core::CpuIsa isa);
 
-// Whether bf16 x bf16 GEMM runs on AMX tiles (the CPU has AMX-BF16, Linux
-// granted the tile state), given no A packer: some 4-16x the AVX-512 kernels'
-// rate, so a convolution takes the GEMM for bf16 there rather than a direct
-// kernel.
+// Whether bf16 x bf16 (int8: u8 x s8) GEMM runs on AMX tiles (the CPU has
+// AMX-BF16 / AMX-INT8, Linux granted the tile state), given no A packer: some
+// 4-16x the AVX-512 kernels' rate, so a convolution takes the GEMM there rather
+// than a direct kernel.
 bool gemm_runs_bf16_on_amx(core::CpuIsa isa);
+bool gemm_runs_int8_on_amx(core::CpuIsa isa);
 
 // The same product as C^T = B^T A^T: m and n, A and B, C's strides swapped, the
 // bias per column where it was per row and the other way round (integer: the

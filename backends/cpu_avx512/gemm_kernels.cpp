@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "backends/cpu_avx512/cpu_peak.hpp"
 
@@ -30,17 +31,19 @@ GemmKernel<Kernel> kernel(Kernel run, const char *name, int mr, int nr, int elem
           reads_b_in_place, reads_a_columns_in_place, stores_bf16, sums_tail_columns};
 }
 
-// The AMX kernel's k block: tdpbf16ps reads A and B from memory at 16 times
-// the AVX-512 kernels' rate, so both micro-panels stay within two thirds of L1
-// rather than A's alone (KC 256 on a 48 KiB L1, in steps of 32 k). Intel Xeon
-// model 167, dlk_gemm bf16 on ResNet-50's im2col shapes, 1 thread, against the
-// 768 derive_blocking gives: 1.0-1.35x (res3 3x3, k = 1152: 0.9x).
-GemmKernel<kernels::GemmBf16Microkernel> amx_kernel(kernels::GemmBf16Microkernel run,
-                                                    const char *name) {
-  GemmKernel<kernels::GemmBf16Microkernel> k =
-      kernel(run, name, 32, 32, 2, true, false, false, true, false);
+// An AMX kernel (32 x 32, A read by rows) and its k block: the tile products
+// read A and B from memory at 16 times the AVX-512 kernels' rate, so both
+// micro-panels stay within two thirds of L1 rather than A's alone (KC 256
+// bf16 on a 48 KiB L1), in whole tile steps (64 bytes of k). Intel Xeon model
+// 167, dlk_gemm bf16 on ResNet-50's im2col shapes, 1 thread, against the 768
+// derive_blocking gives: 1.0-1.35x (res3 3x3, k = 1152: 0.9x).
+template <class Kernel>
+GemmKernel<Kernel> amx_kernel(Kernel run, const char *name, int elem_bytes) {
+  GemmKernel<Kernel> k = kernel(run, name, 32, 32, elem_bytes, true, false, false,
+                                std::is_same_v<Kernel, kernels::GemmBf16Microkernel>, false);
   const int64_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
-  k.blocking.kc = std::max<int64_t>(32, 2 * l1 / 3 / (64 * 2) / 32 * 32);
+  const int64_t step = 64 / elem_bytes;
+  k.blocking.kc = std::max<int64_t>(step, 2 * l1 / 3 / (64 * elem_bytes) / step * step);
   return k;
 }
 
@@ -73,15 +76,18 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
   // int8 kernels read 1-byte operands in k-quads; every tier sums exactly.
   static const GemmKernelSet scalar{
       kernel(gemm_f32_generic_4x8, "scalar:gemm_f32_4x8", 4, 8, 4),
-      kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1), {}, {}, {},
+      kernel(gemm_s32_generic_4x8, "scalar:gemm_u8s8s32_4x8", 4, 8, 1), {}, {}, {}, {}, {},
       generic_packing, nullptr};
   static const GemmKernelSet avx2{
       kernel(gemm_f32_avx2_6x16, "avx2:gemm_f32_6x16", 6, 16, 4),
-      kernel(gemm_s32_avx2_6x8, "avx2:gemm_u8s8s32_6x8", 6, 8, 1), {}, {}, {}, generic_packing,
+      kernel(gemm_s32_avx2_6x8, "avx2:gemm_u8s8s32_6x8", 6, 8, 1), {}, {}, {}, {}, {},
+      generic_packing,
       nullptr};
   // The avx512 tier needs F, BW, VL and DQ; VNNI and BF16 are further CPUID bits.
   // Without BF16, or where vdpbf16ps runs at half the FMAs' rate (Intel's cores:
   // bf16_dot_outpaces_fma), bf16 is converted to f32 while packing, as f16 always is.
+  // The AMX kernels are built with AVX512_BF16 (their f32 and bf16 stores).
+  const core::CpuFeatures &amx = core::cpu_features();
   static const GemmKernelSet avx512{
       kernel(gemm_f32_avx512_14x32, "avx512:gemm_f32_14x32", 14, 32, 4, true, true, true, true,
              true),
@@ -97,9 +103,15 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true,
                    true, false, true, true)
           : GemmKernel<GemmBf16Microkernel>{},
-      core::cpu_features().amx_bf16 && core::cpu_features().avx512_bf16
-          ? amx_kernel(gemm_bf16_amx_32x32, "avx512:gemm_bf16_amx_32x32")
+      amx.amx_bf16 && amx.avx512_bf16
+          ? amx_kernel(gemm_bf16_amx_32x32, "avx512:gemm_bf16_amx_32x32", 2)
           : GemmKernel<GemmBf16Microkernel>{},
+      amx.amx_int8 && amx.avx512_bf16
+          ? amx_kernel(gemm_s32_amx_32x32, "avx512:gemm_u8s8s32_amx_32x32", 1)
+          : GemmKernel<GemmS32Microkernel>{},
+      amx.amx_int8 && amx.avx512_bf16
+          ? amx_kernel(gemm_s8u8s32_amx_32x32, "avx512:gemm_s8u8s32_amx_32x32", 1)
+          : GemmKernel<GemmS8U8Microkernel>{},
       {pack_k_contiguous_avx512, pack_panel_contiguous_avx512, pack_column_sums_avx512,
        pack_bf16_as_f32_avx512},
       gemm_store_s32_avx512, round_to_bf16_avx512};

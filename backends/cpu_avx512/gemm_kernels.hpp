@@ -39,9 +39,12 @@ struct GemmKernelSet {
   // s8 A x u8 B (GemmArgs::s8_a); run is null where the tier has none.
   GemmKernel<kernels::GemmS8U8Microkernel> s8u8;
   GemmKernel<kernels::GemmBf16Microkernel> bf16_pairs;  // run is null where the tier has none
-  // bf16 x bf16 on AMX tiles, A by rows (gemm_bf16_amx_32x32); run is null
-  // where the CPU has no AMX-BF16. Where it has, bf16 GEMM runs it.
+  // bf16 x bf16 and int8 on AMX tiles, A by rows (gemm_amx_32x32.cpp); run is
+  // null where the CPU has no AMX-BF16 / AMX-INT8. Where it has, GEMM runs
+  // them (gemm_driver.cpp, with_path).
   GemmKernel<kernels::GemmBf16Microkernel> bf16_amx;
+  GemmKernel<kernels::GemmS32Microkernel> s32_amx;
+  GemmKernel<kernels::GemmS8U8Microkernel> s8u8_amx;
   kernels::GemmPackKernels pack;
   // s32/f32/s8/u8 C from the s32 accumulator; null: store_s32_tile's scalar rule.
   kernels::S32TileStoreKernel store_s32 = nullptr;

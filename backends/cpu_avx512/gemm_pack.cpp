@@ -47,6 +47,23 @@ void pack_panels(const PanelSource &src, int64_t count, int64_t kc, int width, O
   }
 }
 
+// The rows layout of the AMX kernels (gemm_pack.hpp), `flip` xored into every
+// element from src.
+template <class T>
+void pack_rows(const PanelSource &src, int64_t count, int64_t kc, int64_t group, T flip, T *out) {
+  const auto *base = static_cast<const T *>(src.ptr);
+  const int64_t ld = (kc + group - 1) / group * group;
+  for (int64_t t = 0; t < count; ++t) {
+    const T *row = base + t * src.outer_stride;
+    T *o = out + t * ld;
+    if (src.inner_stride == 1 && flip == 0)
+      std::copy(row, row + kc, o);
+    else
+      for (int64_t p = 0; p < kc; ++p) o[p] = static_cast<T>(row[p * src.inner_stride] ^ flip);
+    std::fill(o + kc, o + ld, T{0});
+  }
+}
+
 }  // namespace
 
 PanelSource a_block(const core::GemmArgs &g, int64_t batch, int64_t i0, int64_t p0) {
@@ -163,18 +180,12 @@ void pack_bf16_pair_panels(const kernels::GemmPackKernels &kernels, const PanelS
 }
 
 void pack_bf16_rows(const PanelSource &src, int64_t count, int64_t kc, uint16_t *out) {
-  const auto *base = static_cast<const uint16_t *>(src.ptr);
-  const int64_t ld = (kc + 1) / 2 * 2;
-  for (int64_t t = 0; t < count; ++t) {
-    const uint16_t *row = base + t * src.outer_stride;
-    uint16_t *o = out + t * ld;
-    if (src.inner_stride == 1) {
-      std::copy(row, row + kc, o);
-    } else {
-      for (int64_t p = 0; p < kc; ++p) o[p] = row[p * src.inner_stride];
-    }
-    std::fill(o + kc, o + ld, uint16_t{0});
-  }
+  pack_rows<uint16_t>(src, count, kc, 2, 0, out);
+}
+
+void pack_int8_rows(const PanelSource &src, int64_t count, int64_t kc, uint8_t flip,
+                    uint8_t *out) {
+  pack_rows<uint8_t>(src, count, kc, 4, flip, out);
 }
 
 void BPanelPacker::pack_panels(int64_t batch, int64_t p0, int64_t kc, int64_t j0, int64_t cols,

@@ -48,10 +48,13 @@ void pack_s8_quad_panels(const kernels::GemmPackKernels &kernels, const PanelSou
 // they are.
 void pack_bf16_pair_panels(const kernels::GemmPackKernels &kernels, const PanelSource &src,
                            int64_t count, int64_t kc, int width, uint16_t *out);
-// The AMX layout of bf16 A (bf16_rows): the block's rows one after another,
-// row t's k p at out[t * round_up(kc, 2) + p], zeros past kc; the kernel reads
-// it as it would read A in place.
+// The AMX layouts of A (bf16_rows, u8_rows, s8_rows): the block's rows one
+// after another, row t's k p at out[t * round_up(kc, group) + p] (group 2 for
+// bf16, 4 for int8), zeros past kc; the kernels read it as they read A in
+// place. `flip` as in the k-quads (0x80: s8 in, u8 out).
 void pack_bf16_rows(const PanelSource &src, int64_t count, int64_t kc, uint16_t *out);
+void pack_int8_rows(const PanelSource &src, int64_t count, int64_t kc, uint8_t flip,
+                    uint8_t *out);
 // k rounded up to the int8 layout's groups of four.
 inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 
@@ -61,7 +64,7 @@ inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 //   f32 (f32, f16 and bf16 GEMM):  static_cast<float *>(data)[p * width + t]
 //   bf16_pairs (bf16 GEMM on AVX512_BF16):
 //                                  static_cast<uint16_t *>(data)[(p / 2) * width * 2 + t * 2 + p % 2]
-//   bf16_rows (A of bf16 GEMM on AMX): pack_bf16_rows's layout
+//   bf16_rows, u8_rows, s8_rows (A on AMX): pack_bf16_rows's, pack_int8_rows's
 //   s8_quads (int8 GEMM):          static_cast<int8_t *>(data)[(p / 4) * width * 4 + t * 4 + p % 4]
 // with k padded to a multiple of 2 or 4. Columns past the matrix's
 // edge and k past the block's end must be zero. (The int8 compensation sums of
@@ -69,7 +72,7 @@ inline int64_t quad_padded(int64_t kc) { return (kc + 3) / 4 * 4; }
 // An A micro-panel (APanelPacker) is the same with rows for columns; the int8
 // GEMM's A is u8_quads, laid out as s8_quads, u8 values (s8 A shifted by 128),
 // and with GemmArgs::s8_a the roles turn: A s8_quads, B u8_quads.
-enum class PackedType { f32, bf16_pairs, bf16_rows, s8_quads, u8_quads };
+enum class PackedType { f32, bf16_pairs, bf16_rows, s8_quads, u8_quads, u8_rows, s8_rows };
 struct PackedPanel {
   void *data;
   PackedType type;

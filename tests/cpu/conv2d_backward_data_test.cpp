@@ -219,7 +219,7 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
                             s.groups == 1 && s.c >= 16 && s.k >= 4 && s.pad <= s.kh - 1 &&
                             s.pad <= s.kw - 1 && (s.w + s.kw - 1) * 10 <= s.w * 11;
           const std::string name = implementation(ctx);
-          if (lowers_bf16_to_amx(tier, type, s.c, s.groups)) {
+          if (lowers_to_amx(tier, type, s.c, s.groups)) {
             CHECK(name.find("gemm_bf16_amx") != std::string::npos);
             continue;
           }

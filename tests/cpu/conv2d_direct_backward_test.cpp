@@ -207,7 +207,7 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
         for (const int threads : {1, 2, 3}) {
           const Context ctx(tier, threads);
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
-          const bool blocks = tier == "avx512" && !lowers_bf16_to_amx(tier, type, s.c, s.groups) &&
+          const bool blocks = tier == "avx512" && !lowers_to_amx(tier, type, s.c, s.groups) &&
                               s.groups == 1 && s.k > 16 &&
                               (s.kw == 3 || s.kw == 5 || s.kw == 7) && s.dilation == 1 &&
                               (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);
@@ -290,7 +290,7 @@ TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel o
           const bool by_images = threads > 1 && s.n % threads == 0 &&
                                  s.n * k.oh * k.ow / threads >= 2048;
           const bool channel_blocks =
-              tier == "avx512" && !lowers_bf16_to_amx(tier, type, s.c, s.groups) && s.k > 16 &&
+              tier == "avx512" && !lowers_to_amx(tier, type, s.c, s.groups) && s.k > 16 &&
               (s.kw == 3 || s.kw == 5 || s.kw == 7) &&
               (s.c < 16 || (s.c <= 256 && (k.oh * k.ow >= 28 * 28 || by_images))) &&
               (type == DLK_DTYPE_BF16 || s.n * k.oh * k.ow >= 128);

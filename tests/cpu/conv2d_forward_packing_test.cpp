@@ -238,6 +238,7 @@ bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, 
   quads.c = (d.c + 3) / 4;
   const bool nchw = d.format == DLK_FORMAT_NCHW;
   return __builtin_cpu_supports("avx512vnni") && (nchw || d.c < 256) &&
+         !lowers_to_amx(tier, d.src_type, d.c, d.groups) &&
          channel_lanes_rule(tier, quads, oh, ow,
                             nchw && d.dst_type == DLK_DTYPE_S32 ? d.c * d.kh * d.kw : 0);
 }
@@ -250,6 +251,7 @@ bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int6
                          int64_t ow) {
   const int64_t wp = ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
+         !lowers_to_amx(tier, d.src_type, d.c, d.groups) &&
          d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
          d.kh * d.kw > 1 && d.dilation_h == 1 &&
          d.stride_h <= 2 && d.k >= 16 && d.c >= 3 && wp * 5 <= ow * 6 &&
@@ -258,11 +260,11 @@ bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int6
 
 // The integer GEMM's lowering of an int8 forward: with the output channels as
 // rows (the weights as its s8 A, im2col packed as B) on NCHW where the tier
-// has that kernel (AVX-512 with VNNI), else the pixels as rows (im2col^T
-// packed as A).
+// has that kernel (AVX-512 with VNNI), NHWC too on AMX, else the pixels as
+// rows (im2col^T packed as A).
 const char *int8_im2col_lowering(const std::string &tier, const dlk_conv2d_desc &d) {
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
-                 d.format == DLK_FORMAT_NCHW
+                 (d.format == DLK_FORMAT_NCHW || runs_on_amx(tier, DLK_DTYPE_U8))
              ? "im2col_packed+"
              : "im2col_packed_a+";
 }
@@ -536,7 +538,7 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
                              channel_lanes_rule(tier, paired, p.oh, p.ow);
           const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);
-          if (lowers_bf16_to_amx(tier, type, d.c, d.groups)) {
+          if (lowers_to_amx(tier, type, d.c, d.groups)) {
             CHECK(name.find("gemm_bf16_amx") != std::string::npos);
             continue;
           }

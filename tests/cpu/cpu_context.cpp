@@ -48,22 +48,28 @@ std::string implementation(const Context &ctx) {
   return record.implementation;
 }
 
-bool runs_bf16_on_amx(const std::string &isa) {
-  static std::map<std::string, bool> known;
-  if (const auto it = known.find(isa); it != known.end()) return it->second;
+bool runs_on_amx(const std::string &isa, dlk_dtype type) {
+  static std::map<std::pair<std::string, dlk_dtype>, bool> known;
+  const auto key = std::make_pair(isa, type);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
   const Context ctx(isa, 1);
+  const bool int8 = type != DLK_DTYPE_BF16;
   dlk_gemm_desc d;
-  dlk_gemm_desc_init(&d, DLK_DTYPE_BF16, DLK_DTYPE_BF16, DLK_DTYPE_F32, 32, 32, 32);
-  const std::vector<uint16_t> zeros(32 * 32, 0);
+  dlk_gemm_desc_init(&d, type, int8 ? DLK_DTYPE_S8 : type, int8 ? DLK_DTYPE_S32 : DLK_DTYPE_F32,
+                     32, 32, 64);
+  // Zero bytes of either type, enough for both.
+  const std::vector<uint16_t> zeros(32 * 64, 0);
   Buffer<uint16_t> a(ctx, zeros), b(ctx, zeros);
   Buffer<float> c(ctx, std::vector<float>(32 * 32, 0.0f));
   if (dlk_gemm(ctx.get(), &d, a.data(), b.data(), c.data()) != DLK_STATUS_SUCCESS)
     throw std::runtime_error(dlk_last_error());
-  return known[isa] = implementation(ctx).find("amx") != std::string::npos;
+  return known[key] = implementation(ctx).find("amx") != std::string::npos;
 }
 
-bool lowers_bf16_to_amx(const std::string &isa, dlk_dtype type, int64_t c, int64_t groups) {
-  return type == DLK_DTYPE_BF16 && c / groups >= 16 && runs_bf16_on_amx(isa);
+bool lowers_to_amx(const std::string &isa, dlk_dtype type, int64_t c, int64_t groups) {
+  const bool int8 = type == DLK_DTYPE_U8 || type == DLK_DTYPE_S8;
+  return (type == DLK_DTYPE_BF16 || int8) && c / groups >= 16 &&
+         runs_on_amx(isa, int8 ? DLK_DTYPE_U8 : type);
 }
 
 std::vector<int> random_ints(size_t count, int lo, int hi, std::mt19937 &rng) {

@@ -59,13 +59,14 @@ std::vector<float> column_major_gemm(const Context &ctx, const dlk_gemm_desc &d,
 // The implementation the context's last op ran (dlk_context_last_op).
 std::string implementation(const Context &ctx);
 
-// Whether the tier `isa` runs bf16 GEMM on AMX tiles (the CPU has them and
-// Linux lent them), and with it bf16 convolutions that lower to GEMM.
-bool runs_bf16_on_amx(const std::string &isa);
+// Whether the tier `isa` runs GEMM of `type` (bf16, or u8 x s8) on AMX tiles
+// (the CPU has them and Linux lent them), and with it the convolutions of that
+// type that lower to GEMM.
+bool runs_on_amx(const std::string &isa, dlk_dtype type);
 // Whether a convolution of `type` with c / groups input channels a group lowers
 // to that GEMM rather than a direct kernel (conv2d_lowering.hpp,
-// bf16_lowers_to_amx_gemm): bf16 on AMX, 16 channels a group or more.
-bool lowers_bf16_to_amx(const std::string &isa, dlk_dtype type, int64_t c, int64_t groups);
+// lowers_to_amx_gemm): bf16 or int8 on AMX, 16 channels a group or more.
+bool lowers_to_amx(const std::string &isa, dlk_dtype type, int64_t c, int64_t groups);
 
 // `count` integers drawn uniformly from [lo, hi]: data whose sums f32 holds
 // exactly, so that every kernel's result is known bit for bit.

@@ -138,11 +138,14 @@ void gemm_f32_avx512_14x32(int64_t kc, const float *a, const float *b, const F32
 void gemm_bf16_avx512bf16_14x32(int64_t kc, const uint16_t *a, const uint16_t *b,
                                 const F32Tile &tile);
 
-// AMX-BF16 kernel for bf16 x bf16: a 32 x 32 tile of C in four 16 x 16 f32
-// tiles. B is the k-pair panel above (packed: b_rs 0); A is always read by
-// rows, row i's k p at a + i * a_rs + p (A in place, or the driver's row-major
-// copy of it: gemm_pack.hpp's bf16_rows), rows past tile.rows never read.
+// AMX kernels (AMX-BF16, AMX-INT8): a 32 x 32 tile of C in four 16 x 16 f32 or
+// s32 tiles. B is the k-pair or k-quad panel above (packed: b_rs 0); A is
+// always read by rows, row i's k p at a + i * a_rs + p (A in place, or the
+// driver's row-major copy of it: gemm_pack.hpp's *_rows), rows past tile.rows
+// never read. The int8 pair sums exactly, as every tier does.
 void gemm_bf16_amx_32x32(int64_t kc, const uint16_t *a, const uint16_t *b, const F32Tile &tile);
+void gemm_s32_amx_32x32(int64_t kc, const uint8_t *a, const int8_t *b, const S32Tile &tile);
+void gemm_s8u8s32_amx_32x32(int64_t kc, const int8_t *a, const uint8_t *b, const S32Tile &tile);
 
 // AVX-512 VNNI tier for int8: 14 x 32 s32 accumulators, one EVEX vpdpbusd per
 // zmm and k-quad (64 u8 x s8 products summed into 16 lanes without
