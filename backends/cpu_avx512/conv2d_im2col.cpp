@@ -48,6 +48,7 @@
 #include "backends/cpu_avx512/cpu_ops.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_amx_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_rows_kernels.hpp"
@@ -144,13 +145,9 @@ const char *forward_float(const core::Conv2dArgs &a, core::CpuIsa isa, int threa
 }
 
 // Whether the int8 forward takes the output channels as the GEMM's rows: NCHW
-// (dst is then stored along its rows) on a tier with an s8 A x u8 B kernel,
-// and NHWC too where int8 runs on AMX: turned, im2col^T would be the A of an
-// A packer, which writes the k-quads of the AVX-512 kernels, not the tiles'
-// rows. ResNet-50's NHWC 3x3 forward at batch 1 (Intel Xeon model 167, 1
-// thread): 0.16-0.38x -> 0.25-1.08x oneDNN-any.
+// (dst is then stored along its rows) on a tier with an s8 A x u8 B kernel.
 bool int8_channels_as_rows(const ConvShape &s, core::CpuIsa isa) {
-  return (!s.nhwc || gemm_runs_int8_on_amx(isa)) && gemm_kernel_set(isa).s8u8.run;
+  return !s.nhwc && gemm_kernel_set(isa).s8u8.run;
 }
 
 // The int8 forward of group g of all images with the output channels as the
@@ -216,6 +213,7 @@ namespace {
 // The forward's kernels in the order conv2d_forward_im2col tries them: the
 // first whose rule takes the convolution runs (gemm: none did).
 enum class ForwardKernel {
+  amx,
   direct_rows,
   direct_rows_nhwc,
   few_channels,
@@ -249,7 +247,8 @@ struct ForwardChoice {
 ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                              bool prepacked) {
   if (isa != core::CpuIsa::avx512) return {ForwardKernel::gemm, {}};
-  if (lowers_to_amx_gemm(args, isa)) return {ForwardKernel::gemm, {}};
+  if (lowers_to_amx_gemm(args, isa))
+    return {kernels::conv2d_amx_bf16_applies(args) ? ForwardKernel::amx : ForwardKernel::gemm, {}};
   if (kernels::conv2d_direct_rows_forward_applies(args)) return {ForwardKernel::direct_rows, {}};
   if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
     ForwardChoice choice{ForwardKernel::direct_rows_nhwc, DirectRowsNhwc(args, threads)};
@@ -274,6 +273,13 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
                                      const kernels::ChannelLanesWeights *prepacked) {
   ForwardChoice choice = forward_kernel(args, isa, threads, prepacked != nullptr);
   switch (choice.kernel) {
+    case ForwardKernel::amx: {
+      const kernels::AmxConvPlan plan(args);
+      kernels::conv2d_amx_bf16_forward(
+          args, threads, plan,
+          scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and padded image"));
+      return {kernels::conv2d_amx_bf16_name(args.desc), 0};
+    }
     case ForwardKernel::direct_rows: {
       const kernels::DirectRowsPlan plan(args, threads, false);
       kernels::conv2d_direct_rows_forward_avx512(

@@ -455,6 +455,32 @@ bool nchw_f32_panel(const kernels::Im2colNchwKernels &k, dlk_dtype dtype, const 
 // panel at r0 written `panel_size` elements from the one before; false as soon
 // as the kernel declines one (a stride or a span of rows it does not take), and
 // the element loops then pack them all.
+// Pixel `pixel`'s row of im2col^T on NHWC for the AMX kernels' rows layout:
+// taps [p0, p0 + kc) in the weights' order (a tap's channels contiguous, as
+// src holds them), each byte xored with `flip`, `pad` where a tap falls
+// outside the image, zeros from kc to ld.
+void nhwc_u8_row(const ConvShape &s, const uint8_t *src, int64_t pixel, int64_t p0, int64_t kc,
+                 uint8_t flip, uint8_t pad, int64_t ld, uint8_t *out) {
+  const int64_t oy = pixel / s.ow, ox = pixel % s.ow;
+  for (int64_t p = p0; p < p0 + kc;) {
+    const int64_t tap = p / s.cg, ci = p % s.cg, run = std::min(s.cg - ci, p0 + kc - p);
+    const int64_t iy = oy * s.stride_h - s.pad_h + tap / s.kw * s.dilation_h;
+    const int64_t ix = ox * s.stride_w - s.pad_w + tap % s.kw * s.dilation_w;
+    uint8_t *o = out + (p - p0);
+    if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) {
+      std::memset(o, pad, static_cast<size_t>(run));
+    } else {
+      const uint8_t *from = src + (iy * s.w + ix) * s.c + ci;
+      if (flip == 0)
+        std::memcpy(o, from, static_cast<size_t>(run));
+      else
+        for (int64_t j = 0; j < run; ++j) o[j] = static_cast<uint8_t>(from[j] ^ flip);
+    }
+    p += run;
+  }
+  std::memset(out + kc, 0, static_cast<size_t>(ld - kc));
+}
+
 template <typename PanelKernel>
 bool pack_by_panel_kernel(int64_t rows, int width, int64_t panel_size,
                           const PanelKernel &kernel) {
@@ -537,6 +563,16 @@ void Im2colAPanelPacker::pack(int64_t batch, int64_t i0, int64_t rows, int64_t p
                    std::min<int64_t>(width, rows - r0), out, width);
   };
   switch (first.type) {
+    case PackedType::u8_rows: {  // NHWC only (writes_rows)
+      const uint8_t flip = dtype_ == DLK_DTYPE_S8 ? 0x80 : 0;
+      const auto pad = static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip);
+      const int64_t ld = (kc + 3) / 4 * 4;
+      auto *out = static_cast<uint8_t *>(first.data);
+      const auto *src = static_cast<const uint8_t *>(src_) + offset;
+      for (int64_t t = 0; t < rows; ++t)
+        nhwc_u8_row(s_, src, i0 + t, p0, kc, flip, pad, ld, out + t * ld);
+      return;
+    }
     case PackedType::u8_quads: {
       const uint8_t flip = dtype_ == DLK_DTYPE_S8 ? 0x80 : 0;
       const auto pad = static_cast<uint8_t>(static_cast<uint8_t>(zero_point_) ^ flip);

@@ -69,6 +69,10 @@ class Im2colAPanelPacker final : public APanelPacker {
 
   void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
             const PackedPanel &first) const override;
+  // int8 NHWC: a pixel's taps are runs of src's channels.
+  bool writes_rows() const override {
+    return s_.nhwc && (dtype_ == DLK_DTYPE_U8 || dtype_ == DLK_DTYPE_S8);
+  }
 
  private:
   const ConvShape &s_;

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <type_traits>
 
 #include "backends/cpu_avx512/gemm_epilogue.hpp"
@@ -203,6 +204,11 @@ struct IntegerS8APath : IntegerPath {
                      int64_t kc, int width, int8_t *out) {
     pack_s8_quad_panels(k, s, count, kc, width, out);
   }
+  // A's row sums, of the block's k-quad panels.
+  static void sum_rows(const kernels::GemmPackKernels &k, const int8_t *a, int64_t rows,
+                       int64_t kcp, int mr, int32_t *sums) {
+    for (int64_t ir = 0; ir < rows; ir += mr) k.column_sums(a + ir * kcp, kcp / 4, mr, sums + ir);
+  }
   // The zero point of B as packed; where it is 0 (u8 B, zero point 0) A's row
   // sums are not computed, and A may be read in place.
   static int32_t b_zero(const core::GemmArgs &g) {
@@ -218,8 +224,8 @@ struct IntegerS8APath : IntegerPath {
 };
 
 // int8 on AMX, as IntegerPath (tdpbusd: u8 A, s8 B in k-quads) and
-// IntegerS8APath (tdpbsud: s8 A, u8 B; only where B has no zero point, whose
-// row sums come from A's k-quads), A by rows as AmxBf16Path's.
+// IntegerS8APath (tdpbsud: s8 A, u8 B; B's zero point through the row sums of
+// A's packed rows), A by rows as AmxBf16Path's.
 struct AmxIntegerPath : IntegerPath {
   static constexpr PackedType packed_a = PackedType::u8_rows;
   static const GemmKernel<Microkernel> &kernel(const GemmKernelSet &s) { return s.s32_amx; }
@@ -234,6 +240,11 @@ struct AmxIntegerS8APath : IntegerS8APath {
   static void pack_a(const kernels::GemmPackKernels &, const PanelSource &s, int64_t count,
                      int64_t kc, int, int8_t *out) {
     pack_int8_rows(s, count, kc, 0, reinterpret_cast<uint8_t *>(out));
+  }
+  static void sum_rows(const kernels::GemmPackKernels &, const int8_t *a, int64_t rows,
+                       int64_t kcp, int, int32_t *sums) {
+    for (int64_t t = 0; t < rows; ++t)
+      sums[t] = std::accumulate(a + t * kcp, a + (t + 1) * kcp, int32_t{0});
   }
 };
 
@@ -569,9 +580,7 @@ class BlockedGemm {
           else if (packs && !a_in_place_ && !a_columns_in_place_)
             Path::pack_a(pack_kernels_, a_block(g_, batch, i0, p0), mc, kc, mr_, a_pack);
           if constexpr (Path::row_sums)
-            if (sums_needed_)
-              for (int64_t ir = 0; ir < mc; ir += mr_)
-                pack_kernels_.column_sums(a_pack + ir * kcp, kcp / 4, mr_, sums + ir);
+            if (sums_needed_) Path::sum_rows(pack_kernels_, a_pack, mc, kcp, mr_, sums);
           for (int64_t q = q0; q < q1; ++q) {
             const int64_t jr = q * nr_, cols = std::min<int64_t>(nr_, nc - jr);
             for (int64_t ir = 0; ir < mc; ir += mr_) {
@@ -713,18 +722,18 @@ const char *run_blocked(const core::GemmArgs &g, const GemmKernelSet &set, int t
 
 // f(Path{}) for the blocked loops' path of g: int8 (u8 A x s8 B, or s8 A x u8
 // B, which only a tier with that kernel is given) and bf16 x bf16 on AMX where
-// the CPU has it and A is not a caller's packer's (those write k-groups), s8
-// A only where B has no zero point; else int8 on the tier's kernels, bf16
+// the CPU has it and A is not a caller's packer's, or its packer writes rows;
+// else int8 on the tier's kernels, bf16
 // where the tier has a bf16 kernel, else f32.
 template <class F>
-auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, bool a_packer, const F &f) {
+auto with_path(const core::GemmArgs &g, const GemmKernelSet &set, const APanelPacker *a_packer,
+               const F &f) {
+  const bool a_rows = !a_packer || a_packer->writes_rows();
   if (g.is_integer() && g.s8_a)
-    return set.s8u8_amx.run && !a_packer && IntegerS8APath::b_zero(g) == 0
-               ? f(AmxIntegerS8APath{})
-               : f(IntegerS8APath{});
-  if (g.is_integer()) return set.s32_amx.run && !a_packer ? f(AmxIntegerPath{}) : f(IntegerPath{});
+    return set.s8u8_amx.run && a_rows ? f(AmxIntegerS8APath{}) : f(IntegerS8APath{});
+  if (g.is_integer()) return set.s32_amx.run && a_rows ? f(AmxIntegerPath{}) : f(IntegerPath{});
   const bool bf16 = g.a.dtype == DLK_DTYPE_BF16 && g.b.dtype == DLK_DTYPE_BF16;
-  if (bf16 && set.bf16_amx.run && !a_packer) return f(AmxBf16Path{});
+  if (bf16 && set.bf16_amx.run && a_rows) return f(AmxBf16Path{});
   if (bf16 && set.bf16_pairs.run) return f(Bf16Path{});
   return f(FloatPath{});
 }
@@ -768,7 +777,7 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
     if (const char *gemv = gemm_gemv(g, isa, threads, path)) return gemv;
   }
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  return with_path(g, set, a_packer != nullptr, [&](auto blocked) {
+  return with_path(g, set, a_packer, [&](auto blocked) {
     return run_blocked<decltype(blocked)>(g, set, threads, b_packer, a_packer);
   });
 }
@@ -791,7 +800,7 @@ const char *gemm_strided(const core::GemmArgs &args, core::CpuIsa isa, int threa
 bool gemm_keeps_column_major_c(const core::GemmArgs &g, core::CpuIsa isa) {
   if (8 * g.n <= g.k && gemm_reads_a_in_place(g, isa)) return true;
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  return with_path(g, set, false, [&](auto blocked) {
+  return with_path(g, set, nullptr, [&](auto blocked) {
     using Path = decltype(blocked);
     const GemmKernel<typename Path::Microkernel> &kernel = Path::kernel(set);
     return Path::packed_b == PackedType::f32 &&
@@ -805,7 +814,7 @@ bool gemm_runs_int8_on_amx(core::CpuIsa isa) { return gemm_kernel_set(isa).s32_a
 
 bool gemm_reads_a_in_place(const core::GemmArgs &args, core::CpuIsa isa) {
   const GemmKernelSet &set = gemm_kernel_set(isa);
-  return with_path(args, set, false, [&](auto blocked) {
+  return with_path(args, set, nullptr, [&](auto blocked) {
     using Path = decltype(blocked);
     return reads_a_in_place<Path>(args, Path::kernel(set));
   });

@@ -113,6 +113,10 @@ class APanelPacker {
   // from first.data, zeros in the rows past `rows` and the k past kc.
   virtual void pack(int64_t batch, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
                     const PackedPanel &first) const = 0;
+  // Whether pack() also writes the AMX kernels' rows layout of its dtype
+  // (u8_rows, bf16_rows; the k-group layouts every packer writes), so that the
+  // GEMM may run on AMX with it.
+  virtual bool writes_rows() const { return false; }
 };
 
 // The packer of an ordinary strided B (args.b), converting to the panel's type.

@@ -7,9 +7,9 @@
 // are timed apart (data every call,
 // weights once per training step: once per call of each pass). Each point has
 // the ratio to every peer and the % of its dtype's peak measured in the same
-// run. oneDNN dispatches to AMX for bf16 and int8 on CPUs that have it, where
-// dlk has no AMX kernels: `--onednn-max-isa avx512_core_bf16` caps it to the
-// ISA dlk uses (once per process, so a capped comparison is a run of its own,
+// run. oneDNN dispatches to AMX for bf16 and int8 on CPUs that have it, as
+// dlk's GEMM does: `--onednn-max-isa avx512_core_bf16` caps it to its AVX-512
+// kernels (once per process, so a capped comparison is a run of its own,
 // labelled in the header and the JSON). On a device backend (cuda) the peer is
 // cuDNN called directly on the same device buffers (perf/peers/cuda_peers.hpp)
 // instead of oneDNN, and the peaks are the context's theoretical ones. The JSON
@@ -334,7 +334,8 @@ int run_conv(const ConvOptions &o) {
                caveat.empty()
                    ? ""
                    : ": " + caveat +
-                         "; --onednn-max-isa avx512_core_bf16 compares against the ISA dlk runs");
+                         "; --onednn-max-isa avx512_core_bf16 compares against its "
+                         "AVX-512 kernels");
   for (const std::string &line : not_measured) fmt::print("not measured: {}\n", line);
   if (o.quick) fmt::print("--quick: one burst per candidate, a check that runs, not figures to quote\n");
   fmt::print("\nint8 = u8 x s8 -> s32, int8_u8 = u8 x s8 -> u8 (a scale per channel, ReLU); G/s = 10^9 FLOP (int8: OP) per second, median per call "
@@ -389,8 +390,9 @@ RunFn setup_conv(CLI::App &command) {
       ->check(CLI::IsMember({"plain", "any"}))
       ->capture_default_str();
   command.add_option("--onednn-max-isa", o->onednn_max_isa,
-                     "cap oneDNN's ISA (dnnl::set_max_cpu_isa) for the whole run; avx512_core_bf16 is the "
-                     "ISA dlk's bf16 and int8 kernels use (no AMX)")
+                     "cap oneDNN's ISA (dnnl::set_max_cpu_isa) for the whole run; "
+                     "avx512_core_bf16 leaves out AMX, which dlk's bf16 and int8 GEMM use where "
+                     "the CPU has it")
       ->check(CLI::IsMember(onednn_isa_names()))
       ->capture_default_str();
   command.add_flag("--quick", o->quick, "one short burst per candidate: seconds per point, figures not to quote");

@@ -50,7 +50,7 @@ std::string onednn_effective_isa() {
 
 std::string onednn_isa_caveat(const std::string &isa) {
   return isa.find("amx") != std::string::npos
-             ? "AMX tiles for bf16 and int8, which dlk has no kernels for"
+             ? "AMX tiles for bf16 and int8, as dlk's avx512 tier runs its GEMM there"
              : "";
 }
 

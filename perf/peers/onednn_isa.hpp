@@ -24,8 +24,8 @@ void set_onednn_max_isa(const std::string &name);
 std::string onednn_effective_isa();
 
 // What a reader of a comparison with oneDNN on `isa` (an onednn_effective_isa
-// name) must know: on AMX, that its bf16 and int8 use tiles dlk has no kernels
-// for; empty otherwise.
+// name) must know: on AMX, that its bf16 and int8 use the tiles, as dlk's GEMM
+// does there; empty otherwise.
 std::string onednn_isa_caveat(const std::string &isa);
 
 }  // namespace dlk::perf

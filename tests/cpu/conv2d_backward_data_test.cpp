@@ -181,10 +181,16 @@ TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or
               to_nhwc(weights, d.k, d.c / d.groups, d.kh * d.kw),
               to_nhwc(exact_backward_data(d, oh, ow, diff_dst, weights), d.n, d.c, d.h * d.w));
           const bool lanes = channel_lanes_rule(tier, type, DLK_FORMAT_NHWC, s);
-          CHECK(implementation(ctx).rfind(lanes ? std::string("transposed_conv:avx512:channel_lanes_") +
-                                                      dlk_dtype_name(type) + "_nhwc"
-                                                : "gemm+col2im:",
-                                          0) == 0);
+          // bf16 on AMX: the turned convolution on its kernel (conv2d_amx_test.cpp).
+          const bool amx = lowers_to_amx(tier, type, s.c, s.groups) && s.stride == 1 &&
+                           s.dilation == 1 && s.k % 32 == 0 && s.pad < s.kh && s.pad < s.kw &&
+                           2 * s.n * s.h * s.w >= s.c;
+          CHECK(implementation(ctx).rfind(
+                    amx     ? std::string("transposed_conv:avx512:conv2d_amx_bf16_nhwc")
+                    : lanes ? std::string("transposed_conv:avx512:channel_lanes_") +
+                                  dlk_dtype_name(type) + "_nhwc"
+                            : "gemm+col2im:",
+                    0) == 0);
         }
     }
 }
@@ -219,8 +225,8 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
                             s.groups == 1 && s.c >= 16 && s.k >= 4 && s.pad <= s.kh - 1 &&
                             s.pad <= s.kw - 1 && (s.w + s.kw - 1) * 10 <= s.w * 11;
           const std::string name = implementation(ctx);
-          if (lowers_to_amx(tier, type, s.c, s.groups)) {
-            CHECK(name.find("gemm_bf16_amx") != std::string::npos);
+          if (lowers_to_amx(tier, type, s.c, s.groups)) {  // the GEMM or conv2d_amx_bf16
+            CHECK(name.find("amx") != std::string::npos);
             continue;
           }
           CHECK((name == std::string("transposed_conv:avx512:channel_lanes_") +

@@ -260,11 +260,11 @@ bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int6
 
 // The integer GEMM's lowering of an int8 forward: with the output channels as
 // rows (the weights as its s8 A, im2col packed as B) on NCHW where the tier
-// has that kernel (AVX-512 with VNNI), NHWC too on AMX, else the pixels as
-// rows (im2col^T packed as A).
+// has that kernel (AVX-512 with VNNI), else the pixels as rows (im2col^T
+// packed as A).
 const char *int8_im2col_lowering(const std::string &tier, const dlk_conv2d_desc &d) {
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
-                 (d.format == DLK_FORMAT_NCHW || runs_on_amx(tier, DLK_DTYPE_U8))
+                 d.format == DLK_FORMAT_NCHW
              ? "im2col_packed+"
              : "im2col_packed_a+";
 }
@@ -538,8 +538,8 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
                              channel_lanes_rule(tier, paired, p.oh, p.ow);
           const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);
-          if (lowers_to_amx(tier, type, d.c, d.groups)) {
-            CHECK(name.find("gemm_bf16_amx") != std::string::npos);
+          if (lowers_to_amx(tier, type, d.c, d.groups)) {  // the GEMM or conv2d_amx_bf16
+            CHECK(name.find("amx") != std::string::npos);
             continue;
           }
           const std::string widened = std::string("avx512:conv2d_wide_rows_") +

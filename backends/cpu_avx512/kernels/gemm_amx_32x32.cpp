@@ -21,50 +21,25 @@ constexpr int NR = 32;
 constexpr int kTileRows = 16;
 constexpr int64_t kRowBytes = 64;  // of a tile; one k step of A's rows
 
-// GCC 12's AMX intrinsics are asm statements that do not say they read or
-// write memory (ldtilecfg: 8 of its 64 bytes): without a barrier the stores
-// to a buffer a tile instruction reads may be sunk past it (the tail's
-// copies, the configuration), and the reads of one a tile store writes
-// hoisted above it.
-__attribute__((always_inline)) inline void memory_barrier() { asm volatile("" ::: "memory"); }
-
-// The tile configuration (palette 1) as ldtilecfg reads it.
-struct alignas(64) TileConfig {
-  uint8_t palette, start_row;
-  uint8_t reserved[14];
-  uint16_t bytes_per_row[16];
-  uint8_t rows[16];
-};
+#include "backends/cpu_avx512/kernels/amx_tiles.inc"
 
 // Tiles sized to the C tile's rows (a C or A tile of fewer than 16 rows reads
 // and writes only those; an unused one stays unconfigured) and columns.
-// ldtilecfg took 430 cycles on Intel Xeon model 167 (a 32 x 32 x 256 bf16
-// tile is 512 cycles of tdpbf16ps), sttilecfg 34: the configuration is loaded
-// only where the tiles hold another (an edge tile's, or another library's).
 void load_tile_config(int rows, int cols) {
   TileConfig want{};
   want.palette = 1;
   const int top = std::min(rows, kTileRows), bottom = rows - top;
   const bool right = cols > NR / 2;
-  const auto set = [&](int t, int r) {
-    want.rows[t] = static_cast<uint8_t>(r);
-    want.bytes_per_row[t] = kRowBytes;
-  };
-  set(0, top);
-  set(4, top);
-  set(6, kTileRows);
-  if (right) set(1, top), set(7, kTileRows);
+  set_tile(want, 0, top);
+  set_tile(want, 4, top);
+  set_tile(want, 6, kTileRows);
+  if (right) set_tile(want, 1, top), set_tile(want, 7, kTileRows);
   if (bottom > 0) {
-    set(2, bottom);
-    set(5, bottom);
-    if (right) set(3, bottom);
+    set_tile(want, 2, bottom);
+    set_tile(want, 5, bottom);
+    if (right) set_tile(want, 3, bottom);
   }
-  TileConfig have;
-  _tile_storeconfig(&have);
-  memory_barrier();
-  if (std::memcmp(&have, &want, sizeof want) == 0) return;
-  memory_barrier();
-  _tile_loadconfig(&want);
+  ensure_tile_config(want);
 }
 
 // The tile products of each operand pair (the tile numbers are literals to

@@ -1,0 +1,53 @@
+// bf16 convolution forward as an implicit GEMM on AMX tiles, no im2col
+// (kernels/conv2d_amx_bf16.cpp). Each image is copied once into a
+// zero-padded NHWC buffer (hp x wp pixels of c channels); an output pixel
+// (oh, ow) is computed at the buffer's "flat" position q = oh x wp + ow, so
+// that tap (r, s) of 32 consecutive positions reads 32 consecutive pixels of
+// the buffer, q + r x wp + s on: an A tile is 16 of them, loaded straight
+// from the buffer with the pixel as its row stride (stride 1 only). The
+// positions with ow >= the output's width are computed and dropped (2 of
+// wp, for a 3x3 kernel with padding 1). B is the weights in the GEMM's k-pair
+// panels of 32 output channels, taps outer and channels inner, packed once
+// per call by 32-bit transposes. C tiles of 32 positions x 32 channels sum
+// every tap and channel in the tiles, then go through AVX-512 (bias, ReLU,
+// rounding to bf16) into dst; NCHW src is turned into the buffer by
+// transposes, and dst through an NHWC image per call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/backend.hpp"
+
+namespace dlk::cpu::kernels {
+
+struct AmxConvPlan {
+  explicit AmxConvPlan(const core::Conv2dArgs &args);
+  int64_t hp = 0, wp = 0;    // the padded image
+  int64_t flat = 0;          // positions computed: oh x wp rounded up to 32
+  int64_t image_pixels = 0;  // of the buffer: hp x wp, or as far as the last tile's taps reach
+  int64_t taps = 0;          // kh x kw
+  int64_t blocks = 0;        // of 32 output channels
+  int64_t weight_elems = 0;  // bf16, the packed panels (blocks x taps x c x 32)
+  int64_t turned_weight_elems = 0;  // NCHW: the weights in KRSC first
+  int64_t dst_elems = 0;     // NCHW: an NHWC image of dst
+  size_t bytes = 0;          // the scratch: panels, turned weights, padded image, NHWC dst
+};
+
+// Whether the kernel takes the convolution (the caller checks that bf16 GEMM
+// runs on AMX here): bf16 src, weights and dst, NCHW or NHWC, one group, a
+// kernel larger than 1x1 at stride 1 without dilation, channels a multiple
+// of 32 (a tile row), padding not negative, at least as many output pixels
+// (n x oh x ow) as output channels (NHWC: half as many), the scratch within
+// its bound.
+bool conv2d_amx_bf16_applies(const core::Conv2dArgs &args);
+
+// dst = conv(src, weights) + bias, ReLU where asked, on up to `threads`
+// threads; `scratch` holds plan.bytes.
+void conv2d_amx_bf16_forward(const core::Conv2dArgs &args, int threads, const AmxConvPlan &plan,
+                             void *scratch);
+
+// Its name in dlk_context_last_op.
+const char *conv2d_amx_bf16_name(const dlk_conv2d_desc &d);
+
+}  // namespace dlk::cpu::kernels

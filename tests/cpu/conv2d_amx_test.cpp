@@ -1,0 +1,166 @@
+// bf16 forward on the AMX implicit-GEMM kernel (kernels/conv2d_amx_bf16.cpp)
+// at the edges of its scheme, and backward data as its turned convolution:
+// output rows narrower and wider than a tile of
+// 32 flat positions, and tiles that straddle rows (the dropped positions past
+// a row's end must not reach dst), the last tile's taps past the padded image
+// (the buffer's zeroed tail), output channels one past and below a block of
+// 32 (the panels' zero columns, dst's channels past k untouched), 32-192
+// channels (one to six k steps a tap), kernels 2x2 to 5x5 and 1x3 / 3x1,
+// padding 0 to wider than the kernel reaches, batch entries, NCHW (src and dst
+// turned by transposes, the weights turned to KRSC) and NHWC, bias and ReLU
+// or neither, 1-3 threads. Small integers, so every sum is exact in f32 and
+// dst is its one rounding to bf16.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/conv2d_exact.hpp"
+#include "tests/cpu/cpu_context.hpp"
+
+namespace dlk::cpu_test {
+namespace {
+
+const ConvShape kShapes[] = {
+    // n, c, h, w, k, kh, kw, stride, pad, dilation, groups
+    {1, 32, 7, 7, 16, 3, 3, 1, 1, 1, 1},    // res5's 7 x 7: 81 positions, 63 computed
+    {2, 64, 5, 13, 33, 3, 3, 1, 1, 1, 1},   // a channel past a block; tiles across rows
+    {1, 32, 9, 30, 64, 3, 3, 1, 0, 1, 1},   // no padding: rows of 30 in 32-position tiles
+    {3, 96, 4, 3, 40, 2, 2, 1, 2, 1, 1},    // padding wider than the kernel reaches
+    {1, 32, 6, 17, 31, 5, 5, 1, 2, 1, 1},   // 5x5, a channel below a block
+    {1, 64, 3, 40, 32, 1, 3, 1, 1, 1, 1},   // 1x3: rows wider than a tile
+    {1, 192, 10, 10, 70, 3, 1, 1, 0, 1, 1}, // 3x1, six k steps a tap, three blocks
+};
+
+// The exact NCHW forward: dst[n][k][oh][ow] = sum src x weights (OIHW).
+std::vector<int64_t> exact_forward(const ConvShape &s, int64_t oh, int64_t ow,
+                                   const std::vector<int> &src, const std::vector<int> &w) {
+  std::vector<int64_t> out(s.n * s.k * oh * ow, 0);
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t k = 0; k < s.k; ++k)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t sum = 0;
+          for (int64_t c = 0; c < s.c; ++c)
+            for (int64_t r = 0; r < s.kh; ++r)
+              for (int64_t t = 0; t < s.kw; ++t) {
+                const int64_t iy = y + r - s.pad, ix = x + t - s.pad;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                sum += int64_t{src[((n * s.c + c) * s.h + iy) * s.w + ix]} *
+                       w[((k * s.c + c) * s.kh + r) * s.kw + t];
+              }
+          out[((n * s.k + k) * oh + y) * ow + x] = sum;
+        }
+  return out;
+}
+
+std::vector<uint16_t> bf16_of(const std::vector<int> &v) {
+  std::vector<uint16_t> out;
+  for (const int x : v) out.push_back(bf16_bits(static_cast<float>(x)));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("conv2d forward bf16 on AMX tiles: exact sums, rounded once, at the edges of its flat "
+          "positions and blocks, NCHW and NHWC, 1-3 threads",
+          "[cpu][conv2d]") {
+  if (!runs_on_amx("avx512", DLK_DTYPE_BF16)) {
+    WARN("skipped: this CPU has no AMX-BF16 (or Linux did not grant the tile state)");
+    return;
+  }
+  std::mt19937 rng(27);
+  int variant = 0;
+  for (const ConvShape &s : kShapes) {
+    const int64_t oh = s.h + 2 * s.pad - s.kh + 1, ow = s.w + 2 * s.pad - s.kw + 1;
+    const std::vector<int> src = random_ints(s.n * s.c * s.h * s.w, -3, 3, rng);
+    const std::vector<int> weights = random_ints(s.k * s.c * s.kh * s.kw, -3, 3, rng);
+    const std::vector<int> bias = random_ints(s.k, -20, 20, rng);
+    const std::vector<int64_t> sums = exact_forward(s, oh, ow, src, weights);
+    const bool epilogue = variant++ % 2 == 0;  // bias and ReLU, or neither
+    std::vector<int> want(sums.size());
+    for (size_t e = 0; e < sums.size(); ++e) {
+      const int64_t v = sums[e] + (epilogue ? bias[e / (oh * ow) % s.k] : 0);
+      want[e] = static_cast<int>(epilogue ? std::max<int64_t>(0, v) : v);
+    }
+    for (const dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}) {
+      const bool nhwc = format == DLK_FORMAT_NHWC;
+      dlk_conv2d_desc d = conv_desc(s, DLK_DTYPE_BF16);
+      d.format = format;
+      d.relu = epilogue;
+      const auto layout = [&](const std::vector<int> &v, int64_t n, int64_t c, int64_t hw) {
+        return nhwc ? to_nhwc(v, n, c, hw) : v;
+      };
+      const std::vector<uint16_t> src_bits = bf16_of(layout(src, s.n, s.c, s.h * s.w));
+      const std::vector<uint16_t> weight_bits = bf16_of(layout(weights, s.k, s.c, s.kh * s.kw));
+      const std::vector<uint16_t> expected = bf16_of(layout(want, s.n, s.k, oh * ow));
+      for (const int threads : {1, 2, 3}) {
+        const Context ctx("avx512", threads);
+        INFO(describe(s) << (nhwc ? " nhwc" : " nchw") << " threads " << threads
+                         << (epilogue ? " bias, relu" : ""));
+        Buffer<uint16_t> src_buf(ctx, src_bits), weights_buf(ctx, weight_bits);
+        Buffer<float> bias_buf(ctx, cast<float>(bias));
+        Buffer<uint16_t> dst(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+        REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
+                                   epilogue ? bias_buf.data() : nullptr,
+                                   dst.data()) == DLK_STATUS_SUCCESS);
+        CHECK(implementation(ctx) ==
+              (nhwc ? "avx512:conv2d_amx_bf16_nhwc" : "avx512:conv2d_amx_bf16"));
+        CHECK(dst.values() == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("conv2d backward data bf16 on AMX tiles: the turned convolution's exact sums, rounded "
+          "once, NCHW and NHWC, 1-3 threads",
+          "[cpu][conv2d]") {
+  if (!runs_on_amx("avx512", DLK_DTYPE_BF16)) {
+    WARN("skipped: this CPU has no AMX-BF16 (or Linux did not grant the tile state)");
+    return;
+  }
+  // Stride 1, output channels a multiple of 32 (the turned convolution's
+  // input channels), padding within the kernel's reach (its own padding
+  // kh - 1 - pad from 0 up).
+  const ConvShape shapes[] = {
+      // n, c, h, w, k, kh, kw, stride, pad, dilation, groups
+      {1, 16, 7, 7, 32, 3, 3, 1, 1, 1, 1},    // diff_src's 16 channels: one B half
+      {2, 33, 6, 11, 64, 3, 3, 1, 0, 1, 1},   // a channel past a block, turned padding 2
+      {1, 70, 9, 30, 96, 5, 3, 1, 2, 1, 1},   // 5x3, three k steps a tap
+  };
+  std::mt19937 rng(28);
+  for (const ConvShape &s : shapes) {
+    const int64_t oh = s.h + 2 * s.pad - s.kh + 1, ow = s.w + 2 * s.pad - s.kw + 1;
+    const std::vector<int> diff_dst = random_ints(s.n * s.k * oh * ow, -3, 3, rng);
+    const std::vector<int> weights = random_ints(s.k * s.c * s.kh * s.kw, -3, 3, rng);
+    dlk_conv2d_desc d = conv_desc(s, DLK_DTYPE_BF16);
+    std::vector<int> sums;
+    for (const int64_t v : exact_backward_data(d, oh, ow, diff_dst, weights))
+      sums.push_back(static_cast<int>(v));
+    for (const dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}) {
+      const bool nhwc = format == DLK_FORMAT_NHWC;
+      d.format = format;
+      const auto layout = [&](const std::vector<int> &v, int64_t n, int64_t c, int64_t hw) {
+        return nhwc ? to_nhwc(v, n, c, hw) : v;
+      };
+      const std::vector<uint16_t> dd_bits = bf16_of(layout(diff_dst, s.n, s.k, oh * ow));
+      const std::vector<uint16_t> weight_bits = bf16_of(layout(weights, s.k, s.c, s.kh * s.kw));
+      const std::vector<uint16_t> expected = bf16_of(layout(sums, s.n, s.c, s.h * s.w));
+      for (const int threads : {1, 2, 3}) {
+        const Context ctx("avx512", threads);
+        INFO(describe(s) << (nhwc ? " nhwc" : " nchw") << " threads " << threads);
+        Buffer<uint16_t> dd(ctx, dd_bits), w(ctx, weight_bits);
+        Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+        REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
+                DLK_STATUS_SUCCESS);
+        CHECK(implementation(ctx) == (nhwc ? "transposed_conv:avx512:conv2d_amx_bf16_nhwc"
+                                           : "transposed_conv:avx512:conv2d_amx_bf16"));
+        CHECK(diff_src.values() == expected);
+      }
+    }
+  }
+}
+
+}  // namespace dlk::cpu_test
