@@ -447,7 +447,7 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 }
 
 // The turned convolution on the AMX implicit-GEMM kernel (bf16 at stride 1
-// where bf16 runs on AMX: conv2d_amx_bf16_applies on the turned arguments),
+// where bf16 runs on AMX: conv2d_amx_applies on the turned arguments),
 // its weights turned in scratch ahead of the kernel's own. Intel Xeon model
 // 167, ResNet-50 at batch 1, 1 thread, x oneDNN-any, against the GEMM and
 // col2im: res2a_3x3 0.11 -> 0.51 NCHW, 0.20 -> 0.69 NHWC; res3b_3x3 0.19 ->
@@ -459,7 +459,7 @@ size_t amx_turned_weights_bytes(const ConvShape &s) {
 bool runs_amx(const core::Conv2dArgs &a, core::CpuIsa isa) {
   if (!lowers_to_amx_gemm(a, isa)) return false;
   const core::Conv2dArgs t = turned_convolution(a, a.weights);
-  return kernels::conv2d_amx_bf16_applies(t) &&
+  return kernels::conv2d_amx_applies(t) &&
          amx_turned_weights_bytes(ConvShape(a)) + kernels::AmxConvPlan(t).bytes <= kScratchBound;
 }
 
@@ -471,8 +471,7 @@ void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch)
                   "the turned weights, their panels and the padded diff_dst"));
   auto *turned = reinterpret_cast<uint16_t *>(base);
   turn_weights(a, threads, turned);
-  kernels::conv2d_amx_bf16_forward(turned_convolution(a, turned), threads, plan,
-                                   base + turned_bytes);
+  kernels::conv2d_amx_forward(turned_convolution(a, turned), threads, plan, base + turned_bytes);
 }
 
 // The turned convolution on the channel-lane kernel (f32, and bf16 where it
@@ -531,7 +530,7 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
   const ConvShape s(args);
   if (runs_amx(args, isa)) {
     backward_data_amx(args, threads, scratch);
-    return {std::string("transposed_conv:") + kernels::conv2d_amx_bf16_name(args.desc), 0};
+    return {std::string("transposed_conv:") + kernels::conv2d_amx_name(args.desc), 0};
   }
   if (runs_channel_lanes(args, isa, threads)) {
     backward_data_channel_lanes(args, threads, scratch);

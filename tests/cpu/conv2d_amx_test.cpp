@@ -1,5 +1,6 @@
-// bf16 forward on the AMX implicit-GEMM kernel (kernels/conv2d_amx_bf16.cpp)
-// at the edges of its scheme, and backward data as its turned convolution:
+// bf16 and int8 forward on the AMX implicit-GEMM kernel
+// (kernels/conv2d_amx.cpp) at the edges of its scheme, and bf16 backward data
+// as its turned convolution:
 // output rows narrower and wider than a tile of
 // 32 flat positions, and tiles that straddle rows (the dropped positions past
 // a row's end must not reach dst), the last tile's taps past the padded image
@@ -12,7 +13,9 @@
 // dst is its one rounding to bf16.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -110,6 +113,108 @@ TEST_CASE("conv2d forward bf16 on AMX tiles: exact sums, rounded once, at the ed
               (nhwc ? "avx512:conv2d_amx_bf16_nhwc" : "avx512:conv2d_amx_bf16"));
         CHECK(dst.values() == expected);
       }
+    }
+  }
+}
+
+TEST_CASE("conv2d forward int8 on AMX tiles: exact sums, src's zero point compensated, "
+          "requantized as dlk.h says, NCHW and NHWC, 1-2 threads",
+          "[cpu][conv2d]") {
+  if (!runs_on_amx("avx512", DLK_DTYPE_U8)) {
+    WARN("skipped: this CPU has no AMX-INT8 (or Linux did not grant the tile state)");
+    return;
+  }
+  // Channels a multiple of 64 (a tile row of int8); the forward shapes' edges.
+  const ConvShape shapes[] = {
+      // n, c, h, w, k, kh, kw, stride, pad, dilation, groups
+      {1, 64, 7, 7, 16, 3, 3, 1, 1, 1, 1},
+      {2, 128, 5, 13, 33, 3, 3, 1, 1, 1, 1},
+      {1, 64, 9, 30, 64, 3, 3, 1, 0, 1, 1},
+      {3, 192, 4, 3, 40, 2, 2, 1, 2, 1, 1},
+      {1, 64, 6, 17, 31, 5, 5, 1, 2, 1, 1},
+  };
+  std::mt19937 rng(29);
+  for (const ConvShape &s : shapes) {
+    const int64_t oh = s.h + 2 * s.pad - s.kh + 1, ow = s.w + 2 * s.pad - s.kw + 1;
+    const std::vector<int> weights = random_ints(s.k * s.c * s.kh * s.kw, -128, 127, rng);
+    const std::vector<float> bias = cast<float>(random_ints(s.k, -200, 200, rng));
+    std::vector<float> scales;
+    for (int64_t o = 0; o < s.k; ++o) scales.push_back(0.001f * static_cast<float>(3 + o % 7));
+    // u8 src with zero point 0 (nothing to compensate) and 201, s8 with -77.
+    for (const auto &[type, zero_point] : {std::pair{DLK_DTYPE_U8, 0}, std::pair{DLK_DTYPE_U8, 201},
+                                           std::pair{DLK_DTYPE_S8, -77}}) {
+      const bool u8 = type == DLK_DTYPE_U8;
+      const std::vector<int> src =
+          random_ints(s.n * s.c * s.h * s.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
+      std::vector<int> centred;
+      for (const int v : src) centred.push_back(v - zero_point);
+      const std::vector<int64_t> sums = exact_forward(s, oh, ow, centred, weights);
+      for (const dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC})
+        for (const dlk_dtype out : {DLK_DTYPE_S32, DLK_DTYPE_U8, DLK_DTYPE_F32}) {
+          const bool nhwc = format == DLK_FORMAT_NHWC;
+          dlk_conv2d_desc d = conv_desc(s, type);
+          d.format = format;
+          d.weights_type = DLK_DTYPE_S8;
+          d.dst_type = out;
+          d.src_zero_point = zero_point;
+          d.dst_zero_point = out == DLK_DTYPE_U8 ? 100 : 0;
+          d.relu = out != DLK_DTYPE_S32 || zero_point != 0;
+          d.scale_mode = out == DLK_DTYPE_S32 ? DLK_SCALE_NONE : DLK_SCALE_PER_CHANNEL;
+          d.scales = scales.data();
+          const bool with_bias = out != DLK_DTYPE_S32;
+          const auto layout = [&](const std::vector<int> &v, int64_t n, int64_t c, int64_t hw) {
+            return nhwc ? to_nhwc(v, n, c, hw) : v;
+          };
+          const std::vector<int> src_in = layout(src, s.n, s.c, s.h * s.w);
+          const std::vector<int> weights_in = layout(weights, s.k, s.c, s.kh * s.kw);
+          const size_t count = static_cast<size_t>(s.n * s.k * oh * ow);
+          for (const int threads : {1, 2}) {
+            const Context ctx("avx512", threads);
+            INFO(describe(s) << (nhwc ? " nhwc " : " nchw ") << dlk_dtype_name(type) << " zp "
+                             << zero_point << " > " << dlk_dtype_name(out) << " threads "
+                             << threads);
+            Buffer<uint8_t> src_u8(ctx, cast<uint8_t>(src_in));
+            Buffer<int8_t> src_s8(ctx, cast<int8_t>(src_in)), w(ctx, cast<int8_t>(weights_in));
+            Buffer<float> bias_buf(ctx, bias);
+            const std::vector<unsigned char> fill(count * dlk_dtype_size(out), 0xa5);
+            Buffer<unsigned char> dst(ctx, fill);
+            REQUIRE(dlk_conv2d_forward(ctx.get(), &d,
+                                       u8 ? static_cast<void *>(src_u8.data()) : src_s8.data(),
+                                       w.data(), with_bias ? bias_buf.data() : nullptr,
+                                       dst.data()) == DLK_STATUS_SUCCESS);
+            CHECK(implementation(ctx) ==
+                  (nhwc ? "avx512:conv2d_amx_int8_nhwc" : "avx512:conv2d_amx_int8"));
+            const std::vector<unsigned char> got = dst.values();
+            size_t wrong = 0;
+            for (size_t e = 0; e < count; ++e) {  // e in NCHW order
+              const int64_t o = static_cast<int64_t>(e) / (oh * ow) % s.k;
+              const int64_t pixel = static_cast<int64_t>(e) % (oh * ow);
+              const int64_t n = static_cast<int64_t>(e) / (s.k * oh * ow);
+              const size_t at = static_cast<size_t>(nhwc ? (n * oh * ow + pixel) * s.k + o
+                                                         : static_cast<int64_t>(e));
+              const auto acc = static_cast<int32_t>(sums[e]);
+              if (out == DLK_DTYPE_S32) {
+                int32_t v = 0;
+                std::memcpy(&v, &got[at * 4], 4);
+                wrong += v != (d.relu && acc < 0 ? 0 : acc);
+                continue;
+              }
+              // dlk.h: v = (float)acc * scale_k + bias_k, ReLU, then requantized.
+              float v = static_cast<float>(acc) * scales[static_cast<size_t>(o)];
+              v = v + bias[static_cast<size_t>(o)];
+              if (v < 0.0f) v = 0.0f;
+              if (out == DLK_DTYPE_F32) {
+                float f = 0;
+                std::memcpy(&f, &got[at * 4], 4);
+                wrong += std::memcmp(&f, &v, 4) != 0;
+                continue;
+              }
+              const float r = std::min(255.0f, std::max(0.0f, std::nearbyint(v) + 100.0f));
+              wrong += got[at] != static_cast<int>(r);
+            }
+            CHECK(wrong == 0);
+          }
+        }
     }
   }
 }

@@ -225,7 +225,7 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
                             s.groups == 1 && s.c >= 16 && s.k >= 4 && s.pad <= s.kh - 1 &&
                             s.pad <= s.kw - 1 && (s.w + s.kw - 1) * 10 <= s.w * 11;
           const std::string name = implementation(ctx);
-          if (lowers_to_amx(tier, type, s.c, s.groups)) {  // the GEMM or conv2d_amx_bf16
+          if (lowers_to_amx(tier, type, s.c, s.groups)) {  // the GEMM or conv2d_amx
             CHECK(name.find("amx") != std::string::npos);
             continue;
           }

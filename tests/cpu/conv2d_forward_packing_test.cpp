@@ -538,7 +538,7 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
                              channel_lanes_rule(tier, paired, p.oh, p.ow);
           const bool wide = !lanes && nchw && d.dilation_h == 1 && wide_rows_rule(tier, d, p.oh, p.ow);
           const std::string name = implementation(ctx);
-          if (lowers_to_amx(tier, type, d.c, d.groups)) {  // the GEMM or conv2d_amx_bf16
+          if (lowers_to_amx(tier, type, d.c, d.groups)) {  // the GEMM or conv2d_amx
             CHECK(name.find("amx") != std::string::npos);
             continue;
           }

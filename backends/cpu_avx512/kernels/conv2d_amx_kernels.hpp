@@ -1,17 +1,21 @@
-// bf16 convolution forward as an implicit GEMM on AMX tiles, no im2col
-// (kernels/conv2d_amx_bf16.cpp). Each image is copied once into a
-// zero-padded NHWC buffer (hp x wp pixels of c channels); an output pixel
-// (oh, ow) is computed at the buffer's "flat" position q = oh x wp + ow, so
-// that tap (r, s) of 32 consecutive positions reads 32 consecutive pixels of
-// the buffer, q + r x wp + s on: an A tile is 16 of them, loaded straight
-// from the buffer with the pixel as its row stride (stride 1 only). The
-// positions with ow >= the output's width are computed and dropped (2 of
-// wp, for a 3x3 kernel with padding 1). B is the weights in the GEMM's k-pair
-// panels of 32 output channels, taps outer and channels inner, packed once
-// per call by 32-bit transposes. C tiles of 32 positions x 32 channels sum
-// every tap and channel in the tiles, then go through AVX-512 (bias, ReLU,
-// rounding to bf16) into dst; NCHW src is turned into the buffer by
-// transposes, and dst through an NHWC image per call.
+// bf16 and int8 convolution forward as an implicit GEMM on AMX tiles, no
+// im2col (kernels/conv2d_amx.cpp). Each image is copied once into a
+// zero-padded NHWC buffer (hp x wp pixels of c channels; int8: u8, padded
+// with src's zero point); an output pixel (oh, ow) is computed at the
+// buffer's "flat" position q = oh x wp + ow, so that tap (r, s) of 32
+// consecutive positions reads 32 consecutive pixels of the buffer, q + r x wp
+// + s on: an A tile is 16 of them, loaded straight from the buffer with the
+// pixel as its row stride (stride 1 only). The positions with ow >= the
+// output's width are computed and dropped (2 of wp, for a 3x3 kernel with
+// padding 1). B is the weights in the GEMM's k-pair (k-quad) panels of 32
+// output channels, taps outer and channels inner, packed once per call by
+// 32-bit transposes. C tiles of 32 positions x 32 channels sum every tap and
+// channel in the tiles (tdpbf16ps, tdpbusd), then go into dst by the GEMM's
+// AVX-512 stores: bias, ReLU and rounding to bf16; int8's zero point
+// compensated per output channel, its scales, bias, ReLU and requantization
+// (kernels/gemm_store_s32_avx512.cpp, bit for bit as the GEMM lowering).
+// NCHW src is turned into the buffer by transposes; bf16 NCHW dst through an
+// NHWC image per call, int8's by the store's column-major form.
 #pragma once
 
 #include <cstddef>
@@ -23,31 +27,34 @@ namespace dlk::cpu::kernels {
 
 struct AmxConvPlan {
   explicit AmxConvPlan(const core::Conv2dArgs &args);
+  int64_t elem = 0;          // bytes of src's elements (bf16 2, int8 1)
   int64_t hp = 0, wp = 0;    // the padded image
   int64_t flat = 0;          // positions computed: oh x wp rounded up to 32
   int64_t image_pixels = 0;  // of the buffer: hp x wp, or as far as the last tile's taps reach
   int64_t taps = 0;          // kh x kw
   int64_t blocks = 0;        // of 32 output channels
-  int64_t weight_elems = 0;  // bf16, the packed panels (blocks x taps x c x 32)
+  int64_t weight_elems = 0;  // the packed panels (blocks x taps x c x 32)
   int64_t turned_weight_elems = 0;  // NCHW: the weights in KRSC first
-  int64_t dst_elems = 0;     // NCHW: an NHWC image of dst
-  size_t bytes = 0;          // the scratch: panels, turned weights, padded image, NHWC dst
+  int64_t dst_elems = 0;     // bf16 NCHW: an NHWC image of dst
+  int64_t sums = 0;          // int8: the weights' sum per output channel
+  size_t bytes = 0;          // the scratch: panels, turned weights, padded image, NHWC dst, sums
 };
 
-// Whether the kernel takes the convolution (the caller checks that bf16 GEMM
-// runs on AMX here): bf16 src, weights and dst, NCHW or NHWC, one group, a
-// kernel larger than 1x1 at stride 1 without dilation, channels a multiple
-// of 32 (a tile row), padding not negative, at least as many output pixels
-// (n x oh x ow) as output channels (NHWC: half as many), the scratch within
-// its bound.
-bool conv2d_amx_bf16_applies(const core::Conv2dArgs &args);
+// Whether the kernel takes the convolution (the caller checks that GEMM of
+// its dtype runs on AMX here): bf16 src, weights and dst, or u8 / s8 src with
+// s8 weights (any int8 dst); NCHW or NHWC, one group, a kernel larger than
+// 1x1 at stride 1 without dilation, channels a multiple of a tile row (32
+// bf16, 64 int8), padding not negative, at least as many output pixels (n x
+// oh x ow) as output channels (NHWC: half as many), the scratch within its
+// bound.
+bool conv2d_amx_applies(const core::Conv2dArgs &args);
 
-// dst = conv(src, weights) + bias, ReLU where asked, on up to `threads`
-// threads; `scratch` holds plan.bytes.
-void conv2d_amx_bf16_forward(const core::Conv2dArgs &args, int threads, const AmxConvPlan &plan,
-                             void *scratch);
+// dst = conv(src, weights) (+ bias, ReLU, int8's scales, as dlk.h has it) on up
+// to `threads` threads; `scratch` holds plan.bytes.
+void conv2d_amx_forward(const core::Conv2dArgs &args, int threads, const AmxConvPlan &plan,
+                        void *scratch);
 
 // Its name in dlk_context_last_op.
-const char *conv2d_amx_bf16_name(const dlk_conv2d_desc &d);
+const char *conv2d_amx_name(const dlk_conv2d_desc &d);
 
 }  // namespace dlk::cpu::kernels

@@ -13,7 +13,7 @@
 namespace dlk::cpu::kernels {
 
 // out[j ld_out + i] = in[i ld_in + j] for i < rows, j < cols, elements of
-// `elem` bytes (2 or 4). AVX-512 F, BW and VL (the AVX-512 tier).
+// `elem` bytes (1, 2 or 4). AVX-512 F, BW and VL (the AVX-512 tier).
 void transpose_avx512(const void *in, int64_t rows, int64_t cols, int64_t ld_in, size_t elem,
                       void *out, int64_t ld_out);
 
