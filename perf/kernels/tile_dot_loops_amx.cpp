@@ -34,6 +34,18 @@ void start_tiles(const void *operand) {
   _tile_loadd(7, operand, 64);
 }
 
+// `iterations` steps of four tile products (`step`) into tmm0-3, then
+// element 0 of tmm0 as the loop's result.
+template <class Acc, class Step>
+Acc run_products(std::int64_t iterations, Step step) {
+  for (std::int64_t i = 0; i < iterations; ++i) step();
+  alignas(64) Acc out[16 * 16];
+  _tile_stored(0, out, 64);
+  asm volatile("" ::: "memory");
+  _tile_release();
+  return out[0];
+}
+
 }  // namespace
 
 float tdpbf16_loop_amx(std::int64_t iterations) {
@@ -42,17 +54,12 @@ float tdpbf16_loop_amx(std::int64_t iterations) {
   alignas(64) std::uint16_t operand[16 * 32];
   for (auto &v : operand) v = 0x3a80;
   start_tiles(operand);
-  for (std::int64_t i = 0; i < iterations; ++i) {
+  return run_products<float>(iterations, [] {
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);
     _tile_dpbf16ps(2, 5, 6);
     _tile_dpbf16ps(3, 5, 7);
-  }
-  alignas(64) float out[16 * 16];
-  _tile_stored(0, out, 64);
-  asm volatile("" ::: "memory");
-  _tile_release();
-  return out[0];
+  });
 }
 
 std::int32_t tdpbusd_loop_amx(std::int64_t iterations) {
@@ -60,17 +67,12 @@ std::int32_t tdpbusd_loop_amx(std::int64_t iterations) {
   alignas(64) std::uint8_t operand[16 * 64];
   for (auto &v : operand) v = 1;
   start_tiles(operand);
-  for (std::int64_t i = 0; i < iterations; ++i) {
+  return run_products<std::int32_t>(iterations, [] {
     _tile_dpbusd(0, 4, 6);
     _tile_dpbusd(1, 4, 7);
     _tile_dpbusd(2, 5, 6);
     _tile_dpbusd(3, 5, 7);
-  }
-  alignas(64) std::int32_t out[16 * 16];
-  _tile_stored(0, out, 64);
-  asm volatile("" ::: "memory");
-  _tile_release();
-  return out[0];
+  });
 }
 
 }  // namespace dlk::perf::kernels

@@ -33,22 +33,12 @@ constexpr int64_t kTileMajorWeightBytes = int64_t{1} << 20;
 struct Bf16Conv {
   using Elem = uint16_t;
   using Acc = float;
-  static void products() {
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
-  }
+  using Products = Bf16Products;
 };
 struct Int8Conv {
   using Elem = uint8_t;
   using Acc = int32_t;
-  static void products() {
-    _tile_dpbusd(0, 4, 6);
-    _tile_dpbusd(1, 4, 7);
-    _tile_dpbusd(2, 5, 6);
-    _tile_dpbusd(3, 5, 7);
-  }
+  using Products = U8S8Products;
 };
 
 bool is_int8(const dlk_conv2d_desc &d) {
@@ -92,7 +82,7 @@ void sum_tile(const Geometry &g, const typename Conv::Elem *image, int64_t q0,
         _tile_loadd(6, b + c0 * kTile, b_bytes);
         _tile_loadd(5, a + kHalf * g.c + c0, a_bytes);
         _tile_loadd(7, b + c0 * kTile + step, b_bytes);
-        Conv::products();
+        Conv::Products::template run<true, true>();
       }
     }
   constexpr int64_t acc_bytes = sizeof acc[0];

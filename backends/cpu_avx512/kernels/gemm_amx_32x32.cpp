@@ -42,36 +42,6 @@ void load_tile_config(int rows, int cols) {
   ensure_tile_config(want);
 }
 
-// The tile products of each operand pair (the tile numbers are literals to
-// the intrinsics): C tile 2 t + u += A tile 4 + t x B tile 6 + u.
-struct Bf16Products {
-  template <bool Bottom, bool Right>
-  static void run() {
-    _tile_dpbf16ps(0, 4, 6);
-    if (Right) _tile_dpbf16ps(1, 4, 7);
-    if (Bottom) _tile_dpbf16ps(2, 5, 6);
-    if (Bottom && Right) _tile_dpbf16ps(3, 5, 7);
-  }
-};
-struct U8S8Products {  // u8 A, s8 B
-  template <bool Bottom, bool Right>
-  static void run() {
-    _tile_dpbusd(0, 4, 6);
-    if (Right) _tile_dpbusd(1, 4, 7);
-    if (Bottom) _tile_dpbusd(2, 5, 6);
-    if (Bottom && Right) _tile_dpbusd(3, 5, 7);
-  }
-};
-struct S8U8Products {  // s8 A, u8 B
-  template <bool Bottom, bool Right>
-  static void run() {
-    _tile_dpbsud(0, 4, 6);
-    if (Right) _tile_dpbsud(1, 4, 7);
-    if (Bottom) _tile_dpbsud(2, 5, 6);
-    if (Bottom && Right) _tile_dpbsud(3, 5, 7);
-  }
-};
-
 // C (+)= one k step: A's rows at a (row stride a_bytes), B's 16 k-groups of NR
 // columns at b (row stride b_bytes).
 template <class Products, bool Bottom, bool Right>
