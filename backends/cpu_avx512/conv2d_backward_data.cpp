@@ -456,16 +456,18 @@ size_t amx_turned_weights_bytes(const ConvShape &s) {
   return ScratchCarver::aligned(static_cast<size_t>(s.k * s.taps()) * sizeof(uint16_t));
 }
 
-bool runs_amx(const core::Conv2dArgs &a, core::CpuIsa isa) {
-  if (!lowers_to_amx_gemm(a, isa)) return false;
+bool runs_amx(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.stride_h != 1 || d.stride_w != 1 || !lowers_to_amx_gemm(a, isa)) return false;
   const core::Conv2dArgs t = turned_convolution(a, a.weights);
-  return kernels::conv2d_amx_applies(t) &&
-         amx_turned_weights_bytes(ConvShape(a)) + kernels::AmxConvPlan(t).bytes <= kScratchBound;
+  return kernels::conv2d_amx_applies(t, threads) &&
+         amx_turned_weights_bytes(ConvShape(a)) + kernels::AmxConvPlan(t, threads).bytes <=
+             kScratchBound;
 }
 
 void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
   const size_t turned_bytes = amx_turned_weights_bytes(ConvShape(a));
-  const kernels::AmxConvPlan plan(turned_convolution(a, a.weights));
+  const kernels::AmxConvPlan plan(turned_convolution(a, a.weights), threads);
   auto *base = static_cast<unsigned char *>(
       scratch.get(turned_bytes + plan.bytes, "dlk_conv2d_backward_data",
                   "the turned weights, their panels and the padded diff_dst"));
@@ -528,7 +530,7 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     return {"avx512:conv2d_direct_backward_data_f32", 0};
   }
   const ConvShape s(args);
-  if (runs_amx(args, isa)) {
+  if (runs_amx(args, isa, threads)) {
     backward_data_amx(args, threads, scratch);
     return {std::string("transposed_conv:") + kernels::conv2d_amx_name(args.desc), 0};
   }

@@ -248,7 +248,8 @@ ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int
                              bool prepacked) {
   if (isa != core::CpuIsa::avx512) return {ForwardKernel::gemm, {}};
   if (lowers_to_amx_gemm(args, isa))
-    return {kernels::conv2d_amx_applies(args) ? ForwardKernel::amx : ForwardKernel::gemm, {}};
+    return {kernels::conv2d_amx_applies(args, threads) ? ForwardKernel::amx : ForwardKernel::gemm,
+            {}};
   if (kernels::conv2d_direct_rows_forward_applies(args)) return {ForwardKernel::direct_rows, {}};
   if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
     ForwardChoice choice{ForwardKernel::direct_rows_nhwc, DirectRowsNhwc(args, threads)};
@@ -274,7 +275,7 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
   ForwardChoice choice = forward_kernel(args, isa, threads, prepacked != nullptr);
   switch (choice.kernel) {
     case ForwardKernel::amx: {
-      const kernels::AmxConvPlan plan(args);
+      const kernels::AmxConvPlan plan(args, threads);
       kernels::conv2d_amx_forward(
           args, threads, plan,
           scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and padded image"));

@@ -7,9 +7,11 @@
 // (the buffer's zeroed tail), output channels one past and below a block of
 // 32 (the panels' zero columns, dst's channels past k untouched), 32-192
 // channels (one to six k steps a tap), kernels 2x2 to 5x5 and 1x3 / 3x1,
-// padding 0 to wider than the kernel reaches, batch entries, NCHW (src and dst
-// turned by transposes, the weights turned to KRSC) and NHWC, bias and ReLU
-// or neither, 1-3 threads. Small integers, so every sum is exact in f32 and
+// padding 0 to wider than the kernel reaches, strides 2 and 3 (phase planes
+// of even and odd sides, taps one and two planes on), batch entries (every
+// thread on each image, or an image a thread when the batch splits evenly),
+// NCHW (src and dst turned by transposes, the weights turned to KRSC) and
+// NHWC, bias and ReLU or neither, 1-3 threads. Small integers, so every sum is exact in f32 and
 // dst is its one rounding to bf16.
 #include <catch2/catch.hpp>
 #include <algorithm>
@@ -35,6 +37,10 @@ const ConvShape kShapes[] = {
     {1, 32, 6, 17, 31, 5, 5, 1, 2, 1, 1},   // 5x5, a channel below a block
     {1, 64, 3, 40, 32, 1, 3, 1, 1, 1, 1},   // 1x3: rows wider than a tile
     {1, 192, 10, 10, 70, 3, 1, 1, 0, 1, 1}, // 3x1, six k steps a tap, three blocks
+    {2, 32, 14, 14, 40, 3, 3, 2, 1, 1, 1},  // stride 2: four phase planes of 8 x 8
+    {1, 64, 9, 13, 32, 3, 3, 2, 1, 1, 1},   // odd sides: planes of 6 x 8 and 6 x 7 pixels
+    {1, 32, 11, 70, 33, 2, 4, 2, 0, 1, 1},  // 2x4, no padding, rows past a tile
+    {2, 32, 12, 12, 16, 5, 5, 3, 2, 1, 1},  // stride 3: nine planes, taps two planes on
 };
 
 // The exact NCHW forward: dst[n][k][oh][ow] = sum src x weights (OIHW).
@@ -49,7 +55,7 @@ std::vector<int64_t> exact_forward(const ConvShape &s, int64_t oh, int64_t ow,
           for (int64_t c = 0; c < s.c; ++c)
             for (int64_t r = 0; r < s.kh; ++r)
               for (int64_t t = 0; t < s.kw; ++t) {
-                const int64_t iy = y + r - s.pad, ix = x + t - s.pad;
+                const int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + t - s.pad;
                 if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
                 sum += int64_t{src[((n * s.c + c) * s.h + iy) * s.w + ix]} *
                        w[((k * s.c + c) * s.kh + r) * s.kw + t];
@@ -77,7 +83,8 @@ TEST_CASE("conv2d forward bf16 on AMX tiles: exact sums, rounded once, at the ed
   std::mt19937 rng(27);
   int variant = 0;
   for (const ConvShape &s : kShapes) {
-    const int64_t oh = s.h + 2 * s.pad - s.kh + 1, ow = s.w + 2 * s.pad - s.kw + 1;
+    const int64_t oh = (s.h + 2 * s.pad - s.kh) / s.stride + 1;
+    const int64_t ow = (s.w + 2 * s.pad - s.kw) / s.stride + 1;
     const std::vector<int> src = random_ints(s.n * s.c * s.h * s.w, -3, 3, rng);
     const std::vector<int> weights = random_ints(s.k * s.c * s.kh * s.kw, -3, 3, rng);
     const std::vector<int> bias = random_ints(s.k, -20, 20, rng);
@@ -132,10 +139,12 @@ TEST_CASE("conv2d forward int8 on AMX tiles: exact sums, src's zero point compen
       {1, 64, 9, 30, 64, 3, 3, 1, 0, 1, 1},
       {3, 192, 4, 3, 40, 2, 2, 1, 2, 1, 1},
       {1, 64, 6, 17, 31, 5, 5, 1, 2, 1, 1},
+      {2, 64, 9, 13, 40, 3, 3, 2, 1, 1, 1},
   };
   std::mt19937 rng(29);
   for (const ConvShape &s : shapes) {
-    const int64_t oh = s.h + 2 * s.pad - s.kh + 1, ow = s.w + 2 * s.pad - s.kw + 1;
+    const int64_t oh = (s.h + 2 * s.pad - s.kh) / s.stride + 1;
+    const int64_t ow = (s.w + 2 * s.pad - s.kw) / s.stride + 1;
     const std::vector<int> weights = random_ints(s.k * s.c * s.kh * s.kw, -128, 127, rng);
     const std::vector<float> bias = cast<float>(random_ints(s.k, -200, 200, rng));
     std::vector<float> scales;

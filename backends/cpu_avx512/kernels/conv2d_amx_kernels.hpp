@@ -1,21 +1,25 @@
 // bf16 and int8 convolution forward as an implicit GEMM on AMX tiles, no
-// im2col (kernels/conv2d_amx.cpp). Each image is copied once into a
-// zero-padded NHWC buffer (hp x wp pixels of c channels; int8: u8, padded
-// with src's zero point); an output pixel (oh, ow) is computed at the
-// buffer's "flat" position q = oh x wp + ow, so that tap (r, s) of 32
-// consecutive positions reads 32 consecutive pixels of the buffer, q + r x wp
-// + s on: an A tile is 16 of them, loaded straight from the buffer with the
-// pixel as its row stride (stride 1 only). The positions with ow >= the
-// output's width are computed and dropped (2 of wp, for a 3x3 kernel with
-// padding 1). B is the weights in the GEMM's k-pair (k-quad) panels of 32
-// output channels, taps outer and channels inner, packed once per call by
-// 32-bit transposes. C tiles of 32 positions x 32 channels sum every tap and
-// channel in the tiles (tdpbf16ps, tdpbusd), then go into dst by the GEMM's
-// AVX-512 stores: bias, ReLU and rounding to bf16; int8's zero point
-// compensated per output channel, its scales, bias, ReLU and requantization
+// im2col (kernels/conv2d_amx.cpp). Each image is copied once into zero-padded
+// NHWC phase planes (int8: u8, padded with src's zero point): padded pixel
+// (y, x) goes to plane (y % sh, x % sw) at row y / sh, column x / sw, so a
+// stride-1 convolution has one plane, the padded image, and stride 2 x 2
+// four of hp / 2 x wp / 2 pixels. An output pixel (oh, ow) is computed at the
+// "flat" position q = oh x wq + ow (wq: a plane's width), so that tap (r, s)
+// of 32 consecutive positions reads 32 consecutive pixels of plane (r % sh,
+// s % sw), q + (r / sh) x wq + s / sw on: an A tile is 16 of them, loaded
+// straight from the plane with the pixel as its row stride. The positions
+// with ow >= the output's width are computed and dropped (2 of wp, for a 3x3
+// kernel with padding 1 at stride 1; 1 of wp / 2 at stride 2). B is the
+// weights in the GEMM's k-pair (k-quad) panels of 32 output channels, taps
+// outer and channels inner, packed once per call by 32-bit transposes. C
+// tiles of 32 positions x 32 channels sum every tap and channel in the tiles
+// (tdpbf16ps, tdpbusd), then go into dst by the GEMM's AVX-512 stores: bias,
+// ReLU and rounding to bf16; int8's zero point compensated per output
+// channel, its scales, bias, ReLU and requantization
 // (kernels/gemm_store_s32_avx512.cpp, bit for bit as the GEMM lowering).
-// NCHW src is turned into the buffer by transposes; bf16 NCHW dst through an
-// NHWC image per call, int8's by the store's column-major form.
+// NCHW src is turned into the planes by transposes, NCHW dst through an NHWC
+// image. At batch >= threads
+// each thread takes whole images, each in its own workspace.
 #pragma once
 
 #include <cstddef>
@@ -26,28 +30,34 @@
 namespace dlk::cpu::kernels {
 
 struct AmxConvPlan {
-  explicit AmxConvPlan(const core::Conv2dArgs &args);
+  AmxConvPlan(const core::Conv2dArgs &args, int threads);
   int64_t elem = 0;          // bytes of src's elements (bf16 2, int8 1)
   int64_t hp = 0, wp = 0;    // the padded image
-  int64_t flat = 0;          // positions computed: oh x wp rounded up to 32
-  int64_t image_pixels = 0;  // of the buffer: hp x wp, or as far as the last tile's taps reach
+  int64_t hq = 0, wq = 0;    // a phase plane: hp / sh and wp / sw rounded up
+  int64_t flat = 0;          // positions computed: oh x wq rounded up to 32
+  int64_t plane = 0;         // pixels of a plane: hq x wq, or as far as the last tile's taps reach
   int64_t taps = 0;          // kh x kw
   int64_t blocks = 0;        // of 32 output channels
   int64_t weight_elems = 0;  // the packed panels (blocks x taps x c x 32)
   int64_t turned_weight_elems = 0;  // NCHW: the weights in KRSC first
-  int64_t dst_elems = 0;     // bf16 NCHW: an NHWC image of dst
   int64_t sums = 0;          // int8: the weights' sum per output channel
-  size_t bytes = 0;          // the scratch: panels, turned weights, padded image, NHWC dst, sums
+  int64_t workers = 0;       // images in flight: one a thread, or one for all threads
+  // Each image in flight's workspace: its phase planes (sh x sw x plane
+  // pixels), NCHW src's rows in NHWC (strides past 1: one per thread on the
+  // image), NCHW dst's NHWC image (bytes).
+  int64_t image_elems = 0, row_elems = 0, dst_bytes = 0;
+  size_t workspace_bytes = 0;
+  size_t bytes = 0;  // the scratch: panels, turned weights, sums, the workspaces
 };
 
 // Whether the kernel takes the convolution (the caller checks that GEMM of
 // its dtype runs on AMX here): bf16 src, weights and dst, or u8 / s8 src with
 // s8 weights (any int8 dst); NCHW or NHWC, one group, a kernel larger than
-// 1x1 at stride 1 without dilation, channels a multiple of a tile row (32
+// 1x1 without dilation (any stride), channels a multiple of a tile row (32
 // bf16, 64 int8), padding not negative, at least as many output pixels (n x
 // oh x ow) as output channels (NHWC: half as many), the scratch within its
 // bound.
-bool conv2d_amx_applies(const core::Conv2dArgs &args);
+bool conv2d_amx_applies(const core::Conv2dArgs &args, int threads);
 
 // dst = conv(src, weights) (+ bias, ReLU, int8's scales, as dlk.h has it) on up
 // to `threads` threads; `scratch` holds plan.bytes.
