@@ -32,6 +32,7 @@
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
 #include "backends/cpu_avx512/gemm_kernels.hpp"
+#include "backends/cpu_avx512/kernels/conv2d_amx_backward_weights_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_backward_weights_kernels.hpp"
 #include "backends/cpu_avx512/kernels/transpose_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
@@ -371,6 +372,15 @@ core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIs
         scratch.get(plan.bytes, "dlk_conv2d_backward_weights",
                     "the direct kernel's sums, pixel-major diff_dst and padded image"));
     return {"avx512:conv2d_direct_backward_weights_f32", 0};
+  }
+  if (lowers_to_amx_gemm(args, isa) &&
+      kernels::conv2d_amx_backward_weights_applies(args, threads)) {
+    const kernels::AmxBackwardWeightsPlan plan(args, threads);
+    kernels::conv2d_amx_backward_weights(
+        args, threads, plan,
+        scratch.get(plan.bytes, "dlk_conv2d_backward_weights",
+                    "the AMX kernel's sums, channel-major src and paired diff_dst"));
+    return {"avx512:conv2d_amx_backward_weights_bf16", 0};
   }
   if (isa == core::CpuIsa::avx512 && args.desc.format == DLK_FORMAT_NCHW &&
       !lowers_to_amx_gemm(args, isa) &&

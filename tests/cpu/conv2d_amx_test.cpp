@@ -277,4 +277,77 @@ TEST_CASE("conv2d backward data bf16 on AMX tiles: the turned convolution's exac
   }
 }
 
+TEST_CASE("conv2d backward weights bf16 on AMX tiles: exact sums over every image, rounded once, "
+          "diff_bias, NCHW and NHWC, 1-3 threads",
+          "[cpu][conv2d]") {
+  if (!runs_on_amx("avx512", DLK_DTYPE_BF16)) {
+    WARN("skipped: this CPU has no AMX-BF16 (or Linux did not grant the tile state)");
+    return;
+  }
+  // Channels multiples of 32; strides 1-3 (phase planes), kernels 2x2 to 5x5
+  // and 1x3, padding 0 to wider than the kernel reaches; at least 512
+  // positions over the batch (the kernel's floor); 64 x 64 images (550 KB of
+  // operands each) summed a group of one image at a time, the sums carried
+  // between groups in scratch; the rest one group; batches that split among
+  // the threads (sums of their own, added up) and that do not.
+  const ConvShape shapes[] = {
+      // n, c, h, w, k, kh, kw, stride, pad, dilation, groups
+      {4, 32, 9, 9, 32, 3, 3, 1, 1, 1, 1},
+      {8, 64, 9, 13, 64, 3, 3, 2, 1, 1, 1},
+      {1, 32, 29, 70, 96, 2, 4, 2, 0, 1, 1},
+      {16, 32, 12, 12, 32, 5, 5, 3, 2, 1, 1},
+      {3, 96, 6, 17, 32, 1, 3, 1, 3, 1, 1},
+      {2, 32, 64, 64, 32, 3, 3, 1, 1, 1, 1},
+  };
+  std::mt19937 rng(30);
+  for (const ConvShape &s : shapes) {
+    const int64_t oh = (s.h + 2 * s.pad - s.kh) / s.stride + 1;
+    const int64_t ow = (s.w + 2 * s.pad - s.kw) / s.stride + 1;
+    const int64_t taps = s.kh * s.kw;
+    const std::vector<int> src = random_ints(s.n * s.c * s.h * s.w, -3, 3, rng);
+    const std::vector<int> diff_dst = random_ints(s.n * s.k * oh * ow, -3, 3, rng);
+    // The exact OIHW gradient and diff_bias.
+    std::vector<int> sums(s.k * s.c * taps, 0), bias(s.k, 0);
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t o = 0; o < s.k; ++o)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t x = 0; x < ow; ++x) {
+            const int g = diff_dst[((n * s.k + o) * oh + y) * ow + x];
+            bias[o] += g;
+            for (int64_t ci = 0; ci < s.c; ++ci)
+              for (int64_t r = 0; r < s.kh; ++r)
+                for (int64_t t = 0; t < s.kw; ++t) {
+                  const int64_t iy = y * s.stride + r - s.pad, ix = x * s.stride + t - s.pad;
+                  if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                  sums[((o * s.c + ci) * s.kh + r) * s.kw + t] +=
+                      g * src[((n * s.c + ci) * s.h + iy) * s.w + ix];
+                }
+          }
+    for (const dlk_format format : {DLK_FORMAT_NCHW, DLK_FORMAT_NHWC}) {
+      const bool nhwc = format == DLK_FORMAT_NHWC;
+      dlk_conv2d_desc d = conv_desc(s, DLK_DTYPE_BF16);
+      d.format = format;
+      const auto layout = [&](const std::vector<int> &v, int64_t n, int64_t c, int64_t hw) {
+        return nhwc ? to_nhwc(v, n, c, hw) : v;
+      };
+      const std::vector<uint16_t> src_bits = bf16_of(layout(src, s.n, s.c, s.h * s.w));
+      const std::vector<uint16_t> dd_bits = bf16_of(layout(diff_dst, s.n, s.k, oh * ow));
+      const std::vector<uint16_t> expected = bf16_of(layout(sums, s.k, s.c, taps));
+      for (const int threads : {1, 2, 3}) {
+        const Context ctx("avx512", threads);
+        INFO(describe(s) << (nhwc ? " nhwc" : " nchw") << " threads " << threads);
+        Buffer<uint16_t> src_buf(ctx, src_bits), dd(ctx, dd_bits);
+        Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+        Buffer<float> diff_bias(ctx, std::vector<float>(s.k, -1.0f));
+        REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, src_buf.data(), dd.data(),
+                                            diff_weights.data(),
+                                            diff_bias.data()) == DLK_STATUS_SUCCESS);
+        CHECK(implementation(ctx) == "avx512:conv2d_amx_backward_weights_bf16");
+        CHECK(diff_weights.values() == expected);
+        CHECK(diff_bias.values() == cast<float>(bias));
+      }
+    }
+  }
+}
+
 }  // namespace dlk::cpu_test

@@ -49,16 +49,6 @@ bool is_int8(const dlk_conv2d_desc &d) {
   return d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
 }
 
-// C 0-3 (top left, top right, bottom left, bottom right), A 4-5 (the
-// positions' two halves), B 6-7 (the output channels' two halves): all 16
-// rows of 64 bytes.
-TileConfig full_tiles() {
-  TileConfig config{};
-  config.palette = 1;
-  for (int t = 0; t < 8; ++t) set_tile(config, t, static_cast<int>(kHalf));
-  return config;
-}
-
 // Where a tile's operands lie: positions q = oh x wq + ow of a phase plane of
 // wq columns, `plane` elements from one plane to the next.
 struct Geometry {
