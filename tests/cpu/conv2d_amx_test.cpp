@@ -1,18 +1,19 @@
 // bf16 and int8 forward on the AMX implicit-GEMM kernel
-// (kernels/conv2d_amx.cpp) at the edges of its scheme, and bf16 backward data
-// as its turned convolution:
-// output rows narrower and wider than a tile of
-// 32 flat positions, and tiles that straddle rows (the dropped positions past
-// a row's end must not reach dst), the last tile's taps past the padded image
-// (the buffer's zeroed tail), output channels one past and below a block of
-// 32 (the panels' zero columns, dst's channels past k untouched), 32-192
-// channels (one to six k steps a tap), kernels 2x2 to 5x5 and 1x3 / 3x1,
-// padding 0 to wider than the kernel reaches, strides 2 and 3 (phase planes
-// of even and odd sides, taps one and two planes on), batch entries (every
-// thread on each image, or an image a thread when the batch splits evenly),
-// NCHW (src and dst turned by transposes, the weights turned to KRSC) and
-// NHWC, bias and ReLU or neither, 1-3 threads. Small integers, so every sum is exact in f32 and
-// dst is its one rounding to bf16.
+// (kernels/conv2d_amx.cpp) at the edges of its scheme, bf16 backward data as
+// its turned convolution, and bf16 backward weights
+// (kernels/conv2d_amx_backward_weights.cpp): output rows narrower and wider
+// than a tile of 32 flat positions, and tiles that straddle rows (the dropped
+// positions past a row's end must not reach dst), the last tile's taps past
+// the padded image (the buffer's zeroed tail), output channels one past and
+// below a block of 32 (the panels' zero columns, dst's channels past k
+// untouched), 32-256 channels (one to eight k steps a tap), kernels 2x2 to
+// 5x5 and 1x3 / 3x1, padding 0 to wider than the kernel reaches, strides 2
+// and 3 (phase planes of even and odd sides, taps one and two planes on),
+// batch entries (every thread on a band of each image's tiles, or of its
+// blocks past 1 MiB of panels, or an image a thread when the batch splits
+// evenly), NCHW (src and dst turned by transposes, the weights turned to
+// KRSC) and NHWC, bias and ReLU or neither, 1-3 threads. Small integers, so
+// every sum is exact in f32 and dst is its one rounding to bf16.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -41,6 +42,7 @@ const ConvShape kShapes[] = {
     {1, 64, 9, 13, 32, 3, 3, 2, 1, 1, 1},   // odd sides: planes of 6 x 8 and 6 x 7 pixels
     {1, 32, 11, 70, 33, 2, 4, 2, 0, 1, 1},  // 2x4, no padding, rows past a tile
     {2, 32, 12, 12, 16, 5, 5, 3, 2, 1, 1},  // stride 3: nine planes, taps two planes on
+    {1, 256, 16, 16, 256, 3, 3, 1, 1, 1, 1}, // 1.2 MB of panels: threads share the blocks
 };
 
 // The exact NCHW forward: dst[n][k][oh][ow] = sum src x weights (OIHW).

@@ -189,11 +189,12 @@ struct Pass {
   bool tile_major;      // each tile of positions over every block of output channels
 };
 
-// Image n of src into the padded phase planes: padded pixel (y, x) to plane
-// (y % sh, x % sw) at row y / sh, column x / sw; `pad` around the image and
-// past the padded image's edge, each element xored with `flip`.
+// Padded rows [y0, y1) of image n of src into the padded phase planes:
+// padded pixel (y, x) to plane (y % sh, x % sw) at row y / sh, column x / sw;
+// `pad` around the image and past the padded image's edge (with the last
+// rows), each element xored with `flip`.
 template <class Conv>
-void pad_image(const Pass<Conv> &p, int64_t n, int threads,
+void pad_image(const Pass<Conv> &p, int64_t n, int64_t y0, int64_t y1, int threads,
                const Workspace<typename Conv::Elem> &ws) {
   using Elem = typename Conv::Elem;
   const dlk_conv2d_desc &d = p.a.desc;
@@ -208,7 +209,8 @@ void pad_image(const Pass<Conv> &p, int64_t n, int threads,
       for (int64_t e = 0; e < count; ++e) to[e] = static_cast<Elem>(from[e] ^ p.flip);
   };
   // Padded row y of plane row y / sh in planes (y % sh, 0 .. sw - 1).
-  parallel_for(plan.hq * sh, threads, [&](int64_t y, int t) {
+  parallel_for(y1 - y0, threads, [&](int64_t i, int t) {
+    const int64_t y = y0 + i;
     Elem *lines = ws.image + ((y % sh) * sw * plan.plane + y / sh * plan.wq) * c;
     const int64_t ih = y - d.pad_h;
     if (y >= plan.hp || ih < 0 || ih >= d.h) {
@@ -245,45 +247,66 @@ void pad_image(const Pass<Conv> &p, int64_t n, int threads,
       }
     }
   });
+  if (y1 < plan.hq * sh) return;
   for (int64_t phase = 0; phase < sh * sw; ++phase)
     std::fill(ws.image + (phase * plan.plane + plan.hq * plan.wq) * c,
               ws.image + (phase + 1) * plan.plane * c, p.pad);
 }
 
-// dst of image n, on up to `threads` threads.
+// Tiles [tile0, tile1) x blocks [block0, block1) of an image.
+struct Share {
+  int64_t tile0, tile1, block0, block1;
+};
+
+// The output pixel at or after flat position q (the pixels when past them).
+int64_t pixel_at(const Geometry &g, int64_t q) {
+  const int64_t oh = q / g.wq, ow = q % g.wq;
+  if (oh >= g.oh) return g.oh * g.ow;
+  return ow >= g.ow ? (oh + 1) * g.ow : oh * g.ow + ow;
+}
+
+// Share `share` of image n's dst, on up to `threads` threads: the padded
+// rows its tiles read, its tiles, and (NCHW) the transposes of its pixels and
+// channels.
 template <class Conv>
-void convolve_image(const Pass<Conv> &p, int64_t n, int threads,
+void convolve_share(const Pass<Conv> &p, int64_t n, const Share &share, int threads,
                     const Workspace<typename Conv::Elem> &ws) {
   constexpr bool int8 = std::is_same_v<Conv, Int8Conv>;
   const dlk_conv2d_desc &d = p.a.desc;
   const AmxConvPlan &plan = p.plan;
+  const Geometry &g = p.g;
   const bool nchw = d.format == DLK_FORMAT_NCHW;
-  const int64_t tiles = plan.flat / kTile, panel = plan.taps * d.c * kTile;
-  const int64_t pixels = p.a.oh * p.a.ow;
-  pad_image(p, n, threads, ws);
+  const int64_t panel = plan.taps * d.c * kTile, pixels = p.a.oh * p.a.ow;
+  // The plane rows from the share's first position to its last tap's reach.
+  const int64_t reach = (d.kh - 1) / g.sh * g.wq + (d.kw - 1) / g.sw;
+  const int64_t first_row = share.tile0 * kTile / g.wq;
+  const int64_t last_row = (share.tile1 * kTile - 1 + reach) / g.wq;
+  pad_image(p, n, first_row * g.sh, std::min(plan.hq, last_row + 1) * g.sh, threads, ws);
   // The NHWC image of dst the tiles go into.
   const int64_t elem = static_cast<int64_t>(dlk_dtype_size(d.dst_type));
   auto *image_dst = static_cast<unsigned char *>(p.a.dst) + n * pixels * d.k * elem;
   unsigned char *out = nchw ? ws.nhwc_dst : image_dst;
-  parallel_for(tiles * plan.blocks, threads, [&](int64_t unit, int) {
-    const int64_t tile = p.tile_major ? unit / plan.blocks : unit % tiles;
-    const int64_t block = p.tile_major ? unit % plan.blocks : unit / tiles;
+  const int64_t tiles = share.tile1 - share.tile0, blocks = share.block1 - share.block0;
+  parallel_for(tiles * blocks, threads, [&](int64_t unit, int) {
+    const int64_t tile = share.tile0 + (p.tile_major ? unit / blocks : unit % tiles);
+    const int64_t block = share.block0 + (p.tile_major ? unit % blocks : unit / tiles);
     ensure_tile_config(full_tiles());
     alignas(64) typename Conv::Acc acc[kTile][kTile];
-    sum_tile<Conv>(p.g, ws.image, tile * kTile, p.panels + block * panel, acc);
+    sum_tile<Conv>(g, ws.image, tile * kTile, p.panels + block * panel, acc);
     if constexpr (int8)
-      store_int8_tile(p.a, p.g, acc, tile * kTile, block, p.a_zero, p.sums, out);
+      store_int8_tile(p.a, g, acc, tile * kTile, block, p.a_zero, p.sums, out);
     else
-      store_bf16_tile(p.g, acc, tile * kTile, block, p.a.bias, d.relu != 0,
+      store_bf16_tile(g, acc, tile * kTile, block, p.a.bias, d.relu != 0,
                       reinterpret_cast<uint16_t *>(out));
   });
   if (!nchw) return;
   // NHWC (pixels x k) into NCHW (k x pixels), in runs of 64 pixels.
-  const int64_t runs = (pixels + 63) / 64;
-  parallel_for(runs, threads, [&](int64_t run, int) {
-    const int64_t p0 = run * 64, count = std::min<int64_t>(64, pixels - p0);
-    transpose_avx512(ws.nhwc_dst + p0 * d.k * elem, count, d.k, d.k, static_cast<size_t>(elem),
-                     image_dst + p0 * elem, pixels);
+  const int64_t p0 = pixel_at(g, share.tile0 * kTile), p1 = pixel_at(g, share.tile1 * kTile);
+  const int64_t k0 = share.block0 * kTile, k1 = std::min(d.k, share.block1 * kTile);
+  parallel_for((p1 - p0 + 63) / 64, threads, [&](int64_t run, int) {
+    const int64_t from = p0 + run * 64, count = std::min<int64_t>(64, p1 - from);
+    transpose_avx512(ws.nhwc_dst + (from * d.k + k0) * elem, count, k1 - k0, d.k,
+                     static_cast<size_t>(elem), image_dst + (k0 * pixels + from) * elem, pixels);
   });
 }
 
@@ -320,19 +343,38 @@ void forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, vo
   const Pass<Conv> pass{a,     plan, g, panels, sums, a_zero, pad, flip,
                         plan.weight_elems * int64_t{sizeof(Elem)} <= kTileMajorWeightBytes};
   std::vector<Workspace<Elem>> spaces;
-  for (int64_t w = 0; w < plan.workers; ++w) {
+  for (int64_t w = 0; w < plan.workspaces; ++w) {
     Workspace<Elem> ws{};
     ws.image = carve.carve<Elem>(plan.image_elems);
     ws.rows = carve.carve<Elem>(plan.row_elems);
     ws.nhwc_dst = carve.carve<unsigned char>(plan.dst_bytes);
     spaces.push_back(ws);
   }
-  if (plan.workers == 1) {
-    for (int64_t n = 0; n < d.n; ++n) convolve_image(pass, n, threads, spaces[0]);
+  const int64_t tiles = plan.flat / kTile;
+  const Share whole{0, tiles, 0, plan.blocks};
+  const int64_t workers = plan.workspaces;
+  if (workers == 1) {
+    for (int64_t n = 0; n < d.n; ++n) convolve_share(pass, n, whole, threads, spaces[0]);
     return;
   }
-  parallel_for(d.n, static_cast<int>(plan.workers),
-               [&](int64_t n, int t) { convolve_image(pass, n, 1, spaces[t]); });
+  if (plan.image_per_thread) {
+    parallel_for(d.n, static_cast<int>(workers),
+                 [&](int64_t n, int t) { convolve_share(pass, n, whole, 1, spaces[t]); });
+    return;
+  }
+  // Each thread a band of tiles (or of blocks, where the panels are swept
+  // once) of each image, the rows its tiles read padded into its own
+  // workspace.
+  for (int64_t n = 0; n < d.n; ++n)
+    parallel_for(workers, static_cast<int>(workers), [&](int64_t i, int) {
+      Share share = whole;
+      if (pass.tile_major)
+        share.tile0 = tiles * i / workers, share.tile1 = tiles * (i + 1) / workers;
+      else
+        share.block0 = plan.blocks * i / workers, share.block1 = plan.blocks * (i + 1) / workers;
+      if (share.tile0 < share.tile1 && share.block0 < share.block1)
+        convolve_share(pass, n, share, 1, spaces[i]);
+    });
 }
 
 }  // namespace
@@ -369,17 +411,23 @@ AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads) {
   // on its share of the tiles (of the output channels, past
   // kTileMajorWeightBytes): res5b_3x3's 4.7 MB of bf16 panels streamed by
   // both threads an image each ran 0.85x as fast as halves of them
-  // (Intel Xeon model 167, batch 32, 2 threads).
+  // (Intel Xeon model 167, batch 32, 2 threads). Either way each thread pads
+  // the rows it reads into a workspace of its own: with the threads padding
+  // parts of one image, each reading all of it (lines the other core had
+  // written), ResNet-50's bf16 3x3 at batch 1 ran 0.70-0.85x as fast on 2
+  // threads as on 1 (x oneDNN-any).
   const bool panels_in_l2 = weight_elems * elem <= kImagePerThreadWeightBytes;
-  workers = panels_in_l2 && d.n >= team && (d.n % team == 0 || d.n >= 4 * team) ? team : 1;
-  for (;; workers = 1) {
-    const int64_t row_threads = workers == 1 ? team : 1;
+  image_per_thread =
+      panels_in_l2 && d.n >= team && (d.n % team == 0 || d.n >= 4 * team) && team > 1;
+  for (workspaces = team;; workspaces = 1) {
+    const int64_t row_threads = workspaces == 1 ? team : 1;
     row_elems = nchw && d.stride_w > 1 ? row_threads * d.w * d.c : 0;
     workspace_bytes = bytes_of(image_elems, elem) + bytes_of(row_elems, elem) +
                       bytes_of(dst_bytes, 1);
-    bytes = shared + static_cast<size_t>(workers) * workspace_bytes;
-    if (workers == 1 || bytes <= kScratchBound) break;
+    bytes = shared + static_cast<size_t>(workspaces) * workspace_bytes;
+    if (workspaces == 1 || bytes <= kScratchBound) break;
   }
+  image_per_thread = image_per_thread && workspaces > 1;
 }
 
 bool conv2d_amx_applies(const core::Conv2dArgs &a, int threads) {

@@ -18,8 +18,9 @@
 // channel, its scales, bias, ReLU and requantization
 // (kernels/gemm_store_s32_avx512.cpp, bit for bit as the GEMM lowering).
 // NCHW src is turned into the planes by transposes, NCHW dst through an NHWC
-// image. At batch >= threads
-// each thread takes whole images, each in its own workspace.
+// image. At batch >= threads each thread takes whole images, else a band of
+// each image's tiles (or of its output channels), each thread padding the
+// rows it reads into a workspace of its own.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +42,8 @@ struct AmxConvPlan {
   int64_t weight_elems = 0;  // the packed panels (blocks x taps x c x 32)
   int64_t turned_weight_elems = 0;  // NCHW: the weights in KRSC first
   int64_t sums = 0;          // int8: the weights' sum per output channel
-  int64_t workers = 0;       // images in flight: one a thread, or one for all threads
+  int64_t workspaces = 0;    // one a thread (within the scratch's bound), else one for all
+  bool image_per_thread = false;  // else each thread a share of each image's tiles
   // Each image in flight's workspace: its phase planes (sh x sw x plane
   // pixels), NCHW src's rows in NHWC (strides past 1: one per thread on the
   // image), NCHW dst's NHWC image (bytes).
