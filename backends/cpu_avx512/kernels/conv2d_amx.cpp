@@ -278,9 +278,8 @@ void convolve_share(const Pass<Conv> &p, int64_t n, const Share &share, int thre
   const bool nchw = d.format == DLK_FORMAT_NCHW;
   const int64_t panel = plan.taps * d.c * kTile, pixels = p.a.oh * p.a.ow;
   // The plane rows from the share's first position to its last tap's reach.
-  const int64_t reach = (d.kh - 1) / g.sh * g.wq + (d.kw - 1) / g.sw;
   const int64_t first_row = share.tile0 * kTile / g.wq;
-  const int64_t last_row = (share.tile1 * kTile - 1 + reach) / g.wq;
+  const int64_t last_row = (share.tile1 * kTile - 1 + plan.reach) / g.wq;
   pad_image(p, n, first_row * g.sh, std::min(plan.hq, last_row + 1) * g.sh, threads, ws);
   // The NHWC image of dst the tiles go into.
   const int64_t elem = static_cast<int64_t>(dlk_dtype_size(d.dst_type));
@@ -379,19 +378,23 @@ void forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, vo
 
 }  // namespace
 
-AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads) {
+PhasePlanes::PhasePlanes(const core::Conv2dArgs &a) {
   const dlk_conv2d_desc &d = a.desc;
-  const bool int8 = is_int8(d);
-  elem = int8 ? 1 : 2;
   hp = d.h + 2 * d.pad_h;
   wp = d.w + 2 * d.pad_w;
   hq = (hp + d.stride_h - 1) / d.stride_h;
   wq = (wp + d.stride_w - 1) / d.stride_w;
   flat = (a.oh * wq + kTile - 1) / kTile * kTile;
   taps = d.kh * d.kw;
-  // The last tile's last tap reads position flat - 1 + (kh - 1) / sh rows and
-  // (kw - 1) / sw columns on.
-  plane = std::max(hq * wq, flat + (d.kh - 1) / d.stride_h * wq + (d.kw - 1) / d.stride_w);
+  reach = (d.kh - 1) / d.stride_h * wq + (d.kw - 1) / d.stride_w;
+}
+
+AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads) : PhasePlanes(a) {
+  const dlk_conv2d_desc &d = a.desc;
+  const bool int8 = is_int8(d);
+  elem = int8 ? 1 : 2;
+  // The last tile's last tap reads position flat - 1 + reach.
+  plane = std::max(hq * wq, flat + reach);
   blocks = (d.k + kTile - 1) / kTile;
   weight_elems = blocks * taps * d.c * kTile;
   const bool nchw = d.format == DLK_FORMAT_NCHW;

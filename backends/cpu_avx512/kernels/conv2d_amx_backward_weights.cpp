@@ -260,18 +260,11 @@ void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, i
 
 }  // namespace
 
-AmxBackwardWeightsPlan::AmxBackwardWeightsPlan(const core::Conv2dArgs &a, int team) {
+AmxBackwardWeightsPlan::AmxBackwardWeightsPlan(const core::Conv2dArgs &a, int team)
+    : PhasePlanes(a) {
   const dlk_conv2d_desc &d = a.desc;
-  hp = d.h + 2 * d.pad_h;
-  wp = d.w + 2 * d.pad_w;
-  hq = (hp + d.stride_h - 1) / d.stride_h;
-  wq = (wp + d.stride_w - 1) / d.stride_w;
-  flat = (a.oh * wq + kTile - 1) / kTile * kTile;
-  taps = d.kh * d.kw;
-  // The last k step of the farthest tap reads position flat - 1 + (kh - 1) /
-  // sh rows and (kw - 1) / sw columns on.
-  const int64_t reach = flat + (d.kh - 1) / d.stride_h * wq + (d.kw - 1) / d.stride_w;
-  plane = (std::max(hq * wq, reach) + kTile - 1) / kTile * kTile;
+  // The last k step of the farthest tap reads position flat - 1 + reach.
+  plane = (std::max(hq * wq, flat + reach) + kTile - 1) / kTile * kTile;
   src_elems = d.stride_h * d.stride_w * d.c * plane;
   diff_dst_elems = flat * d.k;
   const int64_t image_bytes = (src_elems + diff_dst_elems) * 2;

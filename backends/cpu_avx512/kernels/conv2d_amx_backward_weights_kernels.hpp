@@ -21,17 +21,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/cpu_avx512/kernels/conv2d_amx_kernels.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu::kernels {
 
-struct AmxBackwardWeightsPlan {
+struct AmxBackwardWeightsPlan : PhasePlanes {
   AmxBackwardWeightsPlan(const core::Conv2dArgs &args, int threads);
-  int64_t hp = 0, wp = 0;        // the padded image
-  int64_t hq = 0, wq = 0;        // a phase plane: hp / sh and wp / sw rounded up
-  int64_t flat = 0;              // an image's positions: oh x wq rounded up to 32
   int64_t plane = 0;             // a channel's phase plane, as far as the taps reach (x 32)
-  int64_t taps = 0;              // kh x kw
   int64_t src_elems = 0;         // an image's channel-major phase planes: sh x sw x c x plane
   int64_t diff_dst_elems = 0;    // an image's diff_dst in position pairs: flat x k
   int64_t images = 0;            // a group: images prepared, then summed, together

@@ -30,14 +30,24 @@
 
 namespace dlk::cpu::kernels {
 
-struct AmxConvPlan {
+// The flat positions over phase planes, as the AMX convolution kernels
+// (forward here, backward weights in conv2d_amx_backward_weights_kernels.hpp)
+// lay them out.
+struct PhasePlanes {
+  explicit PhasePlanes(const core::Conv2dArgs &args);
+  int64_t hp = 0, wp = 0;  // the padded image
+  int64_t hq = 0, wq = 0;  // a phase plane: hp / sh and wp / sw rounded up
+  int64_t flat = 0;        // an image's positions: oh x wq rounded up to 32
+  int64_t taps = 0;        // kh x kw
+  // How far past a position its farthest tap reads: (kh - 1) / sh rows and
+  // (kw - 1) / sw columns.
+  int64_t reach = 0;
+};
+
+struct AmxConvPlan : PhasePlanes {
   AmxConvPlan(const core::Conv2dArgs &args, int threads);
   int64_t elem = 0;          // bytes of src's elements (bf16 2, int8 1)
-  int64_t hp = 0, wp = 0;    // the padded image
-  int64_t hq = 0, wq = 0;    // a phase plane: hp / sh and wp / sw rounded up
-  int64_t flat = 0;          // positions computed: oh x wq rounded up to 32
   int64_t plane = 0;         // pixels of a plane: hq x wq, or as far as the last tile's taps reach
-  int64_t taps = 0;          // kh x kw
   int64_t blocks = 0;        // of 32 output channels
   int64_t weight_elems = 0;  // the packed panels (blocks x taps x c x 32)
   int64_t turned_weight_elems = 0;  // NCHW: the weights in KRSC first
