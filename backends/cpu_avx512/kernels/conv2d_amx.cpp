@@ -320,7 +320,7 @@ void forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, vo
   auto *sums = carve.carve<int32_t>(plan.sums);
   const auto *weights = static_cast<const Elem *>(a.weights);
   const int64_t row = plan.taps * d.c;  // an output channel's weights
-  if (d.format == DLK_FORMAT_NCHW) {  // KCRS into KRSC
+  if (d.format == DLK_FORMAT_NCHW && !plan.krsc_weights) {  // KCRS into KRSC
     parallel_for(d.k, threads, [&](int64_t o, int) {
       transpose_avx512(weights + o * row, d.c, plan.taps, plan.taps, sizeof(Elem),
                        turned + o * row, d.c);
@@ -362,12 +362,14 @@ void forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, vo
     return;
   }
   // Each thread a band of tiles (or of blocks, where the panels are swept
-  // once) of each image, the rows its tiles read padded into its own
-  // workspace.
+  // once, or where the tiles are fewer than the threads and the blocks) of
+  // each image, the rows its tiles read padded into its own workspace.
+  const bool by_tiles = pass.tile_major ? tiles >= workers || tiles >= plan.blocks
+                                        : plan.blocks < workers && tiles > plan.blocks;
   for (int64_t n = 0; n < d.n; ++n)
     parallel_for(workers, static_cast<int>(workers), [&](int64_t i, int) {
       Share share = whole;
-      if (pass.tile_major)
+      if (by_tiles)
         share.tile0 = tiles * i / workers, share.tile1 = tiles * (i + 1) / workers;
       else
         share.block0 = plan.blocks * i / workers, share.block1 = plan.blocks * (i + 1) / workers;
@@ -389,7 +391,8 @@ PhasePlanes::PhasePlanes(const core::Conv2dArgs &a) {
   reach = (d.kh - 1) / d.stride_h * wq + (d.kw - 1) / d.stride_w;
 }
 
-AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads) : PhasePlanes(a) {
+AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads, bool krsc)
+    : PhasePlanes(a), krsc_weights(krsc) {
   const dlk_conv2d_desc &d = a.desc;
   const bool int8 = is_int8(d);
   elem = int8 ? 1 : 2;
@@ -398,7 +401,7 @@ AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads) : PhasePlanes(a
   blocks = (d.k + kTile - 1) / kTile;
   weight_elems = blocks * taps * d.c * kTile;
   const bool nchw = d.format == DLK_FORMAT_NCHW;
-  turned_weight_elems = nchw ? d.k * taps * d.c : 0;
+  turned_weight_elems = nchw && !krsc_weights ? d.k * taps * d.c : 0;
   sums = int8 ? d.k : 0;
   const auto bytes_of = [](int64_t count, int64_t size) {
     return ScratchCarver::aligned(static_cast<size_t>(count * size));

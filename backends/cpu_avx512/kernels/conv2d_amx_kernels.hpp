@@ -45,12 +45,15 @@ struct PhasePlanes {
 };
 
 struct AmxConvPlan : PhasePlanes {
-  AmxConvPlan(const core::Conv2dArgs &args, int threads);
+  // krsc: the weights are KRSC whatever the format (as backward data turns
+  // them); else as the format has them.
+  AmxConvPlan(const core::Conv2dArgs &args, int threads, bool krsc = false);
+  bool krsc_weights = false;
   int64_t elem = 0;          // bytes of src's elements (bf16 2, int8 1)
   int64_t plane = 0;         // pixels of a plane: hq x wq, or as far as the last tile's taps reach
   int64_t blocks = 0;        // of 32 output channels
   int64_t weight_elems = 0;  // the packed panels (blocks x taps x c x 32)
-  int64_t turned_weight_elems = 0;  // NCHW: the weights in KRSC first
+  int64_t turned_weight_elems = 0;  // NCHW (but krsc): the weights in KRSC first
   int64_t sums = 0;          // int8: the weights' sum per output channel
   int64_t workspaces = 0;    // one a thread (within the scratch's bound), else one for all
   bool image_per_thread = false;  // else each thread a share of each image's tiles
