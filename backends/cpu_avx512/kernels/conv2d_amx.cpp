@@ -428,8 +428,8 @@ AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads, bool krsc)
   for (workspaces = team;; workspaces = 1) {
     const int64_t row_threads = workspaces == 1 ? team : 1;
     row_elems = nchw && d.stride_w > 1 ? row_threads * d.w * d.c : 0;
-    workspace_bytes = bytes_of(image_elems, elem) + bytes_of(row_elems, elem) +
-                      bytes_of(dst_bytes, 1);
+    const size_t workspace_bytes = bytes_of(image_elems, elem) + bytes_of(row_elems, elem) +
+                                   bytes_of(dst_bytes, 1);
     bytes = shared + static_cast<size_t>(workspaces) * workspace_bytes;
     if (workspaces == 1 || bytes <= kScratchBound) break;
   }

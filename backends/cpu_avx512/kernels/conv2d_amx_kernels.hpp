@@ -61,7 +61,6 @@ struct AmxConvPlan : PhasePlanes {
   // pixels), NCHW src's rows in NHWC (strides past 1: one per thread on the
   // image), NCHW dst's NHWC image (bytes).
   int64_t image_elems = 0, row_elems = 0, dst_bytes = 0;
-  size_t workspace_bytes = 0;
   size_t bytes = 0;  // the scratch: panels, turned weights, sums, the workspaces
 };
 
