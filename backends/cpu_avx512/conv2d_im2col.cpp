@@ -242,13 +242,18 @@ struct ForwardChoice {
   std::optional<DirectRowsNhwc> nhwc;
 };
 
-// prepacked: the channel-lane kernel's weights packed before the call, which
-// lowers its rule's floor on the pixels.
+// Whether the channel-lane kernel's (the AMX kernel's) weights are packed
+// before the call, which lowers its rule's floor on the pixels.
+struct Prepacked {
+  bool lanes = false, amx = false;
+};
+
 ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
-                             bool prepacked) {
+                             Prepacked prepacked) {
   if (isa != core::CpuIsa::avx512) return {ForwardKernel::gemm, {}};
   if (lowers_to_amx_gemm(args, isa))
-    return {kernels::conv2d_amx_applies(args, threads) ? ForwardKernel::amx : ForwardKernel::gemm,
+    return {kernels::conv2d_amx_applies(args, threads, prepacked.amx) ? ForwardKernel::amx
+                                                                       : ForwardKernel::gemm,
             {}};
   if (kernels::conv2d_direct_rows_forward_applies(args)) return {ForwardKernel::direct_rows, {}};
   if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {
@@ -256,7 +261,7 @@ ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int
     if (choice.nhwc->plan_bytes + choice.nhwc->dst_bytes <= kScratchBound) return choice;
   }
   if (kernels::conv2d_direct_few_channels_applies(args)) return {ForwardKernel::few_channels, {}};
-  if (kernels::conv2d_channel_lanes_applies(args, threads, false, prepacked))
+  if (kernels::conv2d_channel_lanes_applies(args, threads, false, prepacked.lanes))
     return {ForwardKernel::channel_lanes, {}};
   if (kernels::conv2d_wide_rows_applies(args, threads)) return {ForwardKernel::wide_rows, {}};
   return {ForwardKernel::gemm, {}};
@@ -266,20 +271,30 @@ ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int
 
 bool conv2d_forward_packed_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
                                               int threads) {
-  return forward_kernel(args, isa, threads, true).kernel == ForwardKernel::channel_lanes;
+  return forward_kernel(args, isa, threads, {true, false}).kernel ==
+         ForwardKernel::channel_lanes;
+}
+
+bool conv2d_forward_packed_runs_amx(const core::Conv2dArgs &args, core::CpuIsa isa, int threads) {
+  return forward_kernel(args, isa, threads, {false, true}).kernel == ForwardKernel::amx;
 }
 
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
-                                     Scratch &scratch,
-                                     const kernels::ChannelLanesWeights *prepacked) {
-  ForwardChoice choice = forward_kernel(args, isa, threads, prepacked != nullptr);
+                                     Scratch &scratch, const PrepackedConv2dWeights &prepacked) {
+  ForwardChoice choice = forward_kernel(args, isa, threads,
+                                        {prepacked.lanes != nullptr, prepacked.amx != nullptr});
   switch (choice.kernel) {
     case ForwardKernel::amx: {
       const kernels::AmxConvPlan plan(args, threads);
       kernels::conv2d_amx_forward(
           args, threads, plan,
-          scratch.get(plan.bytes, "dlk_conv2d_forward", "the packed weights and padded image"));
-      return {kernels::conv2d_amx_name(args.desc), 0};
+          prepacked.amx ? scratch.get(plan.bytes - plan.weights_bytes, "dlk_conv2d_forward_packed",
+                                      "the padded images")
+                        : scratch.get(plan.bytes, "dlk_conv2d_forward",
+                                      "the packed weights and padded image"),
+          prepacked.amx);
+      const std::string name = kernels::conv2d_amx_name(args.desc);
+      return {prepacked.amx ? name + ":prepacked" : name, 0};
     }
     case ForwardKernel::direct_rows: {
       const kernels::DirectRowsPlan plan(args, threads, false);
@@ -315,13 +330,13 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       const kernels::ChannelLanesPlan plan(args, threads);
       kernels::conv2d_channel_lanes_avx512(
           args, threads, plan,
-          prepacked ? scratch.get(plan.bytes - plan.weights_bytes, "dlk_conv2d_forward_packed",
-                                  "the padded images")
-                    : scratch.get(plan.bytes, "dlk_conv2d_forward",
-                                  "the packed weights and the padded images"),
-          prepacked);
+          prepacked.lanes ? scratch.get(plan.bytes - plan.weights_bytes,
+                                        "dlk_conv2d_forward_packed", "the padded images")
+                          : scratch.get(plan.bytes, "dlk_conv2d_forward",
+                                        "the packed weights and the padded images"),
+          prepacked.lanes);
       const std::string name = kernels::conv2d_channel_lanes_name(args.desc);
-      return {prepacked ? name + ":prepacked" : name, 0};
+      return {prepacked.lanes ? name + ":prepacked" : name, 0};
     }
     case ForwardKernel::wide_rows: {
       const kernels::WideRowsPlan plan(args, threads);

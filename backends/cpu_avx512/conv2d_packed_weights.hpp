@@ -1,17 +1,26 @@
 // The CPU backend's packed convolution weights (dlk_conv2d_weights_create): the
-// channel-lane kernel's weights packed once, for the forward passes of that
-// kernel to read instead of packing them on every call (at batch 1 the packing
-// was 12-21 % of a ResNet-50 3x3 layer's time: docs/conv_pool_speed.md). The
-// other kernels read the weights as given, or pack a few panels per call.
+// channel-lane kernel's weights, or the AMX implicit GEMM's panels, packed
+// once, for the forward passes of that kernel to read instead of packing them
+// on every call (at batch 1 the packing was 12-21 % of a ResNet-50 3x3 layer's
+// time on the channel-lane kernel, about a sixth on the AMX kernel:
+// docs/conv_pool_speed.md). The other kernels read the weights as given, or
+// pack a few panels per call.
 #pragma once
 
 #include <cstdlib>
 #include <memory>
 
+#include "backends/cpu_avx512/kernels/conv2d_amx_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
+
+// A 64-byte aligned block of the handle's own.
+struct FreeBlock {
+  void operator()(void *p) const { std::free(p); }
+};
+using Block = std::unique_ptr<void, FreeBlock>;
 
 class ChannelLanesPackedWeights final : public core::PackedConv2dWeights {
  public:
@@ -19,15 +28,23 @@ class ChannelLanesPackedWeights final : public core::PackedConv2dWeights {
   const kernels::ChannelLanesWeights &weights() const { return weights_; }
 
  private:
-  struct Free {
-    void operator()(void *p) const { std::free(p); }
-  };
-  std::unique_ptr<void, Free> buffer_;
+  Block buffer_;
   kernels::ChannelLanesWeights weights_{};
 };
 
+class AmxPackedWeights final : public core::PackedConv2dWeights {
+ public:
+  AmxPackedWeights(const core::Conv2dArgs &args, int threads);
+  const kernels::AmxConvWeights &weights() const { return weights_; }
+
+ private:
+  Block buffer_;
+  kernels::AmxConvWeights weights_{};
+};
+
 // The packed form of args' weights where the forward on `isa` with `threads`
-// runs a kernel that has one (the channel-lane kernel), else nullptr.
+// runs a kernel that has one (the channel-lane kernel, the AMX implicit
+// GEMM), else nullptr.
 std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_weights(const core::Conv2dArgs &args,
                                                                core::CpuIsa isa, int threads);
 

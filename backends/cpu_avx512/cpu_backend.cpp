@@ -90,9 +90,12 @@ core::OpResult CpuBackend::conv2d_forward_packed(const core::Conv2dArgs &args,
   std::lock_guard<std::mutex> lock(scratch_mutex_);
   if (depthwise_direct_applies(args, config_.cpu_isa))
     return conv2d_forward_depthwise(args, config_.cpu_isa, config_.num_threads, scratch_);
-  const auto *lanes = dynamic_cast<const ChannelLanesPackedWeights *>(packed);
-  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_,
-                               lanes ? &lanes->weights() : nullptr);
+  PrepackedConv2dWeights prepacked;
+  if (const auto *lanes = dynamic_cast<const ChannelLanesPackedWeights *>(packed))
+    prepacked.lanes = &lanes->weights();
+  if (const auto *amx = dynamic_cast<const AmxPackedWeights *>(packed))
+    prepacked.amx = &amx->weights();
+  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_, prepacked);
 }
 core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);

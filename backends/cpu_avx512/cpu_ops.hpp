@@ -8,7 +8,15 @@
 namespace dlk::cpu {
 namespace kernels {
 struct ChannelLanesWeights;
-}
+struct AmxConvWeights;
+}  // namespace kernels
+
+// Weights packed before the call (conv2d_packed_weights.hpp) in the layout of
+// the kernel that reads them, or none.
+struct PrepackedConv2dWeights {
+  const kernels::ChannelLanesWeights *lanes = nullptr;  // the channel-lane kernel's
+  const kernels::AmxConvWeights *amx = nullptr;         // the AMX implicit GEMM's
+};
 
 // Convolutions; scratch is the context's (scratch.hpp).
 //
@@ -23,15 +31,15 @@ struct ChannelLanesWeights;
 bool depthwise_direct_applies(const core::Conv2dArgs &args, core::CpuIsa isa);
 core::OpResult conv2d_forward_depthwise(const core::Conv2dArgs &args, core::CpuIsa isa,
                                         int threads, Scratch &scratch);
-// prepacked: the channel-lane kernel's weights packed before the call
-// (conv2d_packed_weights.hpp), read where that kernel runs.
+// prepacked: read where their kernel runs.
 core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                      Scratch &scratch,
-                                     const kernels::ChannelLanesWeights *prepacked = nullptr);
-// Whether conv2d_forward_im2col runs the channel-lane kernel for args with its
-// weights prepacked.
+                                     const PrepackedConv2dWeights &prepacked = {});
+// Whether conv2d_forward_im2col runs the channel-lane kernel (the AMX
+// implicit GEMM) for args with its weights prepacked.
 bool conv2d_forward_packed_runs_channel_lanes(const core::Conv2dArgs &args, core::CpuIsa isa,
                                               int threads);
+bool conv2d_forward_packed_runs_amx(const core::Conv2dArgs &args, core::CpuIsa isa, int threads);
 // The f32/f16/bf16 forward GEMM lowering alone (also backward-data's transposed
 // lowering); returns the name of what ran.
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,

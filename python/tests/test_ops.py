@@ -167,8 +167,10 @@ def test_conv2d_packed_forward_equals_plain(ctx, dtype, fmt, shape):
     packed.close()
     assert np.array_equal(bits(got), bits(plain))
     if ctx.backend == "cpu":
+        # The channel-lane kernel and the AMX implicit GEMM read packed weights.
         lanes = "channel_lanes" in plain_impl
-        assert impl == plain_impl + (":prepacked" if lanes else "")
+        packs = lanes or "conv2d_amx" in plain_impl
+        assert impl == plain_impl + (":prepacked" if packs else "")
         if ctx.isa == "avx512" and dtype == "f32":  # bf16 and int8 take it on some CPUs only
             assert lanes == (shape == "lanes"), plain_impl
 

@@ -142,6 +142,7 @@ TEST_CASE("conv2d forward int8 on AMX tiles: exact sums, src's zero point compen
       {3, 192, 4, 3, 40, 2, 2, 1, 2, 1, 1},
       {1, 64, 6, 17, 31, 5, 5, 1, 2, 1, 1},
       {2, 64, 9, 13, 40, 3, 3, 2, 1, 1, 1},
+      {1, 64, 12, 40, 33, 3, 3, 3, 2, 1, 1},  // stride 3: nine planes, rows past a tile
   };
   std::mt19937 rng(29);
   for (const ConvShape &s : shapes) {

@@ -1,7 +1,8 @@
 // dlk_conv2d_forward_packed against dlk_conv2d_forward: bit for bit the same
 // dst on every tier, dtype and layout, where the weights were packed
-// (the channel-lane kernel's shapes: its name ends in ":prepacked") and where
-// they were kept as given (every other kernel); at another batch than the one
+// (the channel-lane kernel's shapes, and bf16 and int8 on the AMX implicit
+// GEMM where the CPU has AMX: the name ends in ":prepacked") and where they
+// were kept as given (every other kernel); at another batch than the one
 // packed for, on 1 to 3 threads, and after the caller's weights changed.
 #include <catch2/catch.hpp>
 #include <algorithm>
@@ -24,8 +25,10 @@ struct Shape {
 // Channel-lane shapes (two blocks and a part, stride 2, 7x7 over 3 channels,
 // c not a whole number of int8 quads, NCHW and NHWC), 49 pixels (res5's 7 x 7:
 // the channel-lane kernel only with its weights packed before, whose floor is
-// 48), and shapes of the other kernels: few output channels, a 1x1 GEMM, too
-// few pixels.
+// 48; on AMX, 64 channels: the implicit GEMM), 16 pixels for 96 output
+// channels (on AMX, the implicit GEMM only with its weights packed before),
+// and shapes of the other kernels: few output channels, a 1x1 GEMM, too few
+// pixels.
 const Shape kShapes[] = {
     {DLK_FORMAT_NCHW, 1, 64, 7, 7, 32, 3, 3, 1, 1},
     {DLK_FORMAT_NHWC, 2, 64, 7, 7, 48, 3, 3, 1, 1},
@@ -38,6 +41,7 @@ const Shape kShapes[] = {
     {DLK_FORMAT_NCHW, 2, 4, 9, 23, 10, 3, 2, 1, 0},
     {DLK_FORMAT_NCHW, 2, 20, 5, 7, 24, 1, 1, 1, 0},
     {DLK_FORMAT_NHWC, 1, 16, 5, 5, 32, 3, 3, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 64, 4, 4, 96, 3, 3, 1, 1},
 };
 
 struct Types {
@@ -141,17 +145,26 @@ TEST_CASE("conv2d forward with packed weights equals the forward with the weight
             // the packing's batch too (its rule counts all images' pixels, 48
             // of them with packed weights, 128 without): always where it runs
             // without them, and at 49 pixels on the AVX-512 tier in f32.
+            // Packed wherever the AMX kernel runs without them, and below its
+            // floor on the pixels (16 pixels, 96 output channels).
             const std::string lanes_name = "avx512:conv2d_channel_lanes", suffix = ":prepacked";
+            const std::string amx_name = "avx512:conv2d_amx";
             const bool plain_lanes = plain_kernel.rfind(lanes_name, 0) == 0;
             const bool lanes = packed_kernel.rfind(lanes_name, 0) == 0;
+            const bool amx = packed_kernel.rfind(amx_name, 0) == 0;
+            const bool prepacked = packed_kernel.size() > suffix.size() &&
+                                   packed_kernel.compare(packed_kernel.size() - suffix.size(),
+                                                         suffix.size(), suffix) == 0;
             if (n == 1) lanes_at_one = lanes;
             if (plain_lanes && lanes_at_one) CHECK(packed_kernel == plain_kernel + suffix);
             if (tier == "avx512" && t.src == DLK_DTYPE_F32 && s.h == 7) CHECK(lanes);
+            if (plain_kernel.rfind(amx_name, 0) == 0) CHECK(packed_kernel == plain_kernel + suffix);
+            if (t.src != DLK_DTYPE_F32 && s.h == 4 && runs_on_amx(tier, t.src)) CHECK(amx);
             if (lanes) {
               CHECK(lanes_at_one);
-              CHECK(packed_kernel.size() > suffix.size());
-              CHECK(packed_kernel.compare(packed_kernel.size() - suffix.size(), suffix.size(),
-                                          suffix) == 0);
+              CHECK(prepacked);
+            } else if (amx) {
+              CHECK(prepacked);
             } else {
               CHECK(packed_kernel == plain_kernel);
             }

@@ -309,15 +309,29 @@ void convolve_share(const Pass<Conv> &p, int64_t n, const Share &share, int thre
   });
 }
 
+// src's zero point as the planes hold it (s8 shifted into u8) and the
+// element xored into each (int8; bf16 neither).
 template <class Conv>
-void forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, void *scratch) {
+struct SrcCoding {
   using Elem = typename Conv::Elem;
-  constexpr bool int8 = std::is_same_v<Conv, Int8Conv>;
+  explicit SrcCoding(const dlk_conv2d_desc &d) {
+    if constexpr (std::is_same_v<Conv, Int8Conv>) {
+      flip = d.src_type == DLK_DTYPE_S8 ? 0x80 : 0;
+      a_zero = d.src_zero_point + (flip ? 128 : 0);
+      pad = static_cast<Elem>(static_cast<Elem>(d.src_zero_point) ^ flip);
+    }
+  }
+  Elem flip = 0, pad = 0;  // pad: the padding as packed
+  int32_t a_zero = 0;
+};
+
+template <class Conv>
+void pack(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, void *panels_out,
+          int32_t *sums, void *turned_out) {
+  using Elem = typename Conv::Elem;
   const dlk_conv2d_desc &d = a.desc;
-  ScratchCarver carve(scratch);
-  auto *panels = carve.carve<Elem>(plan.weight_elems);
-  auto *turned = carve.carve<Elem>(plan.turned_weight_elems);
-  auto *sums = carve.carve<int32_t>(plan.sums);
+  auto *panels = static_cast<Elem *>(panels_out);
+  auto *turned = static_cast<Elem *>(turned_out);
   const auto *weights = static_cast<const Elem *>(a.weights);
   const int64_t row = plan.taps * d.c;  // an output channel's weights
   if (d.format == DLK_FORMAT_NCHW && !plan.krsc_weights) {  // KCRS into KRSC
@@ -329,17 +343,40 @@ void forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, vo
   }
   const Geometry g{d.c, d.k, d.kh, d.kw, d.stride_h, d.stride_w, plan.wq, plan.plane, a.oh, a.ow};
   pack_weights(weights, g, plan.taps, plan.blocks, threads, panels);
-  // int8: src's zero point as packed (s8 shifted into u8), and the weights'
-  // sums that compensate it.
-  const Elem flip = int8 && d.src_type == DLK_DTYPE_S8 ? 0x80 : 0;
-  const int32_t a_zero = int8 ? d.src_zero_point + (flip ? 128 : 0) : 0;
-  const Elem pad = static_cast<Elem>(int8 ? static_cast<Elem>(d.src_zero_point) ^ flip : 0);
-  if (a_zero != 0)
+  // int8: the weights' sums that compensate src's zero point.
+  if (SrcCoding<Conv>(d).a_zero != 0)
     parallel_for(d.k, threads, [&](int64_t o, int) {
       const auto *w = reinterpret_cast<const int8_t *>(weights) + o * row;
       sums[o] = std::accumulate(w, w + row, int32_t{0});
     });
-  const Pass<Conv> pass{a,     plan, g, panels, sums, a_zero, pad, flip,
+}
+
+template <class Conv>
+void forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, void *scratch,
+             const AmxConvWeights *prepacked) {
+  using Elem = typename Conv::Elem;
+  const dlk_conv2d_desc &d = a.desc;
+  ScratchCarver carve(scratch);
+  AmxConvWeights weights{};
+  if (prepacked) {
+    weights = *prepacked;
+  } else {
+    void *panels = carve.carve<Elem>(plan.weight_elems);
+    void *turned = carve.carve<Elem>(plan.turned_weight_elems);
+    auto *sums = carve.carve<int32_t>(plan.sums);
+    pack<Conv>(a, threads, plan, panels, sums, turned);
+    weights = {panels, sums};
+  }
+  const Geometry g{d.c, d.k, d.kh, d.kw, d.stride_h, d.stride_w, plan.wq, plan.plane, a.oh, a.ow};
+  const SrcCoding<Conv> coding(d);
+  const Pass<Conv> pass{a,
+                        plan,
+                        g,
+                        static_cast<const Elem *>(weights.panels),
+                        weights.sums,
+                        coding.a_zero,
+                        coding.pad,
+                        coding.flip,
                         plan.weight_elems * int64_t{sizeof(Elem)} <= kTileMajorWeightBytes};
   std::vector<Workspace<Elem>> spaces;
   for (int64_t w = 0; w < plan.workspaces; ++w) {
@@ -406,8 +443,8 @@ AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads, bool krsc)
   const auto bytes_of = [](int64_t count, int64_t size) {
     return ScratchCarver::aligned(static_cast<size_t>(count * size));
   };
-  const size_t shared = bytes_of(weight_elems, elem) + bytes_of(turned_weight_elems, elem) +
-                        bytes_of(sums, 4);
+  weights_bytes = bytes_of(weight_elems, elem) + bytes_of(turned_weight_elems, elem) +
+                  bytes_of(sums, 4);
   const int64_t team = std::max(threads, 1);
   image_elems = d.stride_h * d.stride_w * plane * d.c;
   dst_bytes = nchw ? a.oh * a.ow * d.k * static_cast<int64_t>(dlk_dtype_size(d.dst_type)) : 0;
@@ -430,13 +467,13 @@ AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads, bool krsc)
     row_elems = nchw && d.stride_w > 1 ? row_threads * d.w * d.c : 0;
     const size_t workspace_bytes = bytes_of(image_elems, elem) + bytes_of(row_elems, elem) +
                                    bytes_of(dst_bytes, 1);
-    bytes = shared + static_cast<size_t>(workspaces) * workspace_bytes;
+    bytes = weights_bytes + static_cast<size_t>(workspaces) * workspace_bytes;
     if (workspaces == 1 || bytes <= kScratchBound) break;
   }
   image_per_thread = image_per_thread && workspaces > 1;
 }
 
-bool conv2d_amx_applies(const core::Conv2dArgs &a, int threads) {
+bool conv2d_amx_applies(const core::Conv2dArgs &a, int threads, bool prepacked) {
   const dlk_conv2d_desc &d = a.desc;
   const bool bf16 = d.src_type == DLK_DTYPE_BF16 && d.weights_type == DLK_DTYPE_BF16 &&
                     d.dst_type == DLK_DTYPE_BF16;
@@ -445,16 +482,20 @@ bool conv2d_amx_applies(const core::Conv2dArgs &a, int threads) {
   if (!(bf16 || int8) || d.groups != 1 || d.kh * d.kw < 2 || d.dilation_h != 1 ||
       d.dilation_w != 1 || d.c % step != 0 || d.pad_h < 0 || d.pad_w < 0)
     return false;
-  // The weights are packed on every call (NCHW's turned to KRSC first): below
-  // as many output pixels as output channels (NHWC: half as many) that pass
-  // costs more than the GEMM's im2col panels, which read NCHW's weights where
-  // they lie. Intel Xeon model 167, ResNet-50 bf16 at batch 1, 1 thread, x
+  // Unless packed before the call (dlk_conv2d_weights_create), the weights
+  // are packed on every call (NCHW's turned to KRSC first): below as many
+  // output pixels as output channels (NHWC: half as many) that pass costs
+  // more than the GEMM's im2col panels, which read NCHW's weights where they
+  // lie. Intel Xeon model 167, ResNet-50 bf16 at batch 1, 1 thread, x
   // oneDNN-any, here / on the GEMM: res4b_3x3 (196 pixels, 256 channels) NCHW
   // 0.35 / 0.41, NHWC 0.61 / 0.47; res5b_3x3 (49, 512) 0.21 / 0.59, NHWC 0.38
-  // / 0.60; res3b_3x3 (784, 128) 0.54 / 0.32, NHWC 0.72 / 0.28.
+  // / 0.60; res3b_3x3 (784, 128) 0.54 / 0.32, NHWC 0.72 / 0.28. Packed
+  // before: res4b_3x3 NCHW 0.80-0.86, NHWC 0.94-0.97; res5b_3x3 0.94-0.95,
+  // 0.99 (the GEMM 0.48-0.60).
   const int64_t pixels = d.n * a.oh * a.ow;
-  if ((d.format == DLK_FORMAT_NHWC ? 2 * pixels : pixels) < d.k) return false;
-  return AmxConvPlan(a, threads).bytes <= kScratchBound;
+  if (!prepacked && (d.format == DLK_FORMAT_NHWC ? 2 * pixels : pixels) < d.k) return false;
+  const AmxConvPlan plan(a, threads);
+  return plan.bytes - (prepacked ? plan.weights_bytes : 0) <= kScratchBound;
 }
 
 const char *conv2d_amx_name(const dlk_conv2d_desc &d) {
@@ -463,12 +504,20 @@ const char *conv2d_amx_name(const dlk_conv2d_desc &d) {
   return nhwc ? "avx512:conv2d_amx_bf16_nhwc" : "avx512:conv2d_amx_bf16";
 }
 
-void conv2d_amx_forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan,
-                        void *scratch) {
+void conv2d_amx_pack_weights(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan,
+                             void *panels, int32_t *sums, void *turned) {
   if (is_int8(a.desc))
-    forward<Int8Conv>(a, threads, plan, scratch);
+    pack<Int8Conv>(a, threads, plan, panels, sums, turned);
   else
-    forward<Bf16Conv>(a, threads, plan, scratch);
+    pack<Bf16Conv>(a, threads, plan, panels, sums, turned);
+}
+
+void conv2d_amx_forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan,
+                        void *scratch, const AmxConvWeights *prepacked) {
+  if (is_int8(a.desc))
+    forward<Int8Conv>(a, threads, plan, scratch, prepacked);
+  else
+    forward<Bf16Conv>(a, threads, plan, scratch, prepacked);
 }
 
 }  // namespace dlk::cpu::kernels

@@ -11,7 +11,8 @@
 // with ow >= the output's width are computed and dropped (2 of wp, for a 3x3
 // kernel with padding 1 at stride 1; 1 of wp / 2 at stride 2). B is the
 // weights in the GEMM's k-pair (k-quad) panels of 32 output channels, taps
-// outer and channels inner, packed once per call by 32-bit transposes. C
+// outer and channels inner, packed by 32-bit transposes once per call, or
+// once for all calls (dlk_conv2d_weights_create: conv2d_packed_weights.hpp). C
 // tiles of 32 positions x 32 channels sum every tap and channel in the tiles
 // (tdpbf16ps, tdpbusd), then go into dst by the GEMM's AVX-512 stores: bias,
 // ReLU and rounding to bf16; int8's zero point compensated per output
@@ -61,22 +62,37 @@ struct AmxConvPlan : PhasePlanes {
   // pixels), NCHW src's rows in NHWC (strides past 1: one per thread on the
   // image), NCHW dst's NHWC image (bytes).
   int64_t image_elems = 0, row_elems = 0, dst_bytes = 0;
-  size_t bytes = 0;  // the scratch: panels, turned weights, sums, the workspaces
+  size_t weights_bytes = 0;  // of the scratch: the panels, turned weights, sums
+  size_t bytes = 0;          // the scratch: those, then the workspaces
+};
+
+// The weights as the tiles read them, packed before the call
+// (conv2d_packed_weights.hpp): the panels and (int8, src's zero point not 0)
+// the weights' sums per output channel.
+struct AmxConvWeights {
+  const void *panels;
+  const int32_t *sums;
 };
 
 // Whether the kernel takes the convolution (the caller checks that GEMM of
 // its dtype runs on AMX here): bf16 src, weights and dst, or u8 / s8 src with
 // s8 weights (any int8 dst); NCHW or NHWC, one group, a kernel larger than
 // 1x1 without dilation (any stride), channels a multiple of a tile row (32
-// bf16, 64 int8), padding not negative, at least as many output pixels (n x
-// oh x ow) as output channels (NHWC: half as many), the scratch within its
-// bound.
-bool conv2d_amx_applies(const core::Conv2dArgs &args, int threads);
+// bf16, 64 int8), padding not negative, the scratch within its bound; unless
+// the weights are prepacked, at least as many output pixels (n x oh x ow) as
+// output channels (NHWC: half as many).
+bool conv2d_amx_applies(const core::Conv2dArgs &args, int threads, bool prepacked = false);
+
+// The weights of args into `panels` (plan.weight_elems elements) and `sums`
+// (plan.sums), `turned` (plan.turned_weight_elems) a step on the way.
+void conv2d_amx_pack_weights(const core::Conv2dArgs &args, int threads, const AmxConvPlan &plan,
+                             void *panels, int32_t *sums, void *turned);
 
 // dst = conv(src, weights) (+ bias, ReLU, int8's scales, as dlk.h has it) on up
-// to `threads` threads; `scratch` holds plan.bytes.
+// to `threads` threads; `scratch` holds plan.bytes, or with the weights
+// prepacked plan.bytes - plan.weights_bytes.
 void conv2d_amx_forward(const core::Conv2dArgs &args, int threads, const AmxConvPlan &plan,
-                        void *scratch);
+                        void *scratch, const AmxConvWeights *prepacked = nullptr);
 
 // Its name in dlk_context_last_op.
 const char *conv2d_amx_name(const dlk_conv2d_desc &d);
