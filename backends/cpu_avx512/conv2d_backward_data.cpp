@@ -463,57 +463,50 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 }
 
 // The turned convolution on the AMX implicit-GEMM kernel (bf16 at stride 1
-// where bf16 runs on AMX: conv2d_amx_applies on the turned arguments),
-// its weights turned in scratch as KRSC, the layout the kernel packs from,
-// whatever the format. Intel Xeon model 167, ResNet-50 at batch 1, 1
-// thread, x oneDNN-any, against the GEMM and col2im: res2a_3x3 0.11 -> 0.51
-// NCHW, 0.20 -> 0.69 NHWC; res3b_3x3 0.19 -> 0.37, 0.34 -> 0.42.
-size_t amx_turned_weights_bytes(const ConvShape &s) {
-  return ScratchCarver::aligned(static_cast<size_t>(s.k * s.taps()) * sizeof(uint16_t));
-}
-
-// The turned convolution's weights as KRSC (its output channels c, then the
-// taps reversed, its input channels k innermost): NHWC's turned weights are
-// that layout; NCHW's are the k x (c taps) weights transposed into `stage`,
-// then each channel's taps reversed (one group).
-void turn_weights_krsc(const core::Conv2dArgs &a, int threads, uint16_t *stage,
-                       uint16_t *turned) {
-  const ConvShape s(a);
-  if (s.nhwc) return turn_weights(a, core::CpuIsa::avx512, threads, turned);
-  const int64_t taps = s.kh * s.kw, cols = s.taps(), k = s.k;  // s.taps(): c x kh x kw
-  const auto *weights = static_cast<const uint16_t *>(a.weights);
-  constexpr int64_t kColumns = 256;  // a thread's share of the transpose
-  parallel_for((cols + kColumns - 1) / kColumns, threads, [&](int64_t chunk, int) {
-    const int64_t j0 = chunk * kColumns;
-    kernels::transpose_avx512(weights + j0, k, std::min(kColumns, cols - j0), cols,
-                              sizeof(uint16_t), stage + j0 * k, k);
-  });
-  parallel_for(s.c, threads, [&](int64_t ci, int) {
-    for (int64_t t = 0; t < taps; ++t)
-      std::copy_n(stage + (ci * taps + taps - 1 - t) * k, k, turned + (ci * taps + t) * k);
-  });
-}
+// where bf16 runs on AMX: conv2d_amx_applies on the turned arguments, their
+// weights turned), its
+// weights packed straight into the kernel's panels
+// (kernels::conv2d_amx_pack_turned_weights; NCHW's staged as KRSC first).
+// Intel Xeon model 167, ResNet-50 at batch 1, 1 thread, x oneDNN-any,
+// against the GEMM and col2im: res2a_3x3 0.11 -> 0.51 NCHW, 0.20 -> 0.69
+// NHWC; res3b_3x3 0.19 -> 0.37, 0.34 -> 0.42. (Turned into KRSC and packed
+// from there, three passes over NCHW's weights and two over NHWC's, the
+// weights took 63 % of res4b_3x3's NHWC time at batch 1.)
+struct AmxBackwardData {
+  AmxBackwardData(const core::Conv2dArgs &a, int threads)
+      : turned(turned_convolution(a, a.weights)), plan(turned, threads) {
+    const auto bytes_of = [](int64_t elems) {
+      return ScratchCarver::aligned(static_cast<size_t>(elems) * sizeof(uint16_t));
+    };
+    const ConvShape s(a);
+    panel_bytes = bytes_of(plan.weight_elems);
+    // NCHW's KRSC stage is done with before the forward's workspaces are used.
+    rest_bytes = std::max(s.nhwc ? 0 : bytes_of(s.k * s.taps()), plan.bytes - plan.weights_bytes);
+  }
+  core::Conv2dArgs turned;
+  kernels::AmxConvPlan plan;
+  size_t panel_bytes = 0, rest_bytes = 0;  // the panels; the stage or the workspaces
+};
 
 bool runs_amx(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   if (d.stride_h != 1 || d.stride_w != 1 || !lowers_to_amx_gemm(a, isa)) return false;
-  const core::Conv2dArgs t = turned_convolution(a, a.weights);
-  return kernels::conv2d_amx_applies(t, threads) &&
-         2 * amx_turned_weights_bytes(ConvShape(a)) +
-                 kernels::AmxConvPlan(t, threads, true).bytes <=
-             kScratchBound;
+  if (!kernels::conv2d_amx_applies(turned_convolution(a, a.weights), threads,
+                                   kernels::AmxWeights::turned))
+    return false;
+  const AmxBackwardData amx(a, threads);
+  return amx.panel_bytes + amx.rest_bytes <= kScratchBound;
 }
 
 void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
-  const size_t turned_bytes = amx_turned_weights_bytes(ConvShape(a));
-  const kernels::AmxConvPlan plan(turned_convolution(a, a.weights), threads, true);
+  const AmxBackwardData amx(a, threads);
   auto *base = static_cast<unsigned char *>(
-      scratch.get(2 * turned_bytes + plan.bytes, "dlk_conv2d_backward_data",
-                  "the turned weights, their panels and the padded diff_dst"));
-  auto *turned = reinterpret_cast<uint16_t *>(base);
-  turn_weights_krsc(a, threads, reinterpret_cast<uint16_t *>(base + turned_bytes), turned);
-  kernels::conv2d_amx_forward(turned_convolution(a, turned), threads, plan,
-                              base + 2 * turned_bytes);
+      scratch.get(amx.panel_bytes + amx.rest_bytes, "dlk_conv2d_backward_data",
+                  "the turned weights' panels and the padded diff_dst"));
+  unsigned char *rest = base + amx.panel_bytes;
+  kernels::conv2d_amx_pack_turned_weights(a, threads, amx.plan, base, rest);
+  const kernels::AmxConvWeights panels{base, nullptr};
+  kernels::conv2d_amx_forward(amx.turned, threads, amx.plan, rest, &panels);
 }
 
 // The turned convolution on the channel-lane kernel (f32, and bf16 where it

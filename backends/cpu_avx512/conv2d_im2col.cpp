@@ -252,8 +252,11 @@ ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int
                              Prepacked prepacked) {
   if (isa != core::CpuIsa::avx512) return {ForwardKernel::gemm, {}};
   if (lowers_to_amx_gemm(args, isa))
-    return {kernels::conv2d_amx_applies(args, threads, prepacked.amx) ? ForwardKernel::amx
-                                                                       : ForwardKernel::gemm,
+    return {kernels::conv2d_amx_applies(args, threads,
+                                        prepacked.amx ? kernels::AmxWeights::prepacked
+                                                      : kernels::AmxWeights::per_call)
+                ? ForwardKernel::amx
+                : ForwardKernel::gemm,
             {}};
   if (kernels::conv2d_direct_rows_forward_applies(args)) return {ForwardKernel::direct_rows, {}};
   if (kernels::conv2d_direct_rows_forward_nhwc_applies(args)) {

@@ -246,6 +246,7 @@ TEST_CASE("conv2d backward data bf16 on AMX tiles: the turned convolution's exac
       {1, 16, 7, 7, 32, 3, 3, 1, 1, 1, 1},    // diff_src's 16 channels: one B half
       {2, 33, 6, 11, 64, 3, 3, 1, 0, 1, 1},   // a channel past a block, turned padding 2
       {1, 70, 9, 30, 96, 5, 3, 1, 2, 1, 1},   // 5x3, three k steps a tap
+      {1, 48, 6, 6, 32, 3, 3, 1, 1, 1, 1},    // 36 pixels for 48 channels: the turned floor
   };
   std::mt19937 rng(28);
   for (const ConvShape &s : shapes) {

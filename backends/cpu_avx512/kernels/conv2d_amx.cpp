@@ -2,7 +2,7 @@
 // called only where GEMM of the convolution's dtype runs on AMX
 // (conv2d_im2col.cpp, conv2d_backward_data.cpp). The scheme is in
 // conv2d_amx_kernels.hpp.
-#include <immintrin.h>
+#include "common/immintrin.hpp"  // first: before any <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
@@ -348,7 +348,7 @@ void pack(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, void 
   auto *turned = static_cast<Elem *>(turned_out);
   const auto *weights = static_cast<const Elem *>(a.weights);
   const int64_t row = plan.taps * d.c;  // an output channel's weights
-  if (d.format == DLK_FORMAT_NCHW && !plan.krsc_weights) {  // KCRS into KRSC
+  if (d.format == DLK_FORMAT_NCHW) {  // KCRS into KRSC
     parallel_for(d.k, threads, [&](int64_t o, int) {
       transpose_avx512(weights + o * row, d.c, plan.taps, plan.taps, sizeof(Elem),
                        turned + o * row, d.c);
@@ -442,8 +442,7 @@ PhasePlanes::PhasePlanes(const core::Conv2dArgs &a) {
   reach = (d.kh - 1) / d.stride_h * wq + (d.kw - 1) / d.stride_w;
 }
 
-AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads, bool krsc)
-    : PhasePlanes(a), krsc_weights(krsc) {
+AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads) : PhasePlanes(a) {
   const dlk_conv2d_desc &d = a.desc;
   const bool int8 = is_int8(d);
   elem = int8 ? 1 : 2;
@@ -452,7 +451,7 @@ AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads, bool krsc)
   blocks = (d.k + kTile - 1) / kTile;
   weight_elems = blocks * taps * d.c * kTile;
   const bool nchw = d.format == DLK_FORMAT_NCHW;
-  turned_weight_elems = nchw && !krsc_weights ? d.k * taps * d.c : 0;
+  turned_weight_elems = nchw ? d.k * taps * d.c : 0;
   sums = int8 ? d.k : 0;
   const auto bytes_of = [](int64_t count, int64_t size) {
     return ScratchCarver::aligned(static_cast<size_t>(count * size));
@@ -487,7 +486,7 @@ AmxConvPlan::AmxConvPlan(const core::Conv2dArgs &a, int threads, bool krsc)
   image_per_thread = image_per_thread && workspaces > 1;
 }
 
-bool conv2d_amx_applies(const core::Conv2dArgs &a, int threads, bool prepacked) {
+bool conv2d_amx_applies(const core::Conv2dArgs &a, int threads, AmxWeights weights) {
   const dlk_conv2d_desc &d = a.desc;
   const bool bf16 = d.src_type == DLK_DTYPE_BF16 && d.weights_type == DLK_DTYPE_BF16 &&
                     d.dst_type == DLK_DTYPE_BF16;
@@ -496,20 +495,24 @@ bool conv2d_amx_applies(const core::Conv2dArgs &a, int threads, bool prepacked) 
   if (!(bf16 || int8) || d.groups != 1 || d.kh * d.kw < 2 || d.dilation_h != 1 ||
       d.dilation_w != 1 || d.c % step != 0 || d.pad_h < 0 || d.pad_w < 0)
     return false;
-  // Unless packed before the call (dlk_conv2d_weights_create), the weights
-  // are packed on every call (NCHW's turned to KRSC first): below as many
-  // output pixels as output channels (NHWC: half as many) that pass costs
-  // more than the GEMM's im2col panels, which read NCHW's weights where they
-  // lie. Intel Xeon model 167, ResNet-50 bf16 at batch 1, 1 thread, x
-  // oneDNN-any, here / on the GEMM: res4b_3x3 (196 pixels, 256 channels) NCHW
-  // 0.35 / 0.41, NHWC 0.61 / 0.47; res5b_3x3 (49, 512) 0.21 / 0.59, NHWC 0.38
-  // / 0.60; res3b_3x3 (784, 128) 0.54 / 0.32, NHWC 0.72 / 0.28. Packed
-  // before: res4b_3x3 NCHW 0.80-0.86, NHWC 0.94-0.97; res5b_3x3 0.94-0.95,
-  // 0.99 (the GEMM 0.48-0.60).
+  // Packed on every call (NCHW's turned to KRSC first), the weights cost more
+  // than the GEMM's im2col panels (which read NCHW's weights where they lie)
+  // below as many output pixels as output channels (NHWC: half as many).
+  // Intel Xeon model 167, ResNet-50 bf16 at batch 1, 1 thread, x oneDNN-any,
+  // here / on the GEMM: res4b_3x3 (196 pixels, 256 channels) NCHW 0.35 /
+  // 0.41, NHWC 0.61 / 0.47; res5b_3x3 (49, 512) 0.21 / 0.59, NHWC 0.38 /
+  // 0.60; res3b_3x3 (784, 128) 0.54 / 0.32, NHWC 0.72 / 0.28. Packed before
+  // the call, no floor: res4b_3x3 NCHW 0.80-0.86, NHWC 0.94-0.97; res5b_3x3
+  // 0.94-0.95, 0.99 (the GEMM 0.48-0.60). Backward data's turned weights,
+  // packed in one pass, against the GEMM and col2im: res4b_3x3 (196 pixels,
+  // 256 channels) NCHW 0.44 / 0.26; res5b_3x3 (49, 512) 0.29 / 0.44, NHWC
+  // 0.43 / 0.41: half as many pixels as channels, either format.
   const int64_t pixels = d.n * a.oh * a.ow;
-  if (!prepacked && (d.format == DLK_FORMAT_NHWC ? 2 * pixels : pixels) < d.k) return false;
+  const bool nhwc = d.format == DLK_FORMAT_NHWC;
+  if (weights == AmxWeights::per_call && (nhwc ? 2 * pixels : pixels) < d.k) return false;
+  if (weights == AmxWeights::turned && 2 * pixels < d.k) return false;
   const AmxConvPlan plan(a, threads);
-  return plan.bytes - (prepacked ? plan.weights_bytes : 0) <= kScratchBound;
+  return plan.bytes - (weights == AmxWeights::per_call ? 0 : plan.weights_bytes) <= kScratchBound;
 }
 
 const char *conv2d_amx_name(const dlk_conv2d_desc &d) {
@@ -524,6 +527,44 @@ void conv2d_amx_pack_weights(const core::Conv2dArgs &a, int threads, const AmxCo
     pack<Int8Conv>(a, threads, plan, panels, sums, turned);
   else
     pack<Bf16Conv>(a, threads, plan, panels, sums, turned);
+}
+
+void conv2d_amx_pack_turned_weights(const core::Conv2dArgs &a, int threads,
+                                    const AmxConvPlan &plan, void *panels, void *stage) {
+  const dlk_conv2d_desc &d = a.desc;
+  const int64_t taps = d.kh * d.kw, pairs = d.k / 2;
+  const auto *weights = static_cast<const uint16_t *>(a.weights);
+  if (d.format == DLK_FORMAT_NCHW) {  // KCRS into KRSC first
+    auto *krsc = static_cast<uint16_t *>(stage);
+    parallel_for(d.k, threads, [&](int64_t o, int) {
+      transpose_avx512(weights + o * d.c * taps, d.c, taps, taps, sizeof(uint16_t),
+                       krsc + o * d.c * taps, d.c);
+    });
+    weights = krsc;
+  }
+  // Block b of the turned convolution's output channels (src's channels
+  // 32 b ..), its tap t (the kernel's tap taps - 1 - t), k-pair u of its
+  // input channels (dst's channels 2 u, 2 u + 1): one row of 32 pairs, the
+  // two channels' runs of 32 interleaved (zero past src's channels).
+  auto *out = static_cast<uint32_t *>(panels);
+  parallel_for(plan.blocks * taps, threads, [&](int64_t unit, int) {
+    const int64_t b = unit / taps, t = unit % taps, c0 = b * kTile, left = d.c - c0;
+    const auto mask = static_cast<__mmask32>(left >= kTile ? ~0u : (1u << left) - 1u);
+    uint32_t *row = out + ((b * taps + t) * pairs) * kTile;
+    for (int64_t u = 0; u < pairs; ++u, row += kTile) {
+      const uint16_t *even = weights + (2 * u * taps + taps - 1 - t) * d.c + c0;
+      const __m512i e = _mm512_maskz_loadu_epi16(mask, even);
+      const __m512i o = _mm512_maskz_loadu_epi16(mask, even + taps * d.c);
+      const auto pair = [](__m256i lo, __m256i hi) {
+        return _mm512_or_si512(_mm512_maskz_cvtepu16_epi32(0xffff, lo),
+                               _mm512_maskz_slli_epi32(
+                                   0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, hi), 16));
+      };
+      _mm512_storeu_si512(row, pair(_mm512_castsi512_si256(e), _mm512_castsi512_si256(o)));
+      _mm512_storeu_si512(row + kHalf, pair(_mm512_extracti64x4_epi64(e, 1),
+                                            _mm512_extracti64x4_epi64(o, 1)));
+    }
+  });
 }
 
 void conv2d_amx_forward(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan,

@@ -46,15 +46,12 @@ struct PhasePlanes {
 };
 
 struct AmxConvPlan : PhasePlanes {
-  // krsc: the weights are KRSC whatever the format (as backward data turns
-  // them); else as the format has them.
-  AmxConvPlan(const core::Conv2dArgs &args, int threads, bool krsc = false);
-  bool krsc_weights = false;
+  AmxConvPlan(const core::Conv2dArgs &args, int threads);
   int64_t elem = 0;          // bytes of src's elements (bf16 2, int8 1)
   int64_t plane = 0;         // pixels of a plane: hq x wq, or as far as the last tile's taps reach
   int64_t blocks = 0;        // of 32 output channels
   int64_t weight_elems = 0;  // the packed panels (blocks x taps x c x 32)
-  int64_t turned_weight_elems = 0;  // NCHW (but krsc): the weights in KRSC first
+  int64_t turned_weight_elems = 0;  // NCHW: the weights in KRSC first
   int64_t sums = 0;          // int8: the weights' sum per output channel
   int64_t workspaces = 0;    // one a thread (within the scratch's bound), else one for all
   bool image_per_thread = false;  // else each thread a share of each image's tiles
@@ -74,19 +71,36 @@ struct AmxConvWeights {
   const int32_t *sums;
 };
 
+// How the weights reach the kernel, which sets its floor on the output
+// pixels (n x oh x ow) against the output channels (conv2d_amx_applies).
+enum class AmxWeights {
+  per_call,   // packed on every call (conv2d_amx_pack_weights)
+  prepacked,  // packed before the call (dlk_conv2d_weights_create)
+  turned,     // backward data's, packed on every call (conv2d_amx_pack_turned_weights)
+};
+
 // Whether the kernel takes the convolution (the caller checks that GEMM of
 // its dtype runs on AMX here): bf16 src, weights and dst, or u8 / s8 src with
 // s8 weights (any int8 dst); NCHW or NHWC, one group, a kernel larger than
 // 1x1 without dilation (any stride), channels a multiple of a tile row (32
-// bf16, 64 int8), padding not negative, the scratch within its bound; unless
-// the weights are prepacked, at least as many output pixels (n x oh x ow) as
-// output channels (NHWC: half as many).
-bool conv2d_amx_applies(const core::Conv2dArgs &args, int threads, bool prepacked = false);
+// bf16, 64 int8), padding not negative, the scratch (but for weights packed
+// elsewhere) within its bound; packed per call, at least as many output
+// pixels as output channels (NHWC: half as many), turned, half as many.
+bool conv2d_amx_applies(const core::Conv2dArgs &args, int threads,
+                        AmxWeights weights = AmxWeights::per_call);
 
 // The weights of args into `panels` (plan.weight_elems elements) and `sums`
 // (plan.sums), `turned` (plan.turned_weight_elems) a step on the way.
 void conv2d_amx_pack_weights(const core::Conv2dArgs &args, int threads, const AmxConvPlan &plan,
                              void *panels, int32_t *sums, void *turned);
+
+// Backward data's turned convolution (diff_src = conv(diff_dst, the weights
+// turned: output and input channels swapped, the taps reversed) packed as
+// conv2d_amx_pack_weights packs a forward's: `panels` (plan.weight_elems) for
+// `plan`, the turned convolution's (bf16), straight from args' weights, those
+// of the convolution whose backward it is; `stage` holds its weights (NCHW).
+void conv2d_amx_pack_turned_weights(const core::Conv2dArgs &args, int threads,
+                                    const AmxConvPlan &plan, void *panels, void *stage);
 
 // dst = conv(src, weights) (+ bias, ReLU, int8's scales, as dlk.h has it) on up
 // to `threads` threads; `scratch` holds plan.bytes, or with the weights
