@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -33,16 +34,21 @@ constexpr int64_t kTileMajorWeightBytes = int64_t{1} << 20;
 // with AMX) beside its image.
 constexpr int64_t kImagePerThreadWeightBytes = int64_t{3} << 19;
 
-// What differs between bf16 and int8 (u8 src x s8 weights).
+// What differs between bf16 and int8 (u8 src x s8 weights). spread_steps:
+// from this many k steps a tile, a unit's sums go into dst a share of rows
+// after each k step of the next unit's products, else all after its last
+// (convolve_share).
 struct Bf16Conv {
   using Elem = uint16_t;
   using Acc = float;
   using Products = Bf16Products;
+  static constexpr int64_t spread_steps = 32;
 };
 struct Int8Conv {
   using Elem = uint8_t;
   using Acc = int32_t;
   using Products = U8S8Products;
+  static constexpr int64_t spread_steps = std::numeric_limits<int64_t>::max();
 };
 
 bool is_int8(const dlk_conv2d_desc &d) {
@@ -56,14 +62,18 @@ struct Geometry {
 };
 
 // acc = the 32 positions from q0 x the 32 output channels of `panel`, every
-// tap and channel summed in the tiles. Tap (r, s) reads phase plane
+// tap and channel summed in the tiles; after_step(j, steps) after the
+// products of k step j of `steps` are issued. Tap (r, s) reads phase plane
 // (r % sh, s % sw), (r / sh) rows and (s / sw) columns on.
-template <class Conv>
+template <class Conv, class AfterStep>
 void sum_tile(const Geometry &g, const typename Conv::Elem *image, int64_t q0,
-              const typename Conv::Elem *panel, typename Conv::Acc (&acc)[kTile][kTile]) {
+              const typename Conv::Elem *panel, typename Conv::Acc (&acc)[kTile][kTile],
+              AfterStep &&after_step) {
   using Elem = typename Conv::Elem;
   constexpr int64_t step = kRowBytes / int64_t{sizeof(Elem)};  // channels a k step
   const int64_t a_bytes = g.c * int64_t{sizeof(Elem)};
+  const int64_t steps = g.kh * g.kw * (g.c / step);
+  int64_t j = 0;
   constexpr int64_t b_bytes = kTile * 4;  // a k-group row of 32 output channels
   _tile_zero(0);
   _tile_zero(1);
@@ -81,6 +91,7 @@ void sum_tile(const Geometry &g, const typename Conv::Elem *image, int64_t q0,
         _tile_loadd(5, a + kHalf * g.c + c0, a_bytes);
         _tile_loadd(7, b + c0 * kTile + step, b_bytes);
         Conv::Products::template run<true, true>();
+        after_step(j++, steps);
       }
       if (++ps == g.sw) ps = 0, ++sq;
     }
@@ -94,10 +105,11 @@ void sum_tile(const Geometry &g, const typename Conv::Elem *image, int64_t q0,
   memory_barrier();
 }
 
-// The tile's positions that are output pixels, rounded into the NHWC bf16
-// image `out` (bias, ReLU as the GEMM's store applies them).
+// The tile's positions [i0, i1) that are output pixels, rounded into the
+// NHWC bf16 image `out` (bias, ReLU as the GEMM's store applies them).
 void store_bf16_tile(const Geometry &g, const float (&acc)[kTile][kTile], int64_t q0,
-                     int64_t block, const float *bias, bool relu, uint16_t *out) {
+                     int64_t block, const float *bias, bool relu, uint16_t *out, int64_t i0,
+                     int64_t i1) {
   const int64_t k0 = block * kTile;
   F32Tile tile{};
   tile.ldc = kTile;
@@ -108,7 +120,7 @@ void store_bf16_tile(const Geometry &g, const float (&acc)[kTile][kTile], int64_
   tile.relu = relu;
   tile.bf16_ld = g.k;
   const bool summed = stores_as_summed(tile);
-  for (int64_t i = 0; i < kTile; ++i) {
+  for (int64_t i = i0; i < i1; ++i) {
     const int64_t q = q0 + i, oh = q / g.wq, ow = q % g.wq;
     if (oh >= g.oh || ow >= g.ow) continue;
     tile.c = const_cast<float *>(&acc[i][0]);  // beta 0: never read
@@ -121,29 +133,29 @@ void store_bf16_tile(const Geometry &g, const float (&acc)[kTile][kTile], int64_
   }
 }
 
-// The tile's positions that are output pixels into the NHWC image `out` of
-// dst's type (int8: u8, s8; s32, f32) by the GEMM's s32 store, a run of
-// consecutive pixels of one output row at a time; src's zero point (as
-// packed) `a_zero` compensated by the weights' sums first.
+// The tile's positions [first, last) that are output pixels into the NHWC
+// image `out` of dst's type (int8: u8, s8; s32, f32) by the GEMM's s32
+// store, a run of consecutive pixels of one output row at a time; src's zero
+// point (as packed) `a_zero` compensated by the weights' sums first.
 void store_int8_tile(const core::Conv2dArgs &a, const Geometry &g, int32_t (&acc)[kTile][kTile],
                      int64_t q0, int64_t block, int32_t a_zero, const int32_t *sums,
-                     unsigned char *out) {
+                     unsigned char *out, int64_t first, int64_t last) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t k0 = block * kTile, cols = std::min(kTile, g.k - k0);
   if (a_zero != 0)
-    for (int64_t i = 0; i < kTile; ++i)
+    for (int64_t i = first; i < last; ++i)
       for (int64_t j = 0; j < cols; ++j)  // wrapping, as the GEMM's compensation
         acc[i][j] = static_cast<int32_t>(static_cast<uint32_t>(acc[i][j]) -
                                          static_cast<uint32_t>(a_zero) *
                                              static_cast<uint32_t>(sums[k0 + j]));
   const int64_t elem = static_cast<int64_t>(dlk_dtype_size(d.dst_type));
-  for (int64_t i0 = 0; i0 < kTile;) {
+  for (int64_t i0 = first; i0 < last;) {
     const int64_t q = q0 + i0, oh = q / g.wq, ow = q % g.wq;
     if (oh >= g.oh || ow >= g.ow) {
       ++i0;
       continue;
     }
-    const int64_t run = std::min(kTile - i0, g.ow - ow), pixel = oh * g.ow + ow;
+    const int64_t run = std::min(last - i0, g.ow - ow), pixel = oh * g.ow + ow;
     gemm_store_s32_avx512({&acc[i0][0], kTile, run, cols, out + (pixel * g.k + k0) * elem, g.k,
                            1, d.dst_type, 0.0f, a.multiplier,
                            a.channel_multipliers ? a.channel_multipliers + k0 : nullptr, nullptr,
@@ -292,25 +304,38 @@ void convolve_share(const Pass<Conv> &p, int64_t n, const Share &share, int thre
   const auto block_of = [&](int64_t unit) {
     return share.block0 + (p.tile_major ? unit % blocks : unit / tiles);
   };
-  // Each unit's sums are stored into dst after the next unit's products are
-  // issued, so that reading the tiles' store waits beside them, not before
-  // them (read straight after the tile store, the sums' store took a ninth
-  // of res3b_3x3's time on 1 thread).
+  // Each unit's sums are stored into dst while the next unit's products run:
+  // read straight after the tile store, they waited for the products to
+  // drain (a ninth of res3b_3x3's bf16 time on 1 thread), and issued after
+  // all the next unit's products, their uops waited behind them. bf16's
+  // inline store runs a share of rows after each k step where a tile has 32
+  // or more (ResNet-50 NHWC with packed weights at batch 1, 1 thread, x
+  // oneDNN-any: res3a_3x3 0.83-0.85 -> 0.88-0.89, res4b_3x3 0.96-0.97 ->
+  // 1.05; with 18, res2a_3x3 lost 0.09-0.14); int8's, a call into the GEMM's
+  // s32 store a run of pixels, all after the last (spread, it lost 0.1-0.3
+  // on every NHWC layer; after the last step rather than after the tile
+  // store, u8 dst res4a_3x3 and res4b_3x3 0.70-0.81 -> 0.85-0.93).
   parallel_for_shares(tiles * blocks, threads, [&](int64_t begin, int64_t end) {
     ensure_tile_config(full_tiles());
     alignas(64) typename Conv::Acc acc[2][kTile][kTile];
-    for (int64_t unit = begin; unit <= end; ++unit) {
-      if (unit < end)
-        sum_tile<Conv>(g, ws.image, tile_of(unit) * kTile, p.panels + block_of(unit) * panel,
-                       acc[unit % 2]);
-      if (unit == begin) continue;
-      const int64_t done = unit - 1, q0 = tile_of(done) * kTile;
+    const auto store = [&](int64_t unit, int64_t i0, int64_t i1) {
+      const int64_t q0 = tile_of(unit) * kTile, block = block_of(unit);
       if constexpr (int8)
-        store_int8_tile(p.a, g, acc[done % 2], q0, block_of(done), p.a_zero, p.sums, out);
+        store_int8_tile(p.a, g, acc[unit % 2], q0, block, p.a_zero, p.sums, out, i0, i1);
       else
-        store_bf16_tile(g, acc[done % 2], q0, block_of(done), p.a.bias, d.relu != 0,
-                        reinterpret_cast<uint16_t *>(out));
-    }
+        store_bf16_tile(g, acc[unit % 2], q0, block, p.a.bias, d.relu != 0,
+                        reinterpret_cast<uint16_t *>(out), i0, i1);
+    };
+    for (int64_t unit = begin; unit < end; ++unit)
+      sum_tile<Conv>(g, ws.image, tile_of(unit) * kTile, p.panels + block_of(unit) * panel,
+                     acc[unit % 2], [&](int64_t j, int64_t steps) {
+                       if (unit == begin) return;
+                       if (steps >= Conv::spread_steps)
+                         store(unit - 1, kTile * j / steps, kTile * (j + 1) / steps);
+                       else if (j + 1 == steps)
+                         store(unit - 1, 0, kTile);
+                     });
+    if (end > begin) store(end - 1, 0, kTile);
   });
   if (!nchw) return;
   // NHWC (pixels x k) into NCHW (k x pixels), in runs of 64 pixels.
