@@ -464,14 +464,14 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 
 // The turned convolution on the AMX implicit-GEMM kernel (bf16 at stride 1
 // where bf16 runs on AMX: conv2d_amx_applies on the turned arguments, their
-// weights turned), its
-// weights packed straight into the kernel's panels
+// weights turned), its weights packed straight into the kernel's panels
 // (kernels::conv2d_amx_pack_turned_weights; NCHW's staged as KRSC first).
 // Intel Xeon model 167, ResNet-50 at batch 1, 1 thread, x oneDNN-any,
 // against the GEMM and col2im: res2a_3x3 0.11 -> 0.51 NCHW, 0.20 -> 0.69
 // NHWC; res3b_3x3 0.19 -> 0.37, 0.34 -> 0.42. (Turned into KRSC and packed
 // from there, three passes over NCHW's weights and two over NHWC's, the
-// weights took 63 % of res4b_3x3's NHWC time at batch 1.)
+// weights took 63 % of res4b_3x3's NHWC time at batch 1; packed in one pass,
+// res4b_3x3 0.26 -> 0.45-0.68 NCHW, 0.40 -> 0.62-0.69 NHWC.)
 struct AmxBackwardData {
   AmxBackwardData(const core::Conv2dArgs &a, int threads)
       : turned(turned_convolution(a, a.weights)), plan(turned, threads) {
