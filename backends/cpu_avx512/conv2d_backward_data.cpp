@@ -491,11 +491,9 @@ struct AmxBackwardData {
 bool runs_amx(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   if (d.stride_h != 1 || d.stride_w != 1 || !lowers_to_amx_gemm(a, isa)) return false;
-  if (!kernels::conv2d_amx_applies(turned_convolution(a, a.weights), threads,
-                                   kernels::AmxWeights::turned))
-    return false;
   const AmxBackwardData amx(a, threads);
-  return amx.panel_bytes + amx.rest_bytes <= kScratchBound;
+  return kernels::conv2d_amx_applies(amx.turned, threads, kernels::AmxWeights::turned) &&
+         amx.panel_bytes + amx.rest_bytes <= kScratchBound;
 }
 
 void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch) {

@@ -45,14 +45,14 @@ AmxPackedWeights::AmxPackedWeights(const core::Conv2dArgs &args, int threads) {
   const kernels::AmxConvPlan plan(args, threads);
   // The panels and int8's sums stay with the handle; NCHW's weights turned
   // into KRSC are a step on the way.
-  const size_t panel_bytes = bytes_of(plan.weight_elems, static_cast<size_t>(plan.elem));
-  buffer_ = allocate(panel_bytes + bytes_of(plan.sums, sizeof(int32_t)));
-  const Block turned =
-      allocate(bytes_of(plan.turned_weight_elems, static_cast<size_t>(plan.elem)));
-  auto *sums = reinterpret_cast<int32_t *>(static_cast<unsigned char *>(buffer_.get()) +
-                                           panel_bytes);
-  kernels::conv2d_amx_pack_weights(args, threads, plan, buffer_.get(), sums, turned.get());
-  weights_ = {buffer_.get(), sums};
+  const auto elem = static_cast<size_t>(plan.elem);
+  buffer_ = allocate(bytes_of(plan.weight_elems, elem) + bytes_of(plan.sums, sizeof(int32_t)));
+  const Block turned = allocate(bytes_of(plan.turned_weight_elems, elem));
+  ScratchCarver carve(buffer_.get());
+  void *panels = carve.carve<unsigned char>(plan.weight_elems * plan.elem);
+  auto *sums = carve.carve<int32_t>(plan.sums);
+  kernels::conv2d_amx_pack_weights(args, threads, plan, panels, sums, turned.get());
+  weights_ = {panels, sums};
 }
 
 std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_weights(const core::Conv2dArgs &args,
