@@ -13,6 +13,7 @@
 // tile stores), s8 A (shifted to u8 in packing), s32 C.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,6 +126,57 @@ TEST_CASE("gemm: bf16 and int8 on AMX tiles give the exact sums at every edge of
                     uint8_t{0xFF}, 4, int32_t{-1}, int8) == want_s32);
       CHECK(product(ctx, s, DLK_DTYPE_S8, DLK_DTYPE_S8, DLK_DTYPE_S32, 1.0f, 0.0f, a_s8, b_s8,
                     int8_t{127}, 0, int32_t{-1}, int8) == want_s32);
+    }
+  }
+}
+
+
+TEST_CASE("gemm on AMX tiles: one row of C with any ldc (dlk.h allows it), A and B transposed",
+          "[cpu][gemm]") {
+  // Found by fuzz:gemm: the tiles' C stride in bytes was ldc x 4, which
+  // overflowed for ldc near the largest int64_t though a single row never
+  // uses it. A transposed with rows apart (lda 3) keeps the GEMM off the GEMV.
+  const bool bf16_on_amx = runs_on_amx("avx512", DLK_DTYPE_BF16);
+  const bool int8_on_amx = runs_on_amx("avx512", DLK_DTYPE_U8);
+  if (!bf16_on_amx && !int8_on_amx) {
+    WARN("skipped: this CPU has no AMX (or Linux did not grant the tile state)");
+    return;
+  }
+  const int64_t n = 14, k = 2;
+  const Context ctx("avx512", 1);
+  for (const bool int8 : {false, true}) {
+    if (int8 ? !int8_on_amx : !bf16_on_amx) continue;
+    INFO((int8 ? "u8 x s8 -> s32" : "bf16 x bf16 -> f32"));
+    dlk_gemm_desc d;
+    dlk_gemm_desc_init(&d, int8 ? DLK_DTYPE_U8 : DLK_DTYPE_BF16,
+                       int8 ? DLK_DTYPE_S8 : DLK_DTYPE_BF16, int8 ? DLK_DTYPE_S32 : DLK_DTYPE_F32,
+                       1, n, k);
+    d.trans_a = d.trans_b = DLK_TRANSPOSE;
+    d.lda = 3, d.ldb = k, d.ldc = std::numeric_limits<int64_t>::max();
+    // A (k x 1, rows 3 apart): 1, 2; B (n x k): row j is j, 1; C = 1 x j + 2 x 1.
+    std::vector<uint16_t> a16 = {bf16_bits(1.0f), 0, 0, bf16_bits(2.0f)}, b16;
+    std::vector<uint8_t> a8 = {1, 0, 0, 2};
+    std::vector<int8_t> b8;
+    std::vector<int32_t> want;
+    for (int64_t j = 0; j < n; ++j) {
+      b16.push_back(bf16_bits(static_cast<float>(j))), b16.push_back(bf16_bits(1.0f));
+      b8.push_back(static_cast<int8_t>(j)), b8.push_back(1);
+      want.push_back(static_cast<int32_t>(j + 2));
+    }
+    if (int8) {
+      Buffer<uint8_t> a(ctx, a8);
+      Buffer<int8_t> b(ctx, b8);
+      Buffer<int32_t> c(ctx, std::vector<int32_t>(n, -1));
+      REQUIRE(dlk_gemm(ctx.get(), &d, a.data(), b.data(), c.data()) == DLK_STATUS_SUCCESS);
+      CHECK(implementation(ctx) == "avx512:gemm_u8s8s32_amx_32x32");
+      CHECK(c.values() == want);
+    } else {
+      Buffer<uint16_t> a(ctx, a16), b(ctx, b16);
+      Buffer<float> c(ctx, std::vector<float>(n, -1.0f));
+      REQUIRE(dlk_gemm(ctx.get(), &d, a.data(), b.data(), c.data()) == DLK_STATUS_SUCCESS);
+      CHECK(implementation(ctx) == "avx512:gemm_bf16_amx_32x32");
+      std::vector<float> want_f32(want.begin(), want.end());
+      CHECK(c.values() == want_f32);
     }
   }
 }

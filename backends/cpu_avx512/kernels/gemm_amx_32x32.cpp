@@ -110,6 +110,11 @@ void store_to_buffer(Acc (&acc)[2 * kTileRows][NR]) {
   store_c<Bottom, Right>(&acc[0][0], int64_t{sizeof acc[0]});
 }
 
+// C's row stride in bytes for the tile loads and stores of `rows` rows: one
+// row's is never used, and a GEMM of one row may have any ldc (dlk.h), up to
+// the largest int64_t, whose bytes overflow.
+int64_t c_row_bytes(int64_t ldc, int rows, int64_t elem) { return (rows > 1 ? ldc : 1) * elem; }
+
 // Whether an f32 tile goes to C (or the driver's f32 workspace) as summed, or
 // added to it (beta 1), by tile loads and stores of C itself: alpha 1, no
 // bias or ReLU, whole tiles of columns. (Through a buffer and AVX-512 the
@@ -127,7 +132,7 @@ bool tiles_store_c(const S32Tile &tile, bool right) {
 template <bool Bottom, bool Right>
 void run_bf16(int64_t kc, const uint16_t *a, const uint16_t *b, const F32Tile &tile) {
   const bool direct = tiles_store_c(tile, Right);
-  const int64_t c_bytes = tile.ldc * int64_t{sizeof(float)};
+  const int64_t c_bytes = c_row_bytes(tile.ldc, tile.rows, int64_t{sizeof(float)});
   start_c<Bottom, Right>(direct && tile.beta != 0.0f, tile.c, c_bytes);
   add_k<Bf16Products, Bottom, Right>(kc, a, tile.a_rs, tile.rows, b);
   if (direct) return store_c<Bottom, Right>(tile.c, c_bytes);
@@ -159,7 +164,7 @@ template <class Products, bool Bottom, bool Right, class AType, class BType>
 void run_int8(int64_t kc, const AType *a, const BType *b, const S32Tile &tile) {
   constexpr bool u8_a = std::is_same_v<AType, uint8_t>;
   const bool direct = tiles_store_c<u8_a>(tile, Right);
-  const int64_t c_bytes = tile.ldc * int64_t{sizeof(int32_t)};
+  const int64_t c_bytes = c_row_bytes(tile.ldc, tile.rows, int64_t{sizeof(int32_t)});
   start_c<Bottom, Right>(direct && tile.accumulate, tile.c, c_bytes);
   add_k<Products, Bottom, Right>(kc, a, tile.a_rs, tile.rows, b);
   if (direct) return store_c<Bottom, Right>(tile.c, c_bytes);
