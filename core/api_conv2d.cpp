@@ -1,6 +1,7 @@
 // C ABI: 2-D convolution, forward and backward.
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "core/api_guard.hpp"
 #include "core/context.hpp"
@@ -8,6 +9,64 @@
 #include "core/validate.hpp"
 
 using namespace dlk::core;
+
+namespace {
+
+constexpr unsigned kConv2dPasses = DLK_CONV2D_PASS_FORWARD | DLK_CONV2D_PASS_BACKWARD_DATA;
+
+// dlk_conv2d_weights_create(_for): the desc validated for each pass (backward
+// data's without the forward's relu), the weights copied and packed per pass.
+void create_conv2d_weights(const char *call, dlk_context_t context, const dlk_conv2d_desc *desc,
+                           const void *weights, unsigned passes, dlk_conv2d_weights_t *packed) {
+  dlk_context &ctx = checked_context(call, context);
+  if (!packed) throw_invalid(call, "packed", "must not be NULL");
+  *packed = nullptr;
+  if (passes == 0 || (passes & ~kConv2dPasses) != 0)
+    throw_invalid(call, "passes",
+                  "is " + std::to_string(passes) +
+                      "; must be DLK_CONV2D_PASS_FORWARD, DLK_CONV2D_PASS_BACKWARD_DATA or both");
+  Conv2dArgs args = validate_conv2d_desc(call, desc, DLK_OP_CONV2D_FORWARD);
+  args.weights = weights;
+  const size_t bytes = validate_conv2d_weights_create(args, call);
+  Conv2dArgs backward = args;
+  if (passes & DLK_CONV2D_PASS_BACKWARD_DATA) {
+    dlk_conv2d_desc unfused = *desc;
+    unfused.relu = 0;
+    backward = validate_conv2d_desc(call, &unfused, DLK_OP_CONV2D_BACKWARD_DATA);
+    backward.weights = weights;
+  }
+  for (const dlk_op op : {DLK_OP_CONV2D_FORWARD, DLK_OP_CONV2D_BACKWARD_DATA})
+    if (passes & (op == DLK_OP_CONV2D_FORWARD ? DLK_CONV2D_PASS_FORWARD
+                                              : DLK_CONV2D_PASS_BACKWARD_DATA))
+      require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
+  // The backend packs on the context's threads: one call at a time, as an op.
+  const ExclusiveUse claim(ctx, call);
+  auto made = std::make_unique<dlk_conv2d_weights>(*ctx.backend, args, bytes);
+  made->passes = passes;
+  if (passes & DLK_CONV2D_PASS_FORWARD) made->packed = ctx.backend->conv2d_pack_weights(args);
+  if (passes & DLK_CONV2D_PASS_BACKWARD_DATA)
+    made->packed_backward_data = ctx.backend->conv2d_pack_backward_data_weights(backward);
+  const std::lock_guard<std::mutex> lock(ctx.conv2d_weights_mutex);
+  *packed = made.get();
+  ctx.conv2d_weights.emplace(made.get(), std::move(made));
+}
+
+// packed is a handle of this context packed for `pass`.
+void check_packed_weights(const char *call, dlk_context &ctx, dlk_conv2d_weights_t packed,
+                          dlk_conv2d_pass pass) {
+  const std::lock_guard<std::mutex> lock(ctx.conv2d_weights_mutex);
+  if (!packed || ctx.conv2d_weights.count(packed) == 0)
+    throw_invalid(call, "packed", "is not packed weights of this context "
+                                  "(dlk_conv2d_weights_create makes them)");
+  if ((packed->passes & pass) == 0)
+    throw_invalid(call, "packed",
+                  pass == DLK_CONV2D_PASS_FORWARD
+                      ? "was not packed for the forward (DLK_CONV2D_PASS_FORWARD)"
+                      : "was not packed for backward data (dlk_conv2d_weights_create_for with "
+                        "DLK_CONV2D_PASS_BACKWARD_DATA)");
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -61,22 +120,17 @@ dlk_status dlk_conv2d_forward(dlk_context_t context, const dlk_conv2d_desc *desc
 dlk_status dlk_conv2d_weights_create(dlk_context_t context, const dlk_conv2d_desc *desc,
                                      const void *weights, dlk_conv2d_weights_t *packed) {
   return api_guard("dlk_conv2d_weights_create", [&] {
-    constexpr const char *call = "dlk_conv2d_weights_create";
-    dlk_context &ctx = checked_context(call, context);
-    if (!packed) throw_invalid(call, "packed", "must not be NULL");
-    *packed = nullptr;
-    Conv2dArgs args = validate_conv2d_desc(call, desc, DLK_OP_CONV2D_FORWARD);
-    args.weights = weights;
-    const size_t bytes = validate_conv2d_weights_create(args);
-    require_supported(call, ctx, DLK_OP_CONV2D_FORWARD, desc->src_type, desc->weights_type,
-                      desc->dst_type);
-    // The backend packs on the context's threads: one call at a time, as an op.
-    const ExclusiveUse claim(ctx, call);
-    auto made = std::make_unique<dlk_conv2d_weights>(*ctx.backend, args, bytes);
-    made->packed = ctx.backend->conv2d_pack_weights(args);
-    const std::lock_guard<std::mutex> lock(ctx.conv2d_weights_mutex);
-    *packed = made.get();
-    ctx.conv2d_weights.emplace(made.get(), std::move(made));
+    create_conv2d_weights("dlk_conv2d_weights_create", context, desc, weights,
+                          DLK_CONV2D_PASS_FORWARD, packed);
+  });
+}
+
+dlk_status dlk_conv2d_weights_create_for(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                         const void *weights, unsigned passes,
+                                         dlk_conv2d_weights_t *packed) {
+  return api_guard("dlk_conv2d_weights_create_for", [&] {
+    create_conv2d_weights("dlk_conv2d_weights_create_for", context, desc, weights, passes,
+                          packed);
   });
 }
 
@@ -99,14 +153,9 @@ dlk_status dlk_conv2d_forward_packed(dlk_context_t context, const dlk_conv2d_des
     constexpr const char *call = "dlk_conv2d_forward_packed";
     constexpr dlk_op op = DLK_OP_CONV2D_FORWARD;
     dlk_context &ctx = checked_context(call, context);
-    {
-      const std::lock_guard<std::mutex> lock(ctx.conv2d_weights_mutex);
-      if (!packed || ctx.conv2d_weights.count(packed) == 0)
-        throw_invalid(call, "packed", "is not packed weights of this context "
-                                      "(dlk_conv2d_weights_create makes them)");
-    }
+    check_packed_weights(call, ctx, packed, DLK_CONV2D_PASS_FORWARD);
     Conv2dArgs args = validate_conv2d_desc(call, desc, op);
-    validate_conv2d_packed_desc(call, args.desc, packed->desc);
+    validate_conv2d_packed_desc(call, args.desc, packed->desc, true);
     args.src = src, args.weights = packed->plain, args.bias = bias, args.dst = dst;
     validate_conv2d_forward(args, call);
     require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
@@ -129,6 +178,26 @@ dlk_status dlk_conv2d_backward_data(dlk_context_t context, const dlk_conv2d_desc
     if (desc->n == 0) return;
     run_op(ctx, summarize_conv2d(op, args, prints_exec_lines(ctx)),
            [&] { return ctx.backend->conv2d_backward_data(args); });
+  });
+}
+
+dlk_status dlk_conv2d_backward_data_packed(dlk_context_t context, const dlk_conv2d_desc *desc,
+                                           const void *diff_dst, dlk_conv2d_weights_t packed,
+                                           void *diff_src) {
+  return api_guard("dlk_conv2d_backward_data_packed", [&] {
+    constexpr const char *call = "dlk_conv2d_backward_data_packed";
+    constexpr dlk_op op = DLK_OP_CONV2D_BACKWARD_DATA;
+    dlk_context &ctx = checked_context(call, context);
+    check_packed_weights(call, ctx, packed, DLK_CONV2D_PASS_BACKWARD_DATA);
+    Conv2dArgs args = validate_conv2d_desc(call, desc, op);
+    validate_conv2d_packed_desc(call, args.desc, packed->desc, false);
+    args.diff_dst = diff_dst, args.weights = packed->plain, args.diff_src = diff_src;
+    validate_conv2d_backward_data(args, call);
+    require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
+    if (desc->n == 0) return;
+    run_op(ctx, summarize_conv2d(op, args, prints_exec_lines(ctx)), [&] {
+      return ctx.backend->conv2d_backward_data_packed(args, packed->packed_backward_data.get());
+    });
   });
 }
 

@@ -78,7 +78,7 @@ struct CodecDecodeArgs {
 };
 
 // A backend's own layout of one convolution's weights (dlk_conv2d_weights_create),
-// packed once for its forward kernel to read instead of packing on every call.
+// packed once for the kernel of one pass to read instead of packing on every call.
 class PackedConv2dWeights {
  public:
   virtual ~PackedConv2dWeights() = default;
@@ -119,6 +119,17 @@ class Backend {
                                          const PackedConv2dWeights * /*packed*/) {
     return conv2d_forward(args);
   }
+  // The same pair for backward data: the weights (validated with args.desc for
+  // backward data) packed for conv2d_backward_data_packed, whose result must
+  // equal conv2d_backward_data's.
+  virtual std::unique_ptr<PackedConv2dWeights> conv2d_pack_backward_data_weights(
+      const Conv2dArgs & /*args*/) {
+    return nullptr;
+  }
+  virtual OpResult conv2d_backward_data_packed(const Conv2dArgs &args,
+                                               const PackedConv2dWeights * /*packed*/) {
+    return conv2d_backward_data(args);
+  }
   virtual OpResult pool2d_forward(const Pool2dArgs &args) = 0;
   virtual OpResult pool2d_backward(const Pool2dArgs &args) = 0;
 
@@ -155,7 +166,7 @@ std::unique_ptr<Backend> make_host_compute_backend(const BackendConfig &config);
 // A backend built as a separate module (libdlk_<name>.so) exports this C symbol,
 // which core finds with dlsym after dlopen. api_version guards against a module
 // built from another dlk. On refusal it returns NULL with *status and error set.
-#define DLK_BACKEND_MODULE_API_VERSION 4
+#define DLK_BACKEND_MODULE_API_VERSION 5
 #define DLK_BACKEND_MODULE_ENTRY "dlk_backend_module_create"
 using BackendModuleCreateFn = Backend *(*)(int api_version, const BackendConfig *config,
                                            dlk_status *status, char *error, size_t error_size);

@@ -20,15 +20,17 @@ GemmArgs validate_gemm(const dlk_gemm_desc *desc, const void *a, const void *b, 
 // Shape-only rules, shared by dlk_conv2d_output_shape and the ops.
 Conv2dArgs validate_conv2d_desc(const char *call, const dlk_conv2d_desc *desc, dlk_op op);
 void validate_conv2d_forward(Conv2dArgs &args, const char *call = "dlk_conv2d_forward");
-void validate_conv2d_backward_data(Conv2dArgs &args);
+void validate_conv2d_backward_data(Conv2dArgs &args,
+                                   const char *call = "dlk_conv2d_backward_data");
 void validate_conv2d_backward_weights(Conv2dArgs &args);
-// dlk_conv2d_weights_create: args.weights for the forward of args.desc; their
-// bytes.
-size_t validate_conv2d_weights_create(const Conv2dArgs &args);
-// dlk_conv2d_forward_packed: its desc must be the packed weights' but for n and
-// scales; the error names the first field that differs.
-void validate_conv2d_packed_desc(const char *call, const dlk_conv2d_desc &forward,
-                                 const dlk_conv2d_desc &packed);
+// dlk_conv2d_weights_create(_for): args.weights for the forward of args.desc;
+// their bytes.
+size_t validate_conv2d_weights_create(const Conv2dArgs &args, const char *call);
+// A call with packed weights: its desc must be the weights' but for n, scales
+// and (compare_relu false: backward data) relu; the error names the first
+// field that differs.
+void validate_conv2d_packed_desc(const char *call, const dlk_conv2d_desc &given,
+                                 const dlk_conv2d_desc &packed, bool compare_relu);
 
 Pool2dArgs validate_pool2d_desc(const char *call, const dlk_pool2d_desc *desc, dlk_op op);
 void validate_pool2d_forward(Pool2dArgs &args);

@@ -163,8 +163,7 @@ void validate_conv2d_forward(Conv2dArgs &a, const char *call) {
   check::apart(call, {s.dst}, {s.src, s.weights, s.bias, scales});
 }
 
-size_t validate_conv2d_weights_create(const Conv2dArgs &a) {
-  constexpr const char *call = "dlk_conv2d_weights_create";
+size_t validate_conv2d_weights_create(const Conv2dArgs &a, const char *call) {
   const dlk_conv2d_desc &d = a.desc;
   const check::Span weights =
       check::dense(call, "weights", a.weights, d.weights_type, d.k * a.c_per_group * d.kh * d.kw);
@@ -173,15 +172,17 @@ size_t validate_conv2d_weights_create(const Conv2dArgs &a) {
 }
 
 void validate_conv2d_packed_desc(const char *call, const dlk_conv2d_desc &f,
-                                 const dlk_conv2d_desc &p) {
-  // Every field but struct_size, n and scales is compared below: a field added
-  // to the desc changes its size and is to be added there.
+                                 const dlk_conv2d_desc &p, bool compare_relu) {
+  // Every field but struct_size, n and scales (and relu, where asked) is
+  // compared below: a field added to the desc changes its size and is to be
+  // added there.
   static_assert(sizeof(dlk_conv2d_desc) == 168, "dlk_conv2d_desc changed: compare its new field");
   const auto same = [&](const char *field, int64_t forward, int64_t packed) {
     if (forward != packed)
       throw_invalid(call, field,
                     "is " + std::to_string(forward) + " but the packed weights' desc has " +
-                        std::to_string(packed) + " (only n and scales may differ)");
+                        std::to_string(packed) + " (only n and scales may differ" +
+                        (compare_relu ? ")" : ", and relu for backward data)"));
   };
   same("format", f.format, p.format);
   same("c", f.c, p.c);
@@ -200,14 +201,13 @@ void validate_conv2d_packed_desc(const char *call, const dlk_conv2d_desc &f,
   same("src_type", f.src_type, p.src_type);
   same("weights_type", f.weights_type, p.weights_type);
   same("dst_type", f.dst_type, p.dst_type);
-  same("relu", f.relu, p.relu);
+  if (compare_relu) same("relu", f.relu, p.relu);
   same("src_zero_point", f.src_zero_point, p.src_zero_point);
   same("dst_zero_point", f.dst_zero_point, p.dst_zero_point);
   same("scale_mode", f.scale_mode, p.scale_mode);
 }
 
-void validate_conv2d_backward_data(Conv2dArgs &a) {
-  constexpr const char *call = "dlk_conv2d_backward_data";
+void validate_conv2d_backward_data(Conv2dArgs &a, const char *call) {
   const ConvSpans s = conv_spans(call, a, "diff_src", a.diff_src, "diff_dst", a.diff_dst, "weights",
                                  a.weights, "bias", nullptr, false);
   check::not_null(call, s.dst);

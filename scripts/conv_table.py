@@ -13,8 +13,8 @@ A row is (dtype, layer, batch, pass, threads), the dtype followed by "/nhwc"
 for NHWC points: dlk's rate and % of the dtype's peak, then per oneDNN ISA that the runs dispatched to (`onednn.effective_isa`
 of each run: uncapped, and capped by --onednn-max-isa) `x any` (oneDNN in its
 blocked layouts: oneDNN time / dlk time, > 1: dlk faster), `pk x any` (the
-same against dlk's forward with its weights packed once, as oneDNN's are:
-dlk_conv2d_forward_packed), `x any+ro` (with
+same against dlk's forward or backward data with its weights packed once, as
+oneDNN's are: dlk_conv2d_forward_packed, dlk_conv2d_backward_data_packed), `x any+ro` (with
 the reorders an NCHW framework pays in training: data every call, weights once
 per step) and `x plain` (oneDNN on the same plain memory as dlk: nchw/oihw or
 nhwc/ohwi; `ratio_to_onednn_nchw` in dlk-perf/conv/3). Every ratio is one

@@ -394,13 +394,15 @@ const char *backward_data_pointwise(const core::Conv2dArgs &a, core::CpuIsa isa,
   return kernel;
 }
 
+}  // namespace
+
 // The stride-1 backward-data pass as the forward pass of another convolution:
 // diff_src (c x h x w) = conv(diff_dst, the weights turned around), whose input
 // is diff_dst (k channels, oh x ow), output diff_src, weights W'[ci][kk][r][s] =
 // W[kk][ci][kh-1-r][kw-1-s] per group, padding (kh-1) * dilation - pad (negative
 // where the padding exceeds the kernel's reach: those taps never read diff_dst).
 // The arguments of that convolution, its weights at `weights`.
-core::Conv2dArgs turned_convolution(const core::Conv2dArgs &a, const void *weights) {
+core::Conv2dArgs conv2d_turned_convolution(const core::Conv2dArgs &a, const void *weights) {
   const ConvShape s(a);
   core::Conv2dArgs t;
   t.desc = a.desc;
@@ -413,6 +415,8 @@ core::Conv2dArgs turned_convolution(const core::Conv2dArgs &a, const void *weigh
   t.src = a.diff_dst, t.weights = weights, t.dst = a.diff_src;
   return t;
 }
+
+namespace {
 
 // The weights of the turned convolution, in its layout (OIHW, or OHWI for
 // NHWC). NHWC on the AVX-512 tier by a transpose a tap and group (the
@@ -459,7 +463,7 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
   T *turned = static_cast<T *>(scratch.get(static_cast<size_t>(s.k * s.taps()) * sizeof(T),
                                            "dlk_conv2d_backward_data", "the turned weights"));
   turn_weights(a, isa, threads, turned);
-  return conv2d_forward_float_gemm(turned_convolution(a, turned), isa, threads);
+  return conv2d_forward_float_gemm(conv2d_turned_convolution(a, turned), isa, threads);
 }
 
 // The turned convolution on the AMX implicit-GEMM kernel (bf16 at stride 1
@@ -472,38 +476,47 @@ const char *backward_data_transposed(const core::Conv2dArgs &a, core::CpuIsa isa
 // from there, three passes over NCHW's weights and two over NHWC's, the
 // weights took 63 % of res4b_3x3's NHWC time at batch 1; packed in one pass,
 // res4b_3x3 0.26 -> 0.45-0.68 NCHW, 0.40 -> 0.62-0.69 NHWC.)
+// With the panels packed before the call (dlk_conv2d_weights_create_for), the
+// kernel has no floor on the pixels: res5b_3x3 leaves the GEMM and col2im too.
 struct AmxBackwardData {
-  AmxBackwardData(const core::Conv2dArgs &a, int threads)
-      : turned(turned_convolution(a, a.weights)), plan(turned, threads) {
+  AmxBackwardData(const core::Conv2dArgs &a, int threads, bool prepacked)
+      : turned(conv2d_turned_convolution(a, a.weights)), plan(turned, threads) {
     const auto bytes_of = [](int64_t elems) {
       return ScratchCarver::aligned(static_cast<size_t>(elems) * sizeof(uint16_t));
     };
     const ConvShape s(a);
-    panel_bytes = bytes_of(plan.weight_elems);
+    panel_bytes = prepacked ? 0 : bytes_of(plan.weight_elems);
     // NCHW's KRSC stage is done with before the forward's workspaces are used.
-    rest_bytes = std::max(s.nhwc ? 0 : bytes_of(s.k * s.taps()), plan.bytes - plan.weights_bytes);
+    const size_t stage_bytes = s.nhwc || prepacked ? 0 : bytes_of(s.k * s.taps());
+    rest_bytes = std::max(stage_bytes, plan.bytes - plan.weights_bytes);
   }
+  size_t bytes() const { return panel_bytes + rest_bytes; }
   core::Conv2dArgs turned;
   kernels::AmxConvPlan plan;
   size_t panel_bytes = 0, rest_bytes = 0;  // the panels; the stage or the workspaces
 };
 
-bool runs_amx(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+bool runs_amx(const core::Conv2dArgs &a, core::CpuIsa isa, int threads, bool prepacked) {
   const dlk_conv2d_desc &d = a.desc;
   if (d.stride_h != 1 || d.stride_w != 1 || !lowers_to_amx_gemm(a, isa)) return false;
-  const AmxBackwardData amx(a, threads);
-  return kernels::conv2d_amx_applies(amx.turned, threads, kernels::AmxWeights::turned) &&
-         amx.panel_bytes + amx.rest_bytes <= kScratchBound;
+  const AmxBackwardData amx(a, threads, prepacked);
+  return kernels::conv2d_amx_applies(
+             amx.turned, threads,
+             prepacked ? kernels::AmxWeights::prepacked : kernels::AmxWeights::turned) &&
+         amx.bytes() <= kScratchBound;
 }
 
-void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
-  const AmxBackwardData amx(a, threads);
+void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch,
+                       const kernels::AmxConvWeights *prepacked) {
+  const AmxBackwardData amx(a, threads, prepacked != nullptr);
   auto *base = static_cast<unsigned char *>(
-      scratch.get(amx.panel_bytes + amx.rest_bytes, "dlk_conv2d_backward_data",
-                  "the turned weights' panels and the padded diff_dst"));
+      scratch.get(amx.bytes(), "dlk_conv2d_backward_data",
+                  prepacked ? "the padded diff_dst"
+                            : "the turned weights' panels and the padded diff_dst"));
   unsigned char *rest = base + amx.panel_bytes;
-  kernels::conv2d_amx_pack_turned_weights(a, threads, amx.plan, base, rest);
-  const kernels::AmxConvWeights panels{base, nullptr};
+  kernels::AmxConvWeights panels{base, nullptr};
+  if (prepacked) panels = *prepacked;
+  else kernels::conv2d_amx_pack_turned_weights(a, threads, amx.plan, base, rest);
   kernels::conv2d_amx_forward(amx.turned, threads, amx.plan, rest, &panels);
 }
 
@@ -512,20 +525,26 @@ void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch)
 // padding within the kernel's reach, many channels and pixels:
 // conv2d_channel_lanes_applies on the turned arguments), the weights turned as
 // the kernel packs (f32, bf16 NHWC) or pairs (bf16 NCHW) them.
-bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+bool runs_channel_lanes(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
+                        bool prepacked) {
   const dlk_dtype type = a.desc.src_type;
   return isa == core::CpuIsa::avx512 && (type == DLK_DTYPE_F32 || type == DLK_DTYPE_BF16) &&
          !lowers_to_amx_gemm(a, isa) &&
-         kernels::conv2d_channel_lanes_applies(turned_convolution(a, a.weights), threads, true);
+         kernels::conv2d_channel_lanes_applies(conv2d_turned_convolution(a, a.weights), threads,
+                                               true, prepacked);
 }
 
-void backward_data_channel_lanes(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
-  const core::Conv2dArgs t = turned_convolution(a, a.weights);
+void backward_data_channel_lanes(const core::Conv2dArgs &a, int threads, Scratch &scratch,
+                                 const kernels::ChannelLanesWeights *prepacked) {
+  const core::Conv2dArgs t = conv2d_turned_convolution(a, a.weights);
   const kernels::ChannelLanesPlan plan(t, threads, true);
   kernels::conv2d_channel_lanes_avx512(
       t, threads, plan,
-      scratch.get(plan.bytes, "dlk_conv2d_backward_data",
-                  "the turned weights packed and the padded images of diff_dst"));
+      prepacked ? scratch.get(plan.bytes - plan.weights_bytes, "dlk_conv2d_backward_data",
+                              "the padded images of diff_dst")
+                : scratch.get(plan.bytes, "dlk_conv2d_backward_data",
+                              "the turned weights packed and the padded images of diff_dst"),
+      prepacked);
 }
 
 // The turned convolution on the wide-row kernel (NCHW, stride 1, one group,
@@ -536,11 +555,11 @@ bool runs_wide_rows(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   return isa == core::CpuIsa::avx512 && d.stride_h == 1 && d.stride_w == 1 &&
          !lowers_to_amx_gemm(a, isa) &&
-         kernels::conv2d_wide_rows_applies(turned_convolution(a, a.weights), threads, true);
+         kernels::conv2d_wide_rows_applies(conv2d_turned_convolution(a, a.weights), threads, true);
 }
 
 void backward_data_wide_rows(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
-  const core::Conv2dArgs t = turned_convolution(a, a.weights);
+  const core::Conv2dArgs t = conv2d_turned_convolution(a, a.weights);
   const kernels::WideRowsPlan plan(t, threads, true);
   kernels::conv2d_wide_rows_avx512(
       t, threads, plan,
@@ -550,8 +569,20 @@ void backward_data_wide_rows(const core::Conv2dArgs &a, int threads, Scratch &sc
 
 }  // namespace
 
+bool conv2d_backward_data_packed_runs_channel_lanes(const core::Conv2dArgs &args,
+                                                    core::CpuIsa isa, int threads) {
+  return !(isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_data_applies(args)) &&
+         runs_channel_lanes(args, isa, threads, true);
+}
+
+bool conv2d_backward_data_packed_runs_amx(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                          int threads) {
+  return !(isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_data_applies(args)) &&
+         runs_amx(args, isa, threads, true);
+}
+
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
-                                    Scratch &scratch) {
+                                    Scratch &scratch, const PrepackedConv2dWeights &prepacked) {
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_data_applies(args)) {
     const kernels::DirectRowsPlan plan(args, threads, true);
     kernels::conv2d_direct_backward_data_avx512(
@@ -561,15 +592,19 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     return {"avx512:conv2d_direct_backward_data_f32", 0};
   }
   const ConvShape s(args);
-  if (runs_amx(args, isa, threads)) {
-    backward_data_amx(args, threads, scratch);
-    return {std::string("transposed_conv:") + kernels::conv2d_amx_name(args.desc), 0};
+  const char *packed_name = ":prepacked";
+  if (runs_amx(args, isa, threads, prepacked.amx != nullptr)) {
+    backward_data_amx(args, threads, scratch, prepacked.amx);
+    return {std::string("turned:") + kernels::conv2d_amx_name(args.desc) +
+                (prepacked.amx ? packed_name : ""),
+            0};
   }
-  if (runs_channel_lanes(args, isa, threads)) {
-    backward_data_channel_lanes(args, threads, scratch);
+  if (runs_channel_lanes(args, isa, threads, prepacked.lanes != nullptr)) {
+    backward_data_channel_lanes(args, threads, scratch, prepacked.lanes);
     const bool bf16 = args.desc.src_type == DLK_DTYPE_BF16;
-    return {std::string("transposed_conv:avx512:channel_lanes_") + (bf16 ? "bf16" : "f32") +
-                (args.desc.format == DLK_FORMAT_NHWC ? "_nhwc" : ""),
+    return {std::string("turned:avx512:channel_lanes_") + (bf16 ? "bf16" : "f32") +
+                (args.desc.format == DLK_FORMAT_NHWC ? "_nhwc" : "") +
+                (prepacked.lanes ? packed_name : ""),
             0};
   }
   if (runs_wide_rows(args, isa, threads)) {
@@ -587,7 +622,7 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
       return backward_data_transposed<decltype(storage)>(args, isa, threads, scratch);
     });
-    return {std::string("transposed_conv:") + kernel, 0};
+    return {std::string("turned:") + kernel, 0};
   }
   const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
     return backward_data<decltype(storage)>(args, isa, threads, scratch);

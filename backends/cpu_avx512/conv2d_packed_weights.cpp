@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "backends/cpu_avx512/cpu_ops.hpp"
 #include "core/error.hpp"
 
 namespace dlk::cpu {
@@ -26,8 +25,9 @@ size_t bytes_of(int64_t count, size_t size) {
 
 }  // namespace
 
-ChannelLanesPackedWeights::ChannelLanesPackedWeights(const core::Conv2dArgs &args, int threads) {
-  const kernels::ChannelLanesPlan plan(args, threads);
+ChannelLanesPackedWeights::ChannelLanesPackedWeights(const core::Conv2dArgs &args, int threads,
+                                                     bool turned) {
+  const kernels::ChannelLanesPlan plan(args, threads, turned);
   const auto bytes_of = [](int64_t count) { return cpu::bytes_of(count, sizeof(float)); };
   // The packed weights and int8's starting sums stay with the handle; the
   // paired or quadded weights are a step on the way.
@@ -41,17 +41,24 @@ ChannelLanesPackedWeights::ChannelLanesPackedWeights(const core::Conv2dArgs &arg
   weights_ = {packed, starts};
 }
 
-AmxPackedWeights::AmxPackedWeights(const core::Conv2dArgs &args, int threads) {
-  const kernels::AmxConvPlan plan(args, threads);
+AmxPackedWeights::AmxPackedWeights(const core::Conv2dArgs &args, int threads, bool turned) {
+  const kernels::AmxConvPlan plan(turned ? conv2d_turned_convolution(args, args.weights) : args,
+                                  threads);
   // The panels and int8's sums stay with the handle; NCHW's weights turned
-  // into KRSC are a step on the way.
+  // into KRSC (for backward data the turned convolution's) are a step on the
+  // way.
   const auto elem = static_cast<size_t>(plan.elem);
   buffer_ = allocate(bytes_of(plan.weight_elems, elem) + bytes_of(plan.sums, sizeof(int32_t)));
-  const Block turned = allocate(bytes_of(plan.turned_weight_elems, elem));
+  const dlk_conv2d_desc &d = args.desc;
+  const bool nchw = d.format == DLK_FORMAT_NCHW;
+  const int64_t stage_elems =
+      !turned ? plan.turned_weight_elems : nchw ? d.k * args.c_per_group * d.kh * d.kw : 0;
+  const Block stage = allocate(bytes_of(stage_elems, elem));
   ScratchCarver carve(buffer_.get());
   void *panels = carve.carve<unsigned char>(plan.weight_elems * plan.elem);
   auto *sums = carve.carve<int32_t>(plan.sums);
-  kernels::conv2d_amx_pack_weights(args, threads, plan, panels, sums, turned.get());
+  if (turned) kernels::conv2d_amx_pack_turned_weights(args, threads, plan, panels, stage.get());
+  else kernels::conv2d_amx_pack_weights(args, threads, plan, panels, sums, stage.get());
   weights_ = {panels, sums};
 }
 
@@ -59,10 +66,29 @@ std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_weights(const core::Conv2
                                                                core::CpuIsa isa, int threads) {
   if (depthwise_direct_applies(args, isa)) return nullptr;
   if (conv2d_forward_packed_runs_amx(args, isa, threads))
-    return std::make_unique<AmxPackedWeights>(args, threads);
+    return std::make_unique<AmxPackedWeights>(args, threads, false);
   if (conv2d_forward_packed_runs_channel_lanes(args, isa, threads))
-    return std::make_unique<ChannelLanesPackedWeights>(args, threads);
+    return std::make_unique<ChannelLanesPackedWeights>(args, threads, false);
   return nullptr;
+}
+
+std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_backward_data_weights(
+    const core::Conv2dArgs &args, core::CpuIsa isa, int threads) {
+  if (conv2d_backward_data_packed_runs_amx(args, isa, threads))
+    return std::make_unique<AmxPackedWeights>(args, threads, true);
+  if (conv2d_backward_data_packed_runs_channel_lanes(args, isa, threads))
+    return std::make_unique<ChannelLanesPackedWeights>(
+        conv2d_turned_convolution(args, args.weights), threads, true);
+  return nullptr;
+}
+
+PrepackedConv2dWeights prepacked_weights(const core::PackedConv2dWeights *packed) {
+  PrepackedConv2dWeights prepacked;
+  if (const auto *lanes = dynamic_cast<const ChannelLanesPackedWeights *>(packed))
+    prepacked.lanes = &lanes->weights();
+  if (const auto *amx = dynamic_cast<const AmxPackedWeights *>(packed))
+    prepacked.amx = &amx->weights();
+  return prepacked;
 }
 
 }  // namespace dlk::cpu

@@ -90,16 +90,21 @@ core::OpResult CpuBackend::conv2d_forward_packed(const core::Conv2dArgs &args,
   std::lock_guard<std::mutex> lock(scratch_mutex_);
   if (depthwise_direct_applies(args, config_.cpu_isa))
     return conv2d_forward_depthwise(args, config_.cpu_isa, config_.num_threads, scratch_);
-  PrepackedConv2dWeights prepacked;
-  if (const auto *lanes = dynamic_cast<const ChannelLanesPackedWeights *>(packed))
-    prepacked.lanes = &lanes->weights();
-  if (const auto *amx = dynamic_cast<const AmxPackedWeights *>(packed))
-    prepacked.amx = &amx->weights();
-  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_, prepacked);
+  return conv2d_forward_im2col(args, config_.cpu_isa, config_.num_threads, scratch_,
+                               prepacked_weights(packed));
 }
 core::OpResult CpuBackend::conv2d_backward_data(const core::Conv2dArgs &args) {
+  return conv2d_backward_data_packed(args, nullptr);
+}
+std::unique_ptr<core::PackedConv2dWeights> CpuBackend::conv2d_pack_backward_data_weights(
+    const core::Conv2dArgs &args) {
+  return cpu::conv2d_pack_backward_data_weights(args, config_.cpu_isa, config_.num_threads);
+}
+core::OpResult CpuBackend::conv2d_backward_data_packed(const core::Conv2dArgs &args,
+                                                       const core::PackedConv2dWeights *packed) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);
-  return cpu::conv2d_backward_data(args, config_.cpu_isa, config_.num_threads, scratch_);
+  return cpu::conv2d_backward_data(args, config_.cpu_isa, config_.num_threads, scratch_,
+                                   prepacked_weights(packed));
 }
 core::OpResult CpuBackend::conv2d_backward_weights(const core::Conv2dArgs &args) {
   std::lock_guard<std::mutex> lock(scratch_mutex_);

@@ -32,6 +32,10 @@ class CpuBackend final : public core::Backend {
   core::OpResult conv2d_forward_packed(const core::Conv2dArgs &args,
                                        const core::PackedConv2dWeights *packed) override;
   core::OpResult conv2d_backward_data(const core::Conv2dArgs &args) override;
+  std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_backward_data_weights(
+      const core::Conv2dArgs &args) override;
+  core::OpResult conv2d_backward_data_packed(const core::Conv2dArgs &args,
+                                             const core::PackedConv2dWeights *packed) override;
   core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args) override;
   core::OpResult pool2d_forward(const core::Pool2dArgs &args) override;
   core::OpResult pool2d_backward(const core::Pool2dArgs &args) override;

@@ -44,10 +44,24 @@ bool conv2d_forward_packed_runs_amx(const core::Conv2dArgs &args, core::CpuIsa i
 // lowering); returns the name of what ran.
 const char *conv2d_forward_float_gemm(const core::Conv2dArgs &args, core::CpuIsa isa,
                                       int threads);
+// Backward data as the forward of the turned convolution: diff_src =
+// conv(diff_dst, the weights turned around: output and input channels
+// swapped, the taps reversed; strides past 1 in phases, by the kernels that
+// run them), its weights at `weights`.
+core::Conv2dArgs conv2d_turned_convolution(const core::Conv2dArgs &args, const void *weights);
 // Backward data: GEMM then col2im; the transposed lowering where col2im's band
-// of one output row would exceed the scratch bound (conv2d_backward_data.cpp).
+// of one output row would exceed the scratch bound, or where a kernel that
+// runs it takes the shape (conv2d_backward_data.cpp); prepacked: the turned
+// convolution's weights, read where their kernel runs.
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
-                                    Scratch &scratch);
+                                    Scratch &scratch,
+                                    const PrepackedConv2dWeights &prepacked = {});
+// Whether conv2d_backward_data runs the turned convolution on the channel-lane
+// kernel (the AMX implicit GEMM) for args with its weights prepacked.
+bool conv2d_backward_data_packed_runs_channel_lanes(const core::Conv2dArgs &args,
+                                                    core::CpuIsa isa, int threads);
+bool conv2d_backward_data_packed_runs_amx(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                          int threads);
 // Backward weights on packed im2col^T panels, diff_bias in the same GEMM.
 core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIsa isa,
                                        int threads, Scratch &scratch);

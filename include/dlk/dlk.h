@@ -343,23 +343,36 @@ DLK_API dlk_status dlk_conv2d_backward_weights(dlk_context_t context, const dlk_
                                                void *diff_weights, float *diff_bias);
 
 /*
- * Packed weights: the weights of one forward convolution copied into the context
- * and, where the backend has a layout of its own for them, packed into it once,
- * so that dlk_conv2d_forward_packed skips the packing dlk_conv2d_forward does on
- * every call (oneDNN's weights reorder, done once before the loop). Inference
- * packs once; training packs once per step, after the update.
- *   desc      the convolution the weights are for; the forward with them must have
- *             the same desc but for n (the batch) and scales (read on each call)
+ * Packed weights: the weights of one convolution copied into the context and,
+ * where the backend has a layout of its own for them, packed into it once for
+ * the passes asked for, so that dlk_conv2d_forward_packed and
+ * dlk_conv2d_backward_data_packed skip the packing dlk_conv2d_forward and
+ * dlk_conv2d_backward_data do on every call (oneDNN's weights reorder, done
+ * once before the loop). Inference packs once for the forward; training packs
+ * once per step, after the update, for both passes (one handle).
+ *   desc      the convolution the weights are for; a call with them must have
+ *             the same desc but for n (the batch), scales (read on each call)
+ *             and, for backward data, relu (the forward's)
  *   weights   as dlk_conv2d_forward takes them, on the context's device; the handle
  *             keeps its own copy, so they may change or be freed afterwards
+ *   passes    DLK_CONV2D_PASS_FORWARD, DLK_CONV2D_PASS_BACKWARD_DATA (float
+ *             types) or both, ORed; dlk_conv2d_weights_create packs for the
+ *             forward. A call for a pass the handle was not packed for fails.
  * The handle belongs to the context: destroy it on the same context (the context's
  * destruction frees the handles left). A backend without a layout of its own, or a
  * shape its fastest kernel does not take, keeps the weights as they are, and the
- * forward runs as dlk_conv2d_forward does; the results are the same either way.
+ * pass runs as the plain call does; the results are the same either way.
  */
 typedef struct dlk_conv2d_weights *dlk_conv2d_weights_t;
+typedef enum dlk_conv2d_pass {
+  DLK_CONV2D_PASS_FORWARD = 1,
+  DLK_CONV2D_PASS_BACKWARD_DATA = 2
+} dlk_conv2d_pass;
 DLK_API dlk_status dlk_conv2d_weights_create(dlk_context_t context, const dlk_conv2d_desc *desc,
                                              const void *weights, dlk_conv2d_weights_t *packed);
+DLK_API dlk_status dlk_conv2d_weights_create_for(dlk_context_t context,
+                                                 const dlk_conv2d_desc *desc, const void *weights,
+                                                 unsigned passes, dlk_conv2d_weights_t *packed);
 /* Destroying NULL is a no-op that succeeds. */
 DLK_API dlk_status dlk_conv2d_weights_destroy(dlk_context_t context,
                                               dlk_conv2d_weights_t packed);
@@ -367,6 +380,11 @@ DLK_API dlk_status dlk_conv2d_weights_destroy(dlk_context_t context,
 DLK_API dlk_status dlk_conv2d_forward_packed(dlk_context_t context, const dlk_conv2d_desc *desc,
                                              const void *src, dlk_conv2d_weights_t packed,
                                              const float *bias, void *dst);
+/* dlk_conv2d_backward_data with the packed weights in place of weights. */
+DLK_API dlk_status dlk_conv2d_backward_data_packed(dlk_context_t context,
+                                                   const dlk_conv2d_desc *desc,
+                                                   const void *diff_dst,
+                                                   dlk_conv2d_weights_t packed, void *diff_src);
 
 /* ---------------------------------------------------------------- pool2d */
 

@@ -132,7 +132,7 @@ class Context {
                       const float *bias, void *dst) {
     check(dlk_conv2d_forward(ctx_, &desc, src, weights, bias, dst));
   }
-  // packed: dlk_conv2d_weights_create's handle (Conv2dWeights::get()).
+  // packed: dlk_conv2d_weights_create_for's handle (Conv2dWeights::get()).
   void conv2d_forward_packed(const dlk_conv2d_desc &desc, const void *src,
                              dlk_conv2d_weights_t packed, const float *bias, void *dst) {
     check(dlk_conv2d_forward_packed(ctx_, &desc, src, packed, bias, dst));
@@ -140,6 +140,10 @@ class Context {
   void conv2d_backward_data(const dlk_conv2d_desc &desc, const void *diff_dst, const void *weights,
                             void *diff_src) {
     check(dlk_conv2d_backward_data(ctx_, &desc, diff_dst, weights, diff_src));
+  }
+  void conv2d_backward_data_packed(const dlk_conv2d_desc &desc, const void *diff_dst,
+                                   dlk_conv2d_weights_t packed, void *diff_src) {
+    check(dlk_conv2d_backward_data_packed(ctx_, &desc, diff_dst, packed, diff_src));
   }
   void conv2d_backward_weights(const dlk_conv2d_desc &desc, const void *src, const void *diff_dst,
                                void *diff_weights, float *diff_bias = nullptr) {
@@ -200,14 +204,16 @@ class Buffer {
   size_t count_ = 0;
 };
 
-// A convolution's weights packed on a context (dlk_conv2d_weights_create),
-// destroyed with the object. The context must outlive it.
+// A convolution's weights packed on a context for `passes` (dlk_conv2d_pass
+// bits: dlk_conv2d_weights_create_for), destroyed with the object. The context
+// must outlive it.
 class Conv2dWeights {
  public:
   Conv2dWeights() = default;
-  Conv2dWeights(Context &context, const dlk_conv2d_desc &desc, const void *weights)
+  Conv2dWeights(Context &context, const dlk_conv2d_desc &desc, const void *weights,
+                unsigned passes = DLK_CONV2D_PASS_FORWARD)
       : ctx_(&context) {
-    check(dlk_conv2d_weights_create(context.get(), &desc, weights, &packed_));
+    check(dlk_conv2d_weights_create_for(context.get(), &desc, weights, passes, &packed_));
   }
   ~Conv2dWeights() {
     if (ctx_) dlk_conv2d_weights_destroy(ctx_->get(), packed_);

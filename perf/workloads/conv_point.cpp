@@ -52,13 +52,20 @@ ConvPointTiming time_conv_point(dlk::Context &context, const dlk_conv2d_desc &d,
     candidates.push_back({name, std::move(run)});
     return static_cast<int>(candidates.size()) - 1;
   };
+  // The passes that read the weights as they are: packed once before the
+  // loop, as oneDNN-any's are reordered.
   dlk::Conv2dWeights packed;
   const auto run_packed = [&] {
-    context.conv2d_forward_packed(d, src_dev.get(), packed.get(), nullptr, dst_dev.get());
+    if (pass == ConvPass::forward)
+      context.conv2d_forward_packed(d, src_dev.get(), packed.get(), nullptr, dst_dev.get());
+    else
+      context.conv2d_backward_data_packed(d, dst_dev.get(), packed.get(), src_dev.get());
     context.synchronize();
   };
-  if (pass == ConvPass::forward) {
-    packed = dlk::Conv2dWeights(context, d, wei_dev.get());
+  if (pass != ConvPass::backward_weights) {
+    packed = dlk::Conv2dWeights(
+        context, d, wei_dev.get(),
+        pass == ConvPass::forward ? DLK_CONV2D_PASS_FORWARD : DLK_CONV2D_PASS_BACKWARD_DATA);
     packed_at = add("dlk_packed", run_packed);
   }
   if (peers.plain) {

@@ -20,8 +20,9 @@ struct ConvPointTiming {
   dlk_op_record record{};  // dlk's last call: implementation, FLOPs, bytes
   double flops = 0;        // 2 x dst elements x (c / groups) x kh x kw
   double dlk_seconds = 0;  // median per call
-  // Forward on a host backend: dlk_conv2d_forward_packed with the weights packed
-  // before the loop (dlk_conv2d_weights_create), as oneDNN-any's weights are.
+  // Forward and backward data on a host backend: dlk_conv2d_forward_packed
+  // (dlk_conv2d_backward_data_packed) with the weights packed before the loop
+  // (dlk_conv2d_weights_create_for), as oneDNN-any's weights are.
   std::optional<double> dlk_packed_seconds;
   std::string dlk_packed_implementation;
   double onednn_plain_seconds = 0;  // median per call; 0: not timed

@@ -18,6 +18,7 @@ DTYPE = {"f32": 1, "f16": 2, "bf16": 3, "s8": 4, "u8": 5, "s32": 6}
 OP = {1: "gemm", 2: "conv2d_forward", 3: "conv2d_backward_data",
       4: "conv2d_backward_weights", 5: "pool2d_forward", 6: "pool2d_backward"}
 FORMAT = {"nchw": 0, "nhwc": 1}
+CONV2D_PASS = {"forward": 1, "backward_data": 2}
 POOL_KIND = {"max": 0, "avg": 1, "avg_include_padding": 1, "avg_exclude_padding": 2}
 SCALE_NONE, SCALE_PER_TENSOR, SCALE_PER_CHANNEL = 0, 1, 2
 
@@ -107,9 +108,12 @@ def declare_dlk(lib):
                                          C.POINTER(i64)]),
         "dlk_conv2d_forward": (st, [p, C.POINTER(Conv2dDesc), p, p, p, p]),
         "dlk_conv2d_weights_create": (st, [p, C.POINTER(Conv2dDesc), p, C.POINTER(p)]),
+        "dlk_conv2d_weights_create_for": (st, [p, C.POINTER(Conv2dDesc), p, C.c_uint,
+                                               C.POINTER(p)]),
         "dlk_conv2d_weights_destroy": (st, [p, p]),
         "dlk_conv2d_forward_packed": (st, [p, C.POINTER(Conv2dDesc), p, p, p, p]),
         "dlk_conv2d_backward_data": (st, [p, C.POINTER(Conv2dDesc), p, p, p]),
+        "dlk_conv2d_backward_data_packed": (st, [p, C.POINTER(Conv2dDesc), p, p, p]),
         "dlk_conv2d_backward_weights": (st, [p, C.POINTER(Conv2dDesc), p, p, p, p]),
         "dlk_pool2d_desc_init_sized": (None, [C.POINTER(Pool2dDesc), C.c_size_t, enum, enum,
                                               i64, i64, i64, i64, i64, i64]),

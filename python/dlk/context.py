@@ -299,13 +299,23 @@ class Context(_Closable):
         return out
 
     def conv2d_weights(self, weights, src_shape, *, stride=1, padding=0, dilation=1, groups=1,
-                       relu=False, format="nchw", src_dtype=None, out_dtype=None):
-        """weights packed once for conv2d_forward_packed (dlk_conv2d_weights_create), as a
-        Conv2dWeights: for the forward of a src of src_shape, of src_dtype (default: the
-        weights' dtype), into an out of out_dtype (default: src_dtype). The forward's src may
-        have another batch (src_shape[0]); all else is fixed here. The context keeps a copy of
-        the weights, so they may change afterwards."""
+                       relu=False, format="nchw", src_dtype=None, out_dtype=None,
+                       passes=("forward",)):
+        """weights packed once (dlk_conv2d_weights_create_for), as a Conv2dWeights, for the
+        passes named: "forward" (conv2d_forward_packed), "backward_data"
+        (conv2d_backward_data_packed; float types), or both, as a training step packs them
+        after each update. For a src of src_shape, of src_dtype (default: the weights' dtype),
+        into an out of out_dtype (default: src_dtype). A call's src (diff_dst) may have another
+        batch (src_shape[0]); all else is fixed here. The context keeps a copy of the weights,
+        so they may change afterwards."""
         call = "dlk.Context.conv2d_weights"
+        if isinstance(passes, str) or not passes or \
+                any(name not in _c.CONV2D_PASS for name in passes):
+            raise ValueError(f"{call}: 'passes' must name one or more of "
+                             f"{', '.join(_c.CONV2D_PASS)}, not {passes!r}")
+        bits = 0
+        for name in passes:
+            bits |= _c.CONV2D_PASS[name]
         vw = self._view(weights, call, "weights")
         src_dtype = vw.dtype if src_dtype is None else src_dtype
         out_dtype = src_dtype if out_dtype is None else out_dtype
@@ -318,22 +328,17 @@ class Context(_Closable):
         d.relu = int(bool(relu))
         handle = C.c_void_p()
         # cuda: the context's stream copies the weights, so after torch's writes of them
-        self._check(self._ordered(self._lib.dlk_conv2d_weights_create, self._h(), C.byref(d),
-                                  vw.ptr, C.byref(handle)))
+        self._check(self._ordered(self._lib.dlk_conv2d_weights_create_for, self._h(),
+                                  C.byref(d), vw.ptr, bits, C.byref(handle)))
         return Conv2dWeights(self, handle, d, tuple(src_shape), vw.shape, format, src_dtype,
-                             out_dtype, bool(relu))
+                             out_dtype, bool(relu), tuple(passes))
 
     def conv2d_forward_packed(self, src, weights, bias=None, out=None):
         """conv2d_forward with weights packed by conv2d_weights (their stride, padding,
         dilation, groups, relu, format and types); src may have another batch than the one
         they were packed for, nothing else (dlk.Error names the field that differs)."""
         call = "dlk.Context.conv2d_forward_packed"
-        if not isinstance(weights, Conv2dWeights):
-            raise TypeError(f"{call}: 'weights' is a {type(weights).__name__}; pass what "
-                            f"dlk.Context.conv2d_weights made (plain weights: conv2d_forward)")
-        if weights._ctx is not self:
-            raise ValueError(f"{call}: 'weights' were packed on another context")
-        packed = weights._h(call)
+        packed = self._packed_handle(call, weights, "conv2d_forward")
         vs = self._view(src, call, "src", dtypes=(weights.src_dtype,))
         check_ndim(vs, 4, call, "src", weights.format.upper())
         d = _c.Conv2dDesc.from_buffer_copy(weights._desc)
@@ -341,10 +346,7 @@ class Context(_Closable):
             d.n, d.c, d.h, d.w = vs.shape
         else:
             d.n, d.h, d.w, d.c = vs.shape
-        oh, ow = C.c_int64(), C.c_int64()
-        self._check(self._lib.dlk_conv2d_output_shape(C.byref(d), C.byref(oh), C.byref(ow)))
-        dst_shape = (d.n, d.k, oh.value, ow.value) if weights.format == "nchw" else \
-            (d.n, oh.value, ow.value, d.k)
+        dst_shape = self._conv_dst_shape(d, weights.format)
         bptr = self._bias_ptr(bias, d.k, call)
         if out is None:
             out = empty_like_kind(vs, dst_shape, weights.out_dtype)
@@ -354,10 +356,49 @@ class Context(_Closable):
                   bptr, vd.ptr)
         return out
 
+    def _packed_handle(self, call, weights, plain_call):
+        """The handle of weights that conv2d_weights packed on this context."""
+        if not isinstance(weights, Conv2dWeights):
+            raise TypeError(f"{call}: 'weights' is a {type(weights).__name__}; pass what "
+                            f"dlk.Context.conv2d_weights made (plain weights: {plain_call})")
+        if weights._ctx is not self:
+            raise ValueError(f"{call}: 'weights' were packed on another context")
+        return weights._h(call)
+
+    def _conv_dst_shape(self, d, format):
+        """The dst shape of desc d in format."""
+        oh, ow = C.c_int64(), C.c_int64()
+        self._check(self._lib.dlk_conv2d_output_shape(C.byref(d), C.byref(oh), C.byref(ow)))
+        return (d.n, d.k, oh.value, ow.value) if format == "nchw" else \
+            (d.n, oh.value, ow.value, d.k)
+
+    def conv2d_backward_data_packed(self, diff_dst, weights, out=None):
+        """conv2d_backward_data with weights packed by conv2d_weights for "backward_data"
+        (their src shape, stride, padding, dilation, groups, format and type); diff_dst may
+        have another batch than the one they were packed for, nothing else."""
+        call = "dlk.Context.conv2d_backward_data_packed"
+        packed = self._packed_handle(call, weights, "conv2d_backward_data")
+        vdd = self._view(diff_dst, call, "diff_dst", dtypes=(weights.src_dtype,))
+        check_ndim(vdd, 4, call, "diff_dst", weights.format.upper())
+        d = _c.Conv2dDesc.from_buffer_copy(weights._desc)
+        d.n, d.relu = vdd.shape[0], 0
+        check_shape(vdd, self._conv_dst_shape(d, weights.format), call, "diff_dst")
+        src_shape = (d.n, d.c, d.h, d.w) if weights.format == "nchw" else (d.n, d.h, d.w, d.c)
+        if out is None:
+            out = empty_like_kind(vdd, src_shape, weights.src_dtype)
+        vds = self._view(out, call, "out", dtypes=(weights.src_dtype,), writable=True)
+        check_shape(vds, src_shape, call, "out")
+        self._run(self._lib.dlk_conv2d_backward_data_packed, self._h(), C.byref(d), vdd.ptr,
+                  packed, vds.ptr)
+        return out
+
     def conv2d_backward_data(self, diff_dst, weights, src_shape, out=None, *, stride=1,
                              padding=0, dilation=1, groups=1, format="nchw"):
         """diff_src (of src_shape) = conv2d^T(diff_dst, weights)."""
         call = "dlk.Context.conv2d_backward_data"
+        if isinstance(weights, Conv2dWeights):
+            raise TypeError(f"{call}: 'weights' are packed (dlk.Context.conv2d_weights): run "
+                            f"them with conv2d_backward_data_packed")
         vdd = self._view(diff_dst, call, "diff_dst")
         vw = self._view(weights, call, "weights")
         d, dst_shape = self._conv_desc(call, tuple(src_shape), vw.shape, vdd.dtype, stride,
@@ -467,14 +508,16 @@ class Context(_Closable):
 
 class Conv2dWeights(_Closable):
     """A convolution's weights packed on a context (dlk.Context.conv2d_weights), for
-    dlk.Context.conv2d_forward_packed. close() (or the end of a with block, or garbage
-    collection) frees them; it holds its context, which frees what is left when closed."""
+    dlk.Context.conv2d_forward_packed and conv2d_backward_data_packed, as its passes say.
+    close() (or the end of a with block, or garbage collection) frees them; it holds its
+    context, which frees what is left when closed."""
 
     def __init__(self, ctx, handle, desc, src_shape, weights_shape, format, src_dtype,
-                 out_dtype, relu):
+                 out_dtype, relu, passes):
         self._ctx, self._handle, self._desc = ctx, handle, desc
         self.src_shape, self.weights_shape, self.format = src_shape, weights_shape, format
         self.src_dtype, self.out_dtype, self.relu = src_dtype, out_dtype, relu
+        self.passes = passes
 
     def _h(self, call):
         if self._handle is None or self._ctx._handle is None:
@@ -494,7 +537,8 @@ class Conv2dWeights(_Closable):
                 f"weights_shape={self.weights_shape}, stride=({d.stride_h}, {d.stride_w}), "
                 f"padding=({d.pad_h}, {d.pad_w}), dilation=({d.dilation_h}, {d.dilation_w}), "
                 f"groups={d.groups}, relu={self.relu}, format={self.format!r}, "
-                f"src_dtype={self.src_dtype!r}, out_dtype={self.out_dtype!r}{state})")
+                f"src_dtype={self.src_dtype!r}, out_dtype={self.out_dtype!r}, "
+                f"passes={self.passes!r}{state})")
 
 
 def version():

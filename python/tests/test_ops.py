@@ -192,6 +192,64 @@ def test_conv2d_packed_forward_other_batch(ctx):
     packed.close()
 
 
+@pytest.mark.parametrize("fmt", ["nchw", "nhwc"])
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_conv2d_packed_backward_data_equals_plain(ctx, dtype, fmt):
+    if not ctx.supports("conv2d_backward_data", dtype, dtype, dtype):
+        pytest.skip(f"{ctx.backend} has no {dtype} backward data")  # pragma: no cover
+    # 64 channels over 4 x 4 pixels: on AMX the turned convolution runs on the tiles only
+    # with its weights packed before; 12 x 12 over 32: on the channel-lane kernel (f32).
+    gen = torch.Generator().manual_seed(26)
+    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
+    for src_hw, c, k in ((4, 64, 64), (12, 32, 48)):
+        src_shape = (2, c, src_hw, src_hw) if fmt == "nchw" else (2, src_hw, src_hw, c)
+        w_shape = (k, c, 3, 3) if fmt == "nchw" else (k, 3, 3, c)
+        dst_shape = (2, k, src_hw, src_hw) if fmt == "nchw" else (2, src_hw, src_hw, k)
+        w, g = (on(ctx, torch.randn(shape, generator=gen).to(torch_dtype))
+                for shape in (w_shape, dst_shape))
+        kw = dict(padding=1, format=fmt)
+        plain = ctx.conv2d_backward_data(g, w, src_shape, **kw)
+        plain_impl = ctx.last_op()["implementation"]
+        # Packed for one image with the forward's ReLU, as a training step packs both.
+        packed = ctx.conv2d_weights(w, (1,) + src_shape[1:], relu=True,
+                                    passes=("forward", "backward_data"), **kw)
+        w.zero_()
+        got = ctx.conv2d_backward_data_packed(g, packed)
+        impl = ctx.last_op()["implementation"]
+        packed.close()
+        assert np.array_equal(bits(got), bits(plain))
+        if ctx.backend == "cpu" and ("channel_lanes" in plain_impl or "conv2d_amx" in plain_impl):
+            assert impl == plain_impl + ":prepacked"
+
+
+def test_conv2d_packed_backward_data_refuses_what_was_not_packed_for_it():
+    c = dlk.Context(backend="cpu", threads=2)
+    w = np.ones((48, 32, 3, 3), np.float32)
+    g = np.ones((2, 48, 12, 12), np.float32)
+    forward = c.conv2d_weights(w, (2, 32, 12, 12), padding=1)
+    with pytest.raises(dlk.Error, match=r"dlk_conv2d_backward_data_packed: argument 'packed' "
+                                        r"was not packed for backward data"):
+        c.conv2d_backward_data_packed(g, forward)
+    both = c.conv2d_weights(w, (2, 32, 12, 12), padding=1, passes=("forward", "backward_data"))
+    assert both.passes == ("forward", "backward_data") and "passes=" in repr(both)
+    with pytest.raises(ValueError, match=r"'diff_dst' has shape \(2, 48, 10, 12\), expected"):
+        c.conv2d_backward_data_packed(np.ones((2, 48, 10, 12), np.float32), both)
+    with pytest.raises(ValueError, match=r"'out' has shape \(1, 32, 12, 12\), expected \(2, 32"):
+        c.conv2d_backward_data_packed(g, both, out=np.empty((1, 32, 12, 12), np.float32))
+    with pytest.raises(TypeError, match=r"conv2d_backward_data: 'weights' are packed.*_packed"):
+        c.conv2d_backward_data(g, both, (2, 32, 12, 12), padding=1)
+    with pytest.raises(TypeError, match=r"conv2d_backward_data_packed: 'weights' is a ndarray"):
+        c.conv2d_backward_data_packed(g, w)
+    for passes in ((), "forward", ("forward", "sideways")):
+        with pytest.raises(ValueError, match=r"'passes' must name one or more of forward, "
+                                             r"backward_data"):
+            c.conv2d_weights(w, (2, 32, 12, 12), padding=1, passes=passes)
+    with pytest.raises(dlk.Error, match=r"dlk_conv2d_weights_create_for: argument 'src_type'"):
+        c.conv2d_weights(w.astype(np.int8), (2, 32, 12, 12), padding=1, src_dtype="u8",
+                         out_dtype="s32", passes=("backward_data",))
+    c.close()
+
+
 def test_conv2d_packed_forward_refuses_another_convolution():
     c = dlk.Context(backend="cpu", threads=2)
     w = np.ones((48, 32, 3, 3), np.float32)

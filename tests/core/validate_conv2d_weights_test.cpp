@@ -1,8 +1,9 @@
-// The rules of packed convolution weights (dlk_conv2d_weights_create,
-// dlk_conv2d_forward_packed, dlk_conv2d_weights_destroy): each broken alone is
-// rejected naming its argument, and leaves dst as it was; a handle belongs to
-// the context that made it; the forward's desc may differ from the packed one's
-// in n and scales only.
+// The rules of packed convolution weights (dlk_conv2d_weights_create(_for),
+// dlk_conv2d_forward_packed, dlk_conv2d_backward_data_packed,
+// dlk_conv2d_weights_destroy): each broken alone is rejected naming its
+// argument, and leaves dst as it was; a handle belongs to the context that made
+// it and serves the passes it was packed for; the call's desc may differ from
+// the packed one's in n and scales only (and relu for backward data).
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct Tensors {
 constexpr const char *kCreate = "dlk_conv2d_weights_create";
 constexpr const char *kForward = "dlk_conv2d_forward_packed";
 constexpr const char *kDestroy = "dlk_conv2d_weights_destroy";
+constexpr const char *kCreateFor = "dlk_conv2d_weights_create_for";
+constexpr const char *kBackwardData = "dlk_conv2d_backward_data_packed";
+constexpr unsigned kBothPasses = DLK_CONV2D_PASS_FORWARD | DLK_CONV2D_PASS_BACKWARD_DATA;
 
 // A handle made on `context` from small_desc() and the tensors' weights.
 dlk_conv2d_weights_t packed_on(dlk_context_t context, const Tensors &t) {
@@ -134,4 +138,89 @@ TEST_CASE("conv2d weights: a handle belongs to its context until destroyed",
   expect_rejected(dlk_conv2d_weights_destroy(nullptr, nullptr), kDestroy, "context");
   // A handle left alive goes with its context (the sanitizer builds see no leak).
   packed_on(other.get(), t);
+}
+
+TEST_CASE("conv2d weights: create_for takes the passes its backend packs for, nothing else",
+          "[validation][conv2d]") {
+  TestContext context;
+  Tensors t;
+  dlk_conv2d_desc d = small_desc();
+  dlk_conv2d_weights_t packed = nullptr;
+  for (const unsigned passes : {0u, 4u, kBothPasses | 8u}) {
+    INFO("passes " << passes);
+    expect_rejected(
+        dlk_conv2d_weights_create_for(context.get(), &d, t.weights.data(), passes, &packed),
+        kCreateFor, "passes");
+  }
+  // Backward data takes float types only, and no fused ReLU of its own: the
+  // forward's relu is left out of its rules.
+  dlk_conv2d_desc int8 = d;
+  int8.src_type = DLK_DTYPE_U8, int8.weights_type = DLK_DTYPE_S8, int8.dst_type = DLK_DTYPE_S32;
+  const std::vector<int8_t> int8_weights(t.weights.size());
+  expect_rejected(dlk_conv2d_weights_create_for(context.get(), &int8, int8_weights.data(),
+                                                DLK_CONV2D_PASS_BACKWARD_DATA, &packed),
+                  kCreateFor, "src_type");
+  CHECK(packed == nullptr);
+  expect_success(dlk_conv2d_weights_create_for(context.get(), &int8, int8_weights.data(),
+                                               DLK_CONV2D_PASS_FORWARD, &packed));
+  expect_success(dlk_conv2d_weights_destroy(context.get(), packed));
+  d.relu = 1;
+  expect_success(
+      dlk_conv2d_weights_create_for(context.get(), &d, t.weights.data(), kBothPasses, &packed));
+  expect_success(dlk_conv2d_weights_destroy(context.get(), packed));
+}
+
+TEST_CASE("conv2d weights: each pass needs a handle packed for it", "[validation][conv2d]") {
+  TestContext context;
+  Tensors t;
+  const dlk_conv2d_desc d = small_desc();
+  SentinelBuffer diff_src{t.src.size() * sizeof(float)};
+  const std::vector<float> diff_dst(2 * 8 * 4 * 4, 1.0f);
+  dlk_conv2d_weights_t forward = packed_on(context.get(), t), backward = nullptr;
+  expect_rejected(dlk_conv2d_backward_data_packed(context.get(), &d, diff_dst.data(), forward,
+                                                  diff_src.data()),
+                  kBackwardData, "packed");
+  CHECK(diff_src.untouched());
+  expect_success(dlk_conv2d_weights_create_for(context.get(), &d, t.weights.data(),
+                                               DLK_CONV2D_PASS_BACKWARD_DATA, &backward));
+  expect_rejected(
+      dlk_conv2d_forward_packed(context.get(), &d, t.src.data(), backward, nullptr, t.dst.data()),
+      kForward, "packed");
+  CHECK(t.dst.untouched());
+  expect_success(dlk_conv2d_backward_data_packed(context.get(), &d, diff_dst.data(), backward,
+                                                 diff_src.data()));
+  expect_success(dlk_conv2d_weights_destroy(context.get(), forward));
+  expect_success(dlk_conv2d_weights_destroy(context.get(), backward));
+}
+
+TEST_CASE("conv2d weights: backward data takes another n and the forward's relu, nothing else",
+          "[validation][conv2d]") {
+  TestContext context;
+  Tensors t;
+  dlk_conv2d_desc fused = small_desc();
+  fused.relu = 1;
+  dlk_conv2d_weights_t packed = nullptr;
+  expect_success(dlk_conv2d_weights_create_for(context.get(), &fused, t.weights.data(),
+                                               kBothPasses, &packed));
+  const std::vector<float> diff_dst(2 * 8 * 4 * 4, 1.0f);
+  dlk_conv2d_desc d = small_desc();
+  d.n = 1;
+  SentinelBuffer diff_src{t.src.size() * sizeof(float)};
+  expect_success(dlk_conv2d_backward_data_packed(context.get(), &d, diff_dst.data(), packed,
+                                                 diff_src.data()));
+  SentinelBuffer fresh{t.src.size() * sizeof(float)};
+  d = small_desc();
+  d.pad_w = 1;
+  expect_rejected(dlk_conv2d_backward_data_packed(context.get(), &d, diff_dst.data(), packed,
+                                                  fresh.data()),
+                  kBackwardData, "pad_w");
+  d = small_desc();
+  expect_rejected(
+      dlk_conv2d_backward_data_packed(context.get(), &d, nullptr, packed, fresh.data()),
+      kBackwardData, "diff_dst");
+  expect_rejected(dlk_conv2d_backward_data_packed(context.get(), &d, diff_dst.data(), nullptr,
+                                                  fresh.data()),
+                  kBackwardData, "packed");
+  CHECK(fresh.untouched());
+  expect_success(dlk_conv2d_weights_destroy(context.get(), packed));
 }

@@ -82,3 +82,20 @@ TEST_CASE("dlk::Conv2dWeights packs once and frees its handle", "[cpp_api]") {
   CHECK(dlk_conv2d_forward_packed(ctx.get(), &d, src.data(), handle, nullptr, dst.data()) ==
         DLK_STATUS_INVALID_ARGUMENT);
 }
+
+TEST_CASE("dlk::Conv2dWeights packs for backward data when asked", "[cpp_api]") {
+  dlk::Context ctx("cpu");
+  // diff_dst 1 x 1 x 2 x 2 of ones through one 1 x 2 x 2 filter of ones: each
+  // input pixel's gradient is the number of windows that hold it.
+  const dlk_conv2d_desc d = dlk::conv2d_desc(DLK_DTYPE_F32, 1, 1, 3, 3, 1, 2, 2);
+  const std::vector<float> diff_dst(4, 1.0f), weights(4, 1.0f);
+  std::vector<float> diff_src(9, -1.0f);
+  const dlk::Conv2dWeights both(ctx, d, weights.data(),
+                                DLK_CONV2D_PASS_FORWARD | DLK_CONV2D_PASS_BACKWARD_DATA);
+  ctx.conv2d_backward_data_packed(d, diff_dst.data(), both.get(), diff_src.data());
+  CHECK(diff_src == std::vector<float>{1, 2, 1, 2, 4, 2, 1, 2, 1});
+  const dlk::Conv2dWeights forward(ctx, d, weights.data());
+  CHECK_THROWS_AS(
+      ctx.conv2d_backward_data_packed(d, diff_dst.data(), forward.get(), diff_src.data()),
+      dlk::Error);
+}

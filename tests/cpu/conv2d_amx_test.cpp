@@ -273,8 +273,8 @@ TEST_CASE("conv2d backward data bf16 on AMX tiles: the turned convolution's exac
         Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
         REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
                 DLK_STATUS_SUCCESS);
-        CHECK(implementation(ctx) == (nhwc ? "transposed_conv:avx512:conv2d_amx_bf16_nhwc"
-                                           : "transposed_conv:avx512:conv2d_amx_bf16"));
+        CHECK(implementation(ctx) == (nhwc ? "turned:avx512:conv2d_amx_bf16_nhwc"
+                                           : "turned:avx512:conv2d_amx_bf16"));
         CHECK(diff_src.values() == expected);
       }
     }

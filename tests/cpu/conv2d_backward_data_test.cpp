@@ -186,8 +186,8 @@ TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or
                            s.dilation == 1 && s.k % 32 == 0 && s.pad < s.kh && s.pad < s.kw &&
                            2 * s.n * s.h * s.w >= s.c;
           CHECK(implementation(ctx).rfind(
-                    amx     ? std::string("transposed_conv:avx512:conv2d_amx_bf16_nhwc")
-                    : lanes ? std::string("transposed_conv:avx512:channel_lanes_") +
+                    amx     ? std::string("turned:avx512:conv2d_amx_bf16_nhwc")
+                    : lanes ? std::string("turned:avx512:channel_lanes_") +
                                   dlk_dtype_name(type) + "_nhwc"
                             : "gemm+col2im:",
                     0) == 0);
@@ -229,13 +229,13 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
             CHECK(name.find("amx") != std::string::npos);
             continue;
           }
-          CHECK((name == std::string("transposed_conv:avx512:channel_lanes_") +
+          CHECK((name == std::string("turned:avx512:channel_lanes_") +
                              dlk_dtype_name(type)) == lanes);
           const std::string widened =
-              std::string("transposed_conv:avx512:wide_rows_") + dlk_dtype_name(type) +
+              std::string("turned:avx512:wide_rows_") + dlk_dtype_name(type) +
               (type == DLK_DTYPE_F32 ? "" : "_as_f32");
           if (type != DLK_DTYPE_BF16 || !wide) CHECK((name == widened) == wide);
-          else CHECK((name == widened || name == "transposed_conv:avx512:wide_rows_bf16"));
+          else CHECK((name == widened || name == "turned:avx512:wide_rows_bf16"));
         }
     }
 }

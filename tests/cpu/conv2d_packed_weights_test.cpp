@@ -1,9 +1,11 @@
-// dlk_conv2d_forward_packed against dlk_conv2d_forward: bit for bit the same
-// dst on every tier, dtype and layout, where the weights were packed
-// (the channel-lane kernel's shapes, and bf16 and int8 on the AMX implicit
-// GEMM where the CPU has AMX: the name ends in ":prepacked") and where they
-// were kept as given (every other kernel); at another batch than the one
-// packed for, on 1 to 3 threads, and after the caller's weights changed.
+// dlk_conv2d_forward_packed against dlk_conv2d_forward, and
+// dlk_conv2d_backward_data_packed against dlk_conv2d_backward_data: bit for
+// bit the same dst (diff_src) on every tier, dtype and layout, where the
+// weights were packed (the channel-lane kernel's shapes, and bf16 and int8 on
+// the AMX implicit GEMM where the CPU has AMX: the name ends in ":prepacked")
+// and where they were kept as given (every other kernel); at another batch
+// than the one packed for, on 1 to 3 threads, and after the caller's weights
+// changed.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -73,6 +75,11 @@ std::vector<uint8_t> random_tensor(dlk_dtype type, int64_t count, std::mt19937 &
     }
   }
   return bytes;
+}
+
+bool ends_with(const std::string &text, const std::string &suffix) {
+  return text.size() > suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 dlk_conv2d_desc desc_of(const Shape &s, const Types &t, int64_t n, const float *scales) {
@@ -152,9 +159,7 @@ TEST_CASE("conv2d forward with packed weights equals the forward with the weight
             const bool plain_lanes = plain_kernel.rfind(lanes_name, 0) == 0;
             const bool lanes = packed_kernel.rfind(lanes_name, 0) == 0;
             const bool amx = packed_kernel.rfind(amx_name, 0) == 0;
-            const bool prepacked = packed_kernel.size() > suffix.size() &&
-                                   packed_kernel.compare(packed_kernel.size() - suffix.size(),
-                                                         suffix.size(), suffix) == 0;
+            const bool prepacked = ends_with(packed_kernel, suffix);
             if (n == 1) lanes_at_one = lanes;
             if (plain_lanes && lanes_at_one) CHECK(packed_kernel == plain_kernel + suffix);
             if (tier == "avx512" && t.src == DLK_DTYPE_F32 && s.h == 7) CHECK(lanes);
@@ -168,6 +173,91 @@ TEST_CASE("conv2d forward with packed weights equals the forward with the weight
             } else {
               CHECK(packed_kernel == plain_kernel);
             }
+            CHECK(dlk_conv2d_weights_destroy(ctx.get(), packed) == DLK_STATUS_SUCCESS);
+          }
+        }
+    }
+}
+
+namespace {
+
+// Backward data's turned convolution on the AMX kernel (bf16: c and k whole
+// tile rows; NCHW and NHWC; 16 pixels for 64 channels: only with its weights
+// packed before), on the channel-lane kernel (stride 1, and stride 2 in
+// phases), and on the GEMM and col2im (few channels, a 1x1 without it).
+const Shape kBackwardShapes[] = {
+    {DLK_FORMAT_NCHW, 2, 64, 8, 8, 32, 3, 3, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 32, 9, 9, 64, 3, 3, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 64, 4, 4, 64, 3, 3, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 64, 4, 4, 64, 3, 3, 1, 1},
+    {DLK_FORMAT_NCHW, 1, 64, 14, 14, 48, 3, 3, 1, 1},
+    {DLK_FORMAT_NHWC, 2, 48, 12, 12, 40, 3, 3, 2, 1},
+    {DLK_FORMAT_NCHW, 2, 6, 9, 11, 5, 3, 3, 1, 0},
+    {DLK_FORMAT_NHWC, 2, 20, 5, 7, 24, 1, 1, 1, 0},
+};
+
+}  // namespace
+
+TEST_CASE("conv2d backward data with packed weights equals it with the weights as given",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(2606);
+  const Types kFloat[] = {kTypes[0], kTypes[1]};
+  for (const std::string &tier : cpu_tiers())
+    for (int threads : {1, 2, 3}) {
+      const Context ctx(tier, threads);
+      for (const Shape &s : kBackwardShapes)
+        for (const Types &t : kFloat) {
+          // Packed for a batch of one with the forward's ReLU fused (backward
+          // data leaves it out), run at one and at the shape's batch.
+          bool packed_at_one = false;
+          for (int64_t n : {int64_t{1}, s.n}) {
+            const dlk_conv2d_desc packed_for = desc_of(s, t, 1, nullptr);
+            dlk_conv2d_desc d = desc_of(s, t, n, nullptr);
+            d.relu = 0;
+            int64_t oh = 0, ow = 0;
+            REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
+            INFO(tier << " threads " << threads << " format " << s.format << " c " << s.c
+                      << " h " << s.h << " k " << s.k << " kh " << s.kh << " stride "
+                      << s.stride << " " << dlk_dtype_name(t.src) << " n " << n);
+            Buffer<uint8_t> diff_dst(ctx, random_tensor(t.dst, n * s.k * oh * ow, rng));
+            const std::vector<uint8_t> weight_values =
+                random_tensor(t.weights, s.k * s.c * s.kh * s.kw, rng);
+            Buffer<uint8_t> weights(ctx, weight_values);
+            const auto src_bytes = static_cast<size_t>(n * s.c * s.h * s.w) *
+                                   dlk_dtype_size(t.src);
+            Buffer<uint8_t> plain(ctx, std::vector<uint8_t>(src_bytes, 0xA5));
+            Buffer<uint8_t> packed_diff(ctx, std::vector<uint8_t>(src_bytes, 0x5A));
+
+            REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, diff_dst.data(), weights.data(),
+                                             plain.data()) == DLK_STATUS_SUCCESS);
+            const std::string plain_kernel = implementation(ctx);
+            dlk_conv2d_weights_t packed = nullptr;
+            REQUIRE(dlk_conv2d_weights_create_for(
+                        ctx.get(), &packed_for, weights.data(),
+                        DLK_CONV2D_PASS_FORWARD | DLK_CONV2D_PASS_BACKWARD_DATA,
+                        &packed) == DLK_STATUS_SUCCESS);
+            std::fill(weights.data(), weights.data() + weight_values.size(), uint8_t{0x11});
+            REQUIRE(dlk_conv2d_backward_data_packed(ctx.get(), &d, diff_dst.data(), packed,
+                                                    packed_diff.data()) == DLK_STATUS_SUCCESS);
+            const std::string packed_kernel = implementation(ctx);
+            CHECK(packed_diff.values() == plain.values());
+            // Packed wherever the AMX kernel runs without it, and below its
+            // floor (16 pixels, 64 channels); on the channel-lane kernel
+            // wherever it runs without it and the handle's batch of one
+            // took it.
+            const std::string suffix = ":prepacked";
+            const bool amx_plain = plain_kernel.rfind("turned:avx512:conv2d_amx", 0) == 0;
+            const bool lanes_plain =
+                plain_kernel.rfind("turned:avx512:channel_lanes", 0) == 0;
+            const bool prepacked = ends_with(packed_kernel, suffix);
+            if (n == 1) packed_at_one = prepacked;
+            if (amx_plain || (lanes_plain && packed_at_one))
+              CHECK(packed_kernel == plain_kernel + suffix);
+            if (t.src == DLK_DTYPE_BF16 && s.h == 4 && runs_on_amx(tier, t.src))
+              CHECK(packed_kernel == "turned:avx512:conv2d_amx_bf16" +
+                                         std::string(s.format == DLK_FORMAT_NHWC ? "_nhwc" : "") +
+                                         suffix);
+            if (!prepacked) CHECK(packed_kernel == plain_kernel);
             CHECK(dlk_conv2d_weights_destroy(ctx.get(), packed) == DLK_STATUS_SUCCESS);
           }
         }

@@ -1,6 +1,7 @@
 // libFuzzer target: dlk_conv2d_forward (plain, or through
-// dlk_conv2d_weights_create and dlk_conv2d_forward_packed), _backward_data,
-// _backward_weights and dlk_conv2d_output_shape (the first byte picks the
+// dlk_conv2d_weights_create and dlk_conv2d_forward_packed), _backward_data
+// (plain, or through dlk_conv2d_weights_create_for and
+// dlk_conv2d_backward_data_packed), _backward_weights and dlk_conv2d_output_shape (the first byte picks the
 // call) with a descriptor built from the fuzzer's bytes and every tensor in a
 // guarded buffer sized from it by dlk.h's formulas. The checks are fuzz_support.hpp's check_outcome; a shape
 // that output_shape accepts must be the formula's.
@@ -77,9 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const bool with_bias = in.flag();
   const char *names[] = {"dlk_conv2d_forward", "dlk_conv2d_backward_data", "dlk_conv2d_backward_weights"};
   const char *name = names[call];
-  // The forward also through packed weights (packed for this desc, or for
-  // another batch), destroyed once the outcome is checked.
-  const bool through_packed = call == 0 && in.flag();
+  // The forward and backward data also through packed weights (packed for
+  // this desc, or for another batch; for backward data with the passes the
+  // fuzzer's bytes give), destroyed once the outcome is checked.
+  const bool through_packed = call <= 1 && in.flag();
   dlk_conv2d_weights_t packed = nullptr;
   const dlk_status status = [&] {
     switch (call) {
@@ -111,7 +113,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const uint8_t *wei = buffers.input(bytes(wei_elems, d.weights_type));
         uint8_t *diff_src = buffers.output(bytes(src_elems, d.src_type));
         if (buffers.must_fail()) diff_dst = wei = diff_src = nullptr;
-        return dlk_conv2d_backward_data(context(), &d, diff_dst, wei, diff_src);
+        if (!through_packed) return dlk_conv2d_backward_data(context(), &d, diff_dst, wei, diff_src);
+        dlk_conv2d_desc packed_for = d;
+        if (in.flag()) packed_for.n = in.dim();
+        const unsigned passes = in.u8() < 224 ? DLK_CONV2D_PASS_BACKWARD_DATA | (in.flag() ? DLK_CONV2D_PASS_FORWARD : 0)
+                                              : in.u8();
+        const dlk_status made = dlk_conv2d_weights_create_for(context(), &packed_for, wei, passes, &packed);
+        if (made != DLK_STATUS_SUCCESS) {
+          require(packed == nullptr);
+          name = "dlk_conv2d_weights_create_for";
+          return made;
+        }
+        name = "dlk_conv2d_backward_data_packed";
+        return dlk_conv2d_backward_data_packed(context(), &d, diff_dst, packed, diff_src);
       }
       default: {
         const uint8_t *src = buffers.input(bytes(src_elems, d.src_type));

@@ -357,8 +357,9 @@ TEST_CASE("each compute subcommand draws its points on the roofline and follows 
     check_any(p);
     CHECK(p.at("format") == "nchw");
     CHECK((p.at("dtype") == "f32" || p.at("pass") == "fwd"));
-    // The forward again with its weights packed before the loop; no packed backward pass.
-    if (p.at("pass") == "fwd") {
+    // The forward and backward data again with their weights packed before the
+    // loop; backward weights reads no weights.
+    if (p.at("pass") != "bwd_weights") {
       check_number(p, "dlk_packed_seconds");
       check_number(p, "packed_ratio_to_onednn_any");
       CHECK(p.at("dlk_packed_implementation").is_string());

@@ -233,10 +233,10 @@ inline const char *conv2d_wide_rows_name(dlk_dtype type, bool turned) {
   if (type == DLK_DTYPE_U8 || type == DLK_DTYPE_S8) return "avx512:conv2d_wide_rows_int8";
   const bool pairs = type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   if (turned)
-    return pairs                    ? "transposed_conv:avx512:wide_rows_bf16"
-           : type == DLK_DTYPE_BF16 ? "transposed_conv:avx512:wide_rows_bf16_as_f32"
-           : type == DLK_DTYPE_F16  ? "transposed_conv:avx512:wide_rows_f16_as_f32"
-                                    : "transposed_conv:avx512:wide_rows_f32";
+    return pairs                    ? "turned:avx512:wide_rows_bf16"
+           : type == DLK_DTYPE_BF16 ? "turned:avx512:wide_rows_bf16_as_f32"
+           : type == DLK_DTYPE_F16  ? "turned:avx512:wide_rows_f16_as_f32"
+                                    : "turned:avx512:wide_rows_f32";
   return pairs                    ? "avx512:conv2d_wide_rows_bf16"
          : type == DLK_DTYPE_BF16 ? "avx512:conv2d_wide_rows_bf16_as_f32"
          : type == DLK_DTYPE_F16  ? "avx512:conv2d_wide_rows_f16_as_f32"
