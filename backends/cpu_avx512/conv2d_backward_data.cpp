@@ -37,7 +37,9 @@
 // pixels: backward_data_channel_lanes), whose packing turns the
 // weights, or on its wide-row kernel (NCHW at stride 1, no groups: see
 // backward_data_wide_rows), which reads B from a padded copy of diff_dst:
-// no im2col packing, the weights turned once per call. f32 NCHW at stride 1
+// no im2col packing, the weights turned once per call; bf16 at stride 2
+// where the GEMM runs on AMX tiles, as four phase convolutions on the AMX
+// kernel (conv2d_backward_data_amx_phases.hpp). f32 NCHW at stride 1
 // with at most 16 input and output channels runs the AVX-512 tier's direct
 // kernel instead (kernels/conv2d_direct_rows_kernels.hpp): LeNet-5 conv2.
 #include <algorithm>
@@ -45,6 +47,7 @@
 #include <string>
 #include <type_traits>
 
+#include "backends/cpu_avx512/conv2d_backward_data_amx_phases.hpp"
 #include "backends/cpu_avx512/conv2d_col2im.hpp"
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
@@ -516,7 +519,10 @@ void backward_data_amx(const core::Conv2dArgs &a, int threads, Scratch &scratch,
   unsigned char *rest = base + amx.panel_bytes;
   kernels::AmxConvWeights panels{base, nullptr};
   if (prepacked) panels = *prepacked;
-  else kernels::conv2d_amx_pack_turned_weights(a, threads, amx.plan, base, rest);
+  else
+    kernels::conv2d_amx_pack_turned_weights(a, threads, amx.plan,
+                                            kernels::conv2d_amx_reversed_taps(a.desc), base,
+                                            rest);
   kernels::conv2d_amx_forward(amx.turned, threads, amx.plan, rest, &panels);
 }
 
@@ -581,6 +587,12 @@ bool conv2d_backward_data_packed_runs_amx(const core::Conv2dArgs &args, core::Cp
          runs_amx(args, isa, threads, true);
 }
 
+bool conv2d_backward_data_packed_runs_amx_phases(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                                 int threads) {
+  return !(isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_data_applies(args)) &&
+         backward_data_amx_phases_apply(args, isa, threads, true);
+}
+
 core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa isa, int threads,
                                     Scratch &scratch, const PrepackedConv2dWeights &prepacked) {
   if (isa == core::CpuIsa::avx512 && kernels::conv2d_direct_backward_data_applies(args)) {
@@ -597,6 +609,12 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     backward_data_amx(args, threads, scratch, prepacked.amx);
     return {std::string("turned:") + kernels::conv2d_amx_name(args.desc) +
                 (prepacked.amx ? packed_name : ""),
+            0};
+  }
+  if (backward_data_amx_phases_apply(args, isa, threads, prepacked.amx_phases != nullptr)) {
+    backward_data_amx_phases(args, threads, scratch, prepacked.amx_phases);
+    return {std::string("phases:") + kernels::conv2d_amx_name(args.desc) +
+                (prepacked.amx_phases ? packed_name : ""),
             0};
   }
   if (runs_channel_lanes(args, isa, threads, prepacked.lanes != nullptr)) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backends/cpu_avx512/conv2d_backward_data_amx_phases.hpp"
 #include "core/error.hpp"
 
 namespace dlk::cpu {
@@ -57,9 +58,22 @@ AmxPackedWeights::AmxPackedWeights(const core::Conv2dArgs &args, int threads, bo
   ScratchCarver carve(buffer_.get());
   void *panels = carve.carve<unsigned char>(plan.weight_elems * plan.elem);
   auto *sums = carve.carve<int32_t>(plan.sums);
-  if (turned) kernels::conv2d_amx_pack_turned_weights(args, threads, plan, panels, stage.get());
+  if (turned)
+    kernels::conv2d_amx_pack_turned_weights(args, threads, plan,
+                                            kernels::conv2d_amx_reversed_taps(d), panels,
+                                            stage.get());
   else kernels::conv2d_amx_pack_weights(args, threads, plan, panels, sums, stage.get());
   weights_ = {panels, sums};
+}
+
+AmxPhasedPackedWeights::AmxPhasedPackedWeights(const core::Conv2dArgs &args, int threads) {
+  const AmxPhasePanels panels(args, threads);
+  const dlk_conv2d_desc &d = args.desc;
+  buffer_ = allocate(panels.bytes());
+  const Block stage = allocate(d.format == DLK_FORMAT_NCHW
+                                   ? bytes_of(d.k * args.c_per_group * d.kh * d.kw, 2)
+                                   : 0);
+  panels.pack(args, threads, buffer_.get(), stage.get(), phases_);
 }
 
 std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_weights(const core::Conv2dArgs &args,
@@ -76,6 +90,8 @@ std::unique_ptr<core::PackedConv2dWeights> conv2d_pack_backward_data_weights(
     const core::Conv2dArgs &args, core::CpuIsa isa, int threads) {
   if (conv2d_backward_data_packed_runs_amx(args, isa, threads))
     return std::make_unique<AmxPackedWeights>(args, threads, true);
+  if (conv2d_backward_data_packed_runs_amx_phases(args, isa, threads))
+    return std::make_unique<AmxPhasedPackedWeights>(args, threads);
   if (conv2d_backward_data_packed_runs_channel_lanes(args, isa, threads))
     return std::make_unique<ChannelLanesPackedWeights>(
         conv2d_turned_convolution(args, args.weights), threads, true);
@@ -88,6 +104,8 @@ PrepackedConv2dWeights prepacked_weights(const core::PackedConv2dWeights *packed
     prepacked.lanes = &lanes->weights();
   if (const auto *amx = dynamic_cast<const AmxPackedWeights *>(packed))
     prepacked.amx = &amx->weights();
+  if (const auto *phased = dynamic_cast<const AmxPhasedPackedWeights *>(packed))
+    prepacked.amx_phases = phased->phases().data();
   return prepacked;
 }
 

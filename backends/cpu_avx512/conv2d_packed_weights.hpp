@@ -4,10 +4,12 @@
 // on every call (at batch 1 the packing was 12-21 % of a ResNet-50 3x3 layer's
 // time on the channel-lane kernel, about a sixth on the AMX kernel:
 // docs/conv_pool_speed.md); for backward data, the same kernels' weights of
-// the turned convolution (conv2d_turned_convolution). The other kernels read
+// the turned convolution (conv2d_turned_convolution), or at stride 2 the AMX
+// kernel's of its four phases. The other kernels read
 // the weights as given, or pack a few panels per call.
 #pragma once
 
+#include <array>
 #include <cstdlib>
 #include <memory>
 
@@ -46,6 +48,19 @@ class AmxPackedWeights final : public core::PackedConv2dWeights {
  private:
   Block buffer_;
   kernels::AmxConvWeights weights_{};
+};
+
+// Backward data's four phases at stride 2 on the AMX implicit GEMM
+// (conv2d_backward_data_amx_phases.hpp); args: the convolution whose backward
+// data reads them.
+class AmxPhasedPackedWeights final : public core::PackedConv2dWeights {
+ public:
+  AmxPhasedPackedWeights(const core::Conv2dArgs &args, int threads);
+  const std::array<kernels::AmxConvWeights, 4> &phases() const { return phases_; }
+
+ private:
+  Block buffer_;
+  std::array<kernels::AmxConvWeights, 4> phases_{};
 };
 
 // The packed form of args' weights where the forward on `isa` with `threads`

@@ -16,6 +16,9 @@ struct AmxConvWeights;
 struct PrepackedConv2dWeights {
   const kernels::ChannelLanesWeights *lanes = nullptr;  // the channel-lane kernel's
   const kernels::AmxConvWeights *amx = nullptr;         // the AMX implicit GEMM's
+  // Backward data's four phases at stride 2 on the AMX implicit GEMM
+  // (conv2d_backward_data_amx_phases.hpp), phase 2 py + px at [2 py + px].
+  const kernels::AmxConvWeights *amx_phases = nullptr;
 };
 
 // Convolutions; scratch is the context's (scratch.hpp).
@@ -62,6 +65,8 @@ bool conv2d_backward_data_packed_runs_channel_lanes(const core::Conv2dArgs &args
                                                     core::CpuIsa isa, int threads);
 bool conv2d_backward_data_packed_runs_amx(const core::Conv2dArgs &args, core::CpuIsa isa,
                                           int threads);
+bool conv2d_backward_data_packed_runs_amx_phases(const core::Conv2dArgs &args, core::CpuIsa isa,
+                                                 int threads);
 // Backward weights on packed im2col^T panels, diff_bias in the same GEMM.
 core::OpResult conv2d_backward_weights(const core::Conv2dArgs &args, core::CpuIsa isa,
                                        int threads, Scratch &scratch);

@@ -198,16 +198,18 @@ def test_conv2d_packed_backward_data_equals_plain(ctx, dtype, fmt):
     if not ctx.supports("conv2d_backward_data", dtype, dtype, dtype):
         pytest.skip(f"{ctx.backend} has no {dtype} backward data")  # pragma: no cover
     # 64 channels over 4 x 4 pixels: on AMX the turned convolution runs on the tiles only
-    # with its weights packed before; 12 x 12 over 32: on the channel-lane kernel (f32).
+    # with its weights packed before; 12 x 12 over 32: on the channel-lane kernel (f32);
+    # stride 2: in four phases on AMX tiles (bf16).
     gen = torch.Generator().manual_seed(26)
     torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
-    for src_hw, c, k in ((4, 64, 64), (12, 32, 48)):
+    for src_hw, c, k, stride in ((4, 64, 64, 1), (12, 32, 48, 1), (12, 32, 64, 2)):
+        out_hw = (src_hw - 1) // stride + 1
         src_shape = (2, c, src_hw, src_hw) if fmt == "nchw" else (2, src_hw, src_hw, c)
         w_shape = (k, c, 3, 3) if fmt == "nchw" else (k, 3, 3, c)
-        dst_shape = (2, k, src_hw, src_hw) if fmt == "nchw" else (2, src_hw, src_hw, k)
+        dst_shape = (2, k, out_hw, out_hw) if fmt == "nchw" else (2, out_hw, out_hw, k)
         w, g = (on(ctx, torch.randn(shape, generator=gen).to(torch_dtype))
                 for shape in (w_shape, dst_shape))
-        kw = dict(padding=1, format=fmt)
+        kw = dict(padding=1, stride=stride, format=fmt)
         plain = ctx.conv2d_backward_data(g, w, src_shape, **kw)
         plain_impl = ctx.last_op()["implementation"]
         # Packed for one image with the forward's ReLU, as a training step packs both.
@@ -219,7 +221,7 @@ def test_conv2d_packed_backward_data_equals_plain(ctx, dtype, fmt):
         packed.close()
         assert np.array_equal(bits(got), bits(plain))
         if ctx.backend == "cpu" and ("channel_lanes" in plain_impl or "conv2d_amx" in plain_impl):
-            assert impl == plain_impl + ":prepacked"
+            assert impl == plain_impl + ":prepacked", (impl, plain_impl)
 
 
 def test_conv2d_packed_backward_data_refuses_what_was_not_packed_for_it():

@@ -21,6 +21,8 @@
 // dilation 2, several images per thread. Both lists are followed by
 // kStride2Shapes, the edges of its stride-2 phases.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -159,6 +161,18 @@ void check_exact_backward_data(const Context &ctx, const dlk_conv2d_desc &d,
   CHECK(diff_src.values() == expected);
 }
 
+// Whether the stride-2 phases of one dimension (kernel, padding, diff_src's
+// extent) all have taps and outputs and read diff_dst from the same first
+// row: the phase of parity q takes the taps r with q + pad - r even, its
+// output i reading row i + (q + pad - r) / 2.
+bool phases_read_alike(int64_t kernel, int64_t pad, int64_t extent) {
+  int64_t first[2] = {INT64_MAX, INT64_MAX};
+  for (int q = 0; q < 2; ++q)
+    for (int64_t r = 0; r < kernel; ++r)
+      if ((q + pad - r) % 2 == 0) first[q] = std::min(first[q], (q + pad - r) / 2);
+  return extent >= 2 && first[0] != INT64_MAX && first[0] == first[1];
+}
+
 }  // namespace
 
 TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or channels split among 1-3 threads",
@@ -185,11 +199,18 @@ TEST_CASE("conv2d backward data NHWC f32/bf16: exact sums with the image rows or
           const bool amx = lowers_to_amx(tier, type, s.c, s.groups) && s.stride == 1 &&
                            s.dilation == 1 && s.k % 32 == 0 && s.pad < s.kh && s.pad < s.kw &&
                            2 * s.n * s.h * s.w >= s.c;
+          // At stride 2, in phases on it (conv2d_backward_data_amx_phases.hpp).
+          const bool phases = lowers_to_amx(tier, type, s.c, s.groups) && s.stride == 2 &&
+                              s.dilation == 1 && s.groups == 1 && s.k % 32 == 0 &&
+                              phases_read_alike(s.kh, s.pad, s.h) &&
+                              phases_read_alike(s.kw, s.pad, s.w) &&
+                              2 * s.n * s.h * s.w >= s.c;
           CHECK(implementation(ctx).rfind(
-                    amx     ? std::string("turned:avx512:conv2d_amx_bf16_nhwc")
-                    : lanes ? std::string("turned:avx512:channel_lanes_") +
+                    amx      ? std::string("turned:avx512:conv2d_amx_bf16_nhwc")
+                    : phases ? std::string("phases:avx512:conv2d_amx_bf16_nhwc")
+                    : lanes  ? std::string("turned:avx512:channel_lanes_") +
                                   dlk_dtype_name(type) + "_nhwc"
-                            : "gemm+col2im:",
+                             : "gemm+col2im:",
                     0) == 0);
         }
     }

@@ -183,13 +183,21 @@ namespace {
 
 // Backward data's turned convolution on the AMX kernel (bf16: c and k whole
 // tile rows; NCHW and NHWC; 16 pixels for 64 channels: only with its weights
-// packed before), on the channel-lane kernel (stride 1, and stride 2 in
-// phases), and on the GEMM and col2im (few channels, a 1x1 without it).
+// packed before), at stride 2 in four phases on it (even and odd extents, 2x2
+// and 3x3 kernels, output channels not whole blocks; a 3x3 without padding,
+// whose phases read diff_dst from different rows, keeps the GEMM), on the
+// channel-lane kernel (stride 1, and stride 2 in phases), and on the GEMM and
+// col2im (few channels, a 1x1 without it).
 const Shape kBackwardShapes[] = {
     {DLK_FORMAT_NCHW, 2, 64, 8, 8, 32, 3, 3, 1, 1},
     {DLK_FORMAT_NHWC, 2, 32, 9, 9, 64, 3, 3, 1, 1},
     {DLK_FORMAT_NCHW, 1, 64, 4, 4, 64, 3, 3, 1, 1},
     {DLK_FORMAT_NHWC, 2, 64, 4, 4, 64, 3, 3, 1, 1},
+    {DLK_FORMAT_NCHW, 2, 32, 12, 12, 64, 3, 3, 2, 1},
+    {DLK_FORMAT_NHWC, 1, 64, 9, 7, 32, 3, 3, 2, 1},
+    {DLK_FORMAT_NCHW, 1, 40, 11, 8, 32, 2, 2, 2, 0},
+    {DLK_FORMAT_NHWC, 2, 48, 8, 10, 64, 3, 3, 2, 1},
+    {DLK_FORMAT_NCHW, 1, 32, 9, 9, 32, 3, 3, 2, 0},
     {DLK_FORMAT_NCHW, 1, 64, 14, 14, 48, 3, 3, 1, 1},
     {DLK_FORMAT_NHWC, 2, 48, 12, 12, 40, 3, 3, 2, 1},
     {DLK_FORMAT_NCHW, 2, 6, 9, 11, 5, 3, 3, 1, 0},
@@ -246,7 +254,8 @@ TEST_CASE("conv2d backward data with packed weights equals it with the weights a
             // wherever it runs without it and the handle's batch of one
             // took it.
             const std::string suffix = ":prepacked";
-            const bool amx_plain = plain_kernel.rfind("turned:avx512:conv2d_amx", 0) == 0;
+            const bool amx_plain = plain_kernel.rfind("turned:avx512:conv2d_amx", 0) == 0 ||
+                                   plain_kernel.rfind("phases:avx512:conv2d_amx", 0) == 0;
             const bool lanes_plain =
                 plain_kernel.rfind("turned:avx512:channel_lanes", 0) == 0;
             const bool prepacked = ends_with(packed_kernel, suffix);
@@ -255,6 +264,11 @@ TEST_CASE("conv2d backward data with packed weights equals it with the weights a
               CHECK(packed_kernel == plain_kernel + suffix);
             if (t.src == DLK_DTYPE_BF16 && s.h == 4 && runs_on_amx(tier, t.src))
               CHECK(packed_kernel == "turned:avx512:conv2d_amx_bf16" +
+                                         std::string(s.format == DLK_FORMAT_NHWC ? "_nhwc" : "") +
+                                         suffix);
+            const bool phases = s.stride == 2 && s.k % 32 == 0 && (s.kh == 2 || s.pad == 1);
+            if (t.src == DLK_DTYPE_BF16 && phases && runs_on_amx(tier, t.src))
+              CHECK(packed_kernel == "phases:avx512:conv2d_amx_bf16" +
                                          std::string(s.format == DLK_FORMAT_NHWC ? "_nhwc" : "") +
                                          suffix);
             if (!prepacked) CHECK(packed_kernel == plain_kernel);

@@ -371,15 +371,8 @@ void pack(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan, void 
   const dlk_conv2d_desc &d = a.desc;
   auto *panels = static_cast<Elem *>(panels_out);
   auto *turned = static_cast<Elem *>(turned_out);
-  const auto *weights = static_cast<const Elem *>(a.weights);
+  const auto *weights = static_cast<const Elem *>(conv2d_amx_weights_krsc(a, threads, turned));
   const int64_t row = plan.taps * d.c;  // an output channel's weights
-  if (d.format == DLK_FORMAT_NCHW) {  // KCRS into KRSC
-    parallel_for(d.k, threads, [&](int64_t o, int) {
-      transpose_avx512(weights + o * row, d.c, plan.taps, plan.taps, sizeof(Elem),
-                       turned + o * row, d.c);
-    });
-    weights = turned;
-  }
   const Geometry g{d.c, d.k, d.kh, d.kw, d.stride_h, d.stride_w, plan.wq, plan.plane, a.oh, a.ow};
   pack_weights(weights, g, plan.taps, plan.blocks, threads, panels);
   // int8: the weights' sums that compensate src's zero point.
@@ -546,6 +539,20 @@ const char *conv2d_amx_name(const dlk_conv2d_desc &d) {
   return nhwc ? "avx512:conv2d_amx_bf16_nhwc" : "avx512:conv2d_amx_bf16";
 }
 
+const void *conv2d_amx_weights_krsc(const core::Conv2dArgs &a, int threads, void *stage) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.format == DLK_FORMAT_NHWC) return a.weights;
+  const int64_t taps = d.kh * d.kw, row = taps * d.c;  // an output channel's weights
+  const size_t elem = is_int8(d) ? 1 : 2;
+  const auto *weights = static_cast<const unsigned char *>(a.weights);
+  auto *krsc = static_cast<unsigned char *>(stage);
+  parallel_for(d.k, threads, [&](int64_t o, int) {
+    transpose_avx512(weights + o * row * static_cast<int64_t>(elem), d.c, taps, taps, elem,
+                     krsc + o * row * static_cast<int64_t>(elem), d.c);
+  });
+  return stage;
+}
+
 void conv2d_amx_pack_weights(const core::Conv2dArgs &a, int threads, const AmxConvPlan &plan,
                              void *panels, int32_t *sums, void *turned) {
   if (is_int8(a.desc))
@@ -555,29 +562,25 @@ void conv2d_amx_pack_weights(const core::Conv2dArgs &a, int threads, const AmxCo
 }
 
 void conv2d_amx_pack_turned_weights(const core::Conv2dArgs &a, int threads,
-                                    const AmxConvPlan &plan, void *panels, void *stage) {
+                                    const AmxConvPlan &plan,
+                                    const std::vector<int64_t> &source_taps, void *panels,
+                                    void *stage) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t taps = d.kh * d.kw, pairs = d.k / 2;
-  const auto *weights = static_cast<const uint16_t *>(a.weights);
-  if (d.format == DLK_FORMAT_NCHW) {  // KCRS into KRSC first
-    auto *krsc = static_cast<uint16_t *>(stage);
-    parallel_for(d.k, threads, [&](int64_t o, int) {
-      transpose_avx512(weights + o * d.c * taps, d.c, taps, taps, sizeof(uint16_t),
-                       krsc + o * d.c * taps, d.c);
-    });
-    weights = krsc;
-  }
+  const auto turned_taps = static_cast<int64_t>(source_taps.size());
+  const auto *weights = static_cast<const uint16_t *>(conv2d_amx_weights_krsc(a, threads, stage));
   // Block b of the turned convolution's output channels (src's channels
-  // 32 b ..), its tap t (the kernel's tap taps - 1 - t), k-pair u of its
+  // 32 b ..), its tap t (the kernel's tap source_taps[t]), k-pair u of its
   // input channels (dst's channels 2 u, 2 u + 1): one row of 32 pairs, the
   // two channels' runs of 32 interleaved (zero past src's channels).
   auto *out = static_cast<uint32_t *>(panels);
-  parallel_for(plan.blocks * taps, threads, [&](int64_t unit, int) {
-    const int64_t b = unit / taps, t = unit % taps, c0 = b * kTile, left = d.c - c0;
+  parallel_for(plan.blocks * turned_taps, threads, [&](int64_t unit, int) {
+    const int64_t b = unit / turned_taps, t = unit % turned_taps, c0 = b * kTile;
+    const int64_t left = d.c - c0;
     const auto mask = static_cast<__mmask32>(left >= kTile ? ~0u : (1u << left) - 1u);
-    uint32_t *row = out + ((b * taps + t) * pairs) * kTile;
+    uint32_t *row = out + ((b * turned_taps + t) * pairs) * kTile;
     for (int64_t u = 0; u < pairs; ++u, row += kTile) {
-      const uint16_t *even = weights + (2 * u * taps + taps - 1 - t) * d.c + c0;
+      const uint16_t *even = weights + (2 * u * taps + source_taps[t]) * d.c + c0;
       const __m512i e = _mm512_maskz_loadu_epi16(mask, even);
       const __m512i o = _mm512_maskz_loadu_epi16(mask, even + taps * d.c);
       const auto pair = [](__m256i lo, __m256i hi) {

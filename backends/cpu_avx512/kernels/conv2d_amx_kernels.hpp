@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/backend.hpp"
 
@@ -89,6 +90,10 @@ enum class AmxWeights {
 bool conv2d_amx_applies(const core::Conv2dArgs &args, int threads,
                         AmxWeights weights = AmxWeights::per_call);
 
+// args' weights in KRSC: NHWC's as they lie, NCHW's turned into `stage` (k x
+// kh x kw x c elements).
+const void *conv2d_amx_weights_krsc(const core::Conv2dArgs &args, int threads, void *stage);
+
 // The weights of args into `panels` (plan.weight_elems elements) and `sums`
 // (plan.sums), `turned` (plan.turned_weight_elems) a step on the way.
 void conv2d_amx_pack_weights(const core::Conv2dArgs &args, int threads, const AmxConvPlan &plan,
@@ -99,8 +104,18 @@ void conv2d_amx_pack_weights(const core::Conv2dArgs &args, int threads, const Am
 // conv2d_amx_pack_weights packs a forward's: `panels` (plan.weight_elems) for
 // `plan`, the turned convolution's (bf16), straight from args' weights, those
 // of the convolution whose backward it is; `stage` holds its weights (NCHW).
+// The turned convolution's tap t is args' tap source_taps[t] (kh x kw of
+// them reversed at stride 1; a phase's at stride 2).
+// The stride-1 turned convolution's source_taps: args' kh x kw taps reversed.
+inline std::vector<int64_t> conv2d_amx_reversed_taps(const dlk_conv2d_desc &d) {
+  std::vector<int64_t> taps(static_cast<size_t>(d.kh * d.kw));
+  for (size_t t = 0; t < taps.size(); ++t) taps[t] = static_cast<int64_t>(taps.size() - 1 - t);
+  return taps;
+}
 void conv2d_amx_pack_turned_weights(const core::Conv2dArgs &args, int threads,
-                                    const AmxConvPlan &plan, void *panels, void *stage);
+                                    const AmxConvPlan &plan,
+                                    const std::vector<int64_t> &source_taps, void *panels,
+                                    void *stage);
 
 // dst = conv(src, weights) (+ bias, ReLU, int8's scales, as dlk.h has it) on up
 // to `threads` threads; `scratch` holds plan.bytes, or with the weights
