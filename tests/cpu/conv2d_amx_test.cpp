@@ -293,7 +293,8 @@ TEST_CASE("conv2d backward weights bf16 on AMX tiles: exact sums over every imag
   // positions over the batch (the kernel's floor); 64 x 64 images (550 KB of
   // operands each) summed a group of one image at a time, the sums carried
   // between groups in scratch; the rest one group; batches that split among
-  // the threads (sums of their own, added up) and that do not.
+  // the threads (sums of their own, added up) and that do not, and one image
+  // whose three blocks of output channels split among 2 and 3 threads.
   const ConvShape shapes[] = {
       // n, c, h, w, k, kh, kw, stride, pad, dilation, groups
       {4, 32, 9, 9, 32, 3, 3, 1, 1, 1, 1},

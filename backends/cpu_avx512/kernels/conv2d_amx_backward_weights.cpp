@@ -218,17 +218,19 @@ struct Workspace {
   uint16_t *src, *pairs, *stages;
 };
 
-// ws.sums = the products of images [begin, end), a group at a time, on up to
-// `threads` threads; each image's diff_dst sums into bias.
+// ws.sums = the products of images [begin, end) into output channels
+// [32 oblock0, 32 oblock1), a group at a time, on up to `threads` threads;
+// each image's diff_dst of those channels sums into bias.
 void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, int64_t begin,
-                int64_t end, int threads, const Workspace &ws, float *bias) {
+                int64_t end, int64_t oblock0, int64_t oblock1, int threads, const Workspace &ws,
+                float *bias) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t c = d.c, k = d.k;
   const auto *src_in = static_cast<const uint16_t *>(a.src);
   const auto *diff_dst_in = static_cast<const uint16_t *>(a.diff_dst);
   const int64_t src_image = c * d.h * d.w, diff_dst_image = k * a.oh * a.ow;
-  const int64_t rows = plan.hq * d.stride_h, chunks = k / kHalf;
-  const int64_t cblocks = c / kTile, oblocks = k / kTile;
+  const int64_t rows = plan.hq * d.stride_h, chunks = (oblock1 - oblock0) * (kTile / kHalf);
+  const int64_t cblocks = c / kTile, oblocks = oblock1 - oblock0;
   for (int64_t n0 = begin; n0 < end; n0 += plan.images) {
     const int64_t images = std::min(plan.images, end - n0);
     // Two teams, not one: a static share of both kinds of parts left one
@@ -244,7 +246,8 @@ void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, i
                     uint16_t{0});
     });
     parallel_for(images * chunks, threads, [&](int64_t unit, int t) {
-      const int64_t image = unit / chunks, o0 = unit % chunks * kHalf, n = n0 + image;
+      const int64_t image = unit / chunks, n = n0 + image;
+      const int64_t o0 = oblock0 * kTile + unit % chunks * kHalf;
       prepare_diff_dst(a, plan, diff_dst_in + n * diff_dst_image, o0,
                        ws.stages + t * plan.stage_elems, ws.pairs + image * plan.diff_dst_elems,
                        bias + n * k + o0);
@@ -252,7 +255,7 @@ void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, i
     parallel_for(plan.taps * cblocks * oblocks, threads, [&](int64_t unit, int) {
       const int64_t tap = unit % plan.taps, block = unit / plan.taps;
       sum_block(a, plan, ws.src, ws.pairs, images, tap / d.kw, tap % d.kw,
-                block % cblocks * kTile, block / cblocks * kTile, n0 == begin,
+                block % cblocks * kTile, (oblock0 + block / cblocks) * kTile, n0 == begin,
                 ws.sums + tap * c * k);
     });
   }
@@ -286,8 +289,19 @@ AmxBackwardWeightsPlan::AmxBackwardWeightsPlan(const core::Conv2dArgs &a, int te
   // reading all of it, ran res3a_3x3 at batch 8 on 2 threads 1.2x as fast as
   // on one (Intel Xeon model 167).
   workers = d.n >= threads && threads > 1 ? threads : 1;
-  bytes = shared + static_cast<size_t>(workers) * workspace;
-  if (workers > 1 && bytes > kScratchBound) workers = 1, bytes = shared + workspace;
+  // Fewer images than threads: a team a thread, each on a share of the
+  // output channels of every image, preparing all of src itself (shared,
+  // each thread read the half of the operands the other had prepared):
+  // ResNet-50 bf16 at batch 1 on 2 threads, x oneDNN-any, res2a_3x3
+  // 0.59-0.61 -> 0.83-0.87, res3b_3x3 0.49-0.51 -> 0.59-0.63, res3a_3x3
+  // 0.71-0.73 -> 0.75 (Intel Xeon model 167).
+  split_outputs = workers == 1 && threads > 1 && d.k / kTile >= threads;
+  if (split_outputs) workers = threads;
+  // Split by output channels, the teams share the first one's sums.
+  bytes = shared + static_cast<size_t>(workers) * workspace -
+          (split_outputs ? static_cast<size_t>(workers - 1) * bytes_of(weights, 4) : 0);
+  if (workers > 1 && bytes > kScratchBound)
+    workers = 1, split_outputs = false, bytes = shared + workspace;
 }
 
 bool conv2d_amx_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
@@ -318,17 +332,27 @@ void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
   auto *stages = carve.carve<uint16_t>(plan.threads * plan.stage_elems);
   std::vector<Workspace> spaces;
   for (int64_t w = 0; w < plan.workers; ++w)
-    spaces.push_back({carve.carve<float>(weights),
+    spaces.push_back({carve.carve<float>(plan.split_outputs && w > 0 ? 0 : weights),
                       carve.carve<uint16_t>(plan.images * plan.src_elems),
                       carve.carve<uint16_t>(plan.images * plan.diff_dst_elems),
                       stages + w * plan.stage_elems});
   float *sums = spaces[0].sums;
+  const int64_t oblocks = k / kTile;
   if (plan.workers == 1) {
-    sum_images(a, plan, 0, d.n, threads, spaces[0], bias);
+    sum_images(a, plan, 0, d.n, 0, oblocks, threads, spaces[0], bias);
+  } else if (plan.split_outputs) {
+    const int64_t workers = plan.workers;
+    parallel_for(workers, static_cast<int>(workers), [&](int64_t w, int) {
+      Workspace ws = spaces[static_cast<size_t>(w)];
+      ws.sums = sums;
+      sum_images(a, plan, 0, d.n, oblocks * w / workers, oblocks * (w + 1) / workers, 1, ws,
+                 bias);
+    });
   } else {
     const int64_t workers = plan.workers;
     parallel_for(workers, static_cast<int>(workers), [&](int64_t w, int) {
-      sum_images(a, plan, d.n * w / workers, d.n * (w + 1) / workers, 1, spaces[w], bias);
+      sum_images(a, plan, d.n * w / workers, d.n * (w + 1) / workers, 0, oblocks, 1, spaces[w],
+                 bias);
     });
     parallel_for((weights + kRoundRun - 1) / kRoundRun, threads, [&](int64_t run, int) {
       const int64_t e0 = run * kRoundRun, e1 = std::min(weights, e0 + kRoundRun);

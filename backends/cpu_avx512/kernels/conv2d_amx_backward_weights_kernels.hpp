@@ -13,9 +13,10 @@
 // nothing. A C tile block of 32 input x 32 output channels of one tap sums a
 // group of images in the tiles (the group's operands sized to stay in L2),
 // into f32 sums in scratch (at batch >= threads each thread its own share of
-// the images into sums of its own, added up at the end); the sums are turned
-// into diff_weights' layout and rounded to bf16 once, diff_bias summed while
-// diff_dst is paired.
+// the images into sums of its own, added up at the end; with fewer images,
+// each its share of the output channels, preparing all of src itself); the
+// sums are turned into diff_weights' layout and rounded to bf16 once,
+// diff_bias summed while diff_dst is paired.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +36,7 @@ struct AmxBackwardWeightsPlan : PhasePlanes {
   int64_t stage_elems = 0;       // a thread's: NHWC src's row, NCHW diff_dst's 16 channels
   int64_t threads = 0;           // the stages planned for
   int64_t workers = 0;           // teams, each on its share of the images into its own sums
+  bool split_outputs = false;    // or each on its share of the output channels
   size_t bytes = 0;              // the scratch
 };
 
