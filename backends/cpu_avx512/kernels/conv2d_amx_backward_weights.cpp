@@ -172,16 +172,21 @@ void prepare_diff_dst(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &p
 
 // sums (tap's c x k f32, row stride k) at [c0, c0 + 32) x [o0, o0 + 32) +=
 // the group's `images` products of tap (r, s); `first`: the sums start at 0.
+// `ohwi` (plan.direct_ohwi): the block is instead turned and rounded straight
+// into OHWI diff_weights there, sums untouched.
 void sum_block(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan,
                const uint16_t *src, const uint16_t *diff_dst, int64_t images, int64_t r,
-               int64_t s, int64_t c0, int64_t o0, bool first, float *sums) {
+               int64_t s, int64_t c0, int64_t o0, bool first, float *sums, uint16_t *ohwi) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t k = d.k;
   const int64_t phase = (r % d.stride_h) * d.stride_w + s % d.stride_w;
   const int64_t offset = (phase * d.c + c0) * plan.plane + r / d.stride_h * plan.wq +
                          s / d.stride_w;
-  const int64_t a_bytes = plan.plane * 2, b_bytes = k * 4, c_bytes = k * 4;
+  const int64_t a_bytes = plan.plane * 2, b_bytes = k * 4;
+  alignas(64) float block[kTile][kTile];
+  int64_t c_bytes = k * 4;
   float *c = sums + c0 * k + o0;
+  if (ohwi) c = &block[0][0], c_bytes = sizeof block[0];
   ensure_tile_config(full_tiles());
   if (first) {
     _tile_zero(0);
@@ -205,11 +210,19 @@ void sum_block(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan,
       Bf16Products::run<true, true>();
     }
   }
+  const int64_t c_row = c_bytes / 4;
   _tile_stored(0, c, c_bytes);
   _tile_stored(1, c + kHalf, c_bytes);
-  _tile_stored(2, c + kHalf * k, c_bytes);
-  _tile_stored(3, c + kHalf * k + kHalf, c_bytes);
+  _tile_stored(2, c + kHalf * c_row, c_bytes);
+  _tile_stored(3, c + kHalf * c_row + kHalf, c_bytes);
   memory_barrier();
+  if (!ohwi) return;
+  // [ci][o] into [o][ci], each output channel's 32 sums rounded at (o, tap, c0).
+  alignas(64) float turned[kTile][kTile];
+  transpose_avx512(&block[0][0], kTile, kTile, kTile, 4, &turned[0][0], kTile);
+  const int64_t taps = d.kh * d.kw, tap = r * d.kw + s;
+  for (int64_t o = 0; o < kTile; ++o)
+    round_to_bf16_avx512(turned[o], kTile, ohwi + ((o0 + o) * taps + tap) * d.c + c0);
 }
 
 // One team's buffers: its sums, its group's operands, a stage per thread.
@@ -223,7 +236,7 @@ struct Workspace {
 // each image's diff_dst of those channels sums into bias.
 void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, int64_t begin,
                 int64_t end, int64_t oblock0, int64_t oblock1, int threads, const Workspace &ws,
-                float *bias) {
+                float *bias, uint16_t *ohwi) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t c = d.c, k = d.k;
   const auto *src_in = static_cast<const uint16_t *>(a.src);
@@ -256,7 +269,7 @@ void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, i
       const int64_t tap = unit % plan.taps, block = unit / plan.taps;
       sum_block(a, plan, ws.src, ws.pairs, images, tap / d.kw, tap % d.kw,
                 block % cblocks * kTile, (oblock0 + block / cblocks) * kTile, n0 == begin,
-                ws.sums + tap * c * k);
+                ws.sums + tap * c * k, ohwi);
     });
   }
 }
@@ -302,6 +315,7 @@ AmxBackwardWeightsPlan::AmxBackwardWeightsPlan(const core::Conv2dArgs &a, int te
           (split_outputs ? static_cast<size_t>(workers - 1) * bytes_of(weights, 4) : 0);
   if (workers > 1 && bytes > kScratchBound)
     workers = 1, split_outputs = false, bytes = shared + workspace;
+  direct_ohwi = d.format == DLK_FORMAT_NHWC && images >= d.n && (workers == 1 || split_outputs);
 }
 
 bool conv2d_amx_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
@@ -318,8 +332,13 @@ bool conv2d_amx_backward_weights_applies(const core::Conv2dArgs &a, int threads)
   // Xeon model 167, ResNet-50 at batch 1, 1 thread, x oneDNN-any, here / on
   // the GEMM: res5b_3x3 (64 positions) 0.29 / 0.51, res4b (224) 0.57 / 0.52,
   // res4a (224) 1.00 / 1.13, res3b (864) 0.65 / 0.34, res3a (832) 1.23 /
-  // 0.55; res5b at batch 32 (2048) 0.89 / 0.50.
-  return d.n * plan.flat >= 512 && plan.bytes <= kScratchBound;
+  // 0.55; res5b at batch 32 (2048) 0.89 / 0.50. Where each block goes
+  // straight into OHWI diff_weights (direct_ohwi) there is no such floor:
+  // 1 / 2 threads, res4a 1.77-1.80 / 1.39-1.46 on the GEMM -> 1.92-2.04 /
+  // 1.56-1.60 here, res4b 0.82-0.83 / 0.67-0.69 -> 1.31-1.39 / 1.20-1.26,
+  // res5a 1.61-1.63 / 1.20-1.23 -> 2.07-2.24 / 1.71-1.77, res5b 0.67 /
+  // 0.62-0.68 -> 0.96-1.01 / 1.07-1.14.
+  return (plan.direct_ohwi || d.n * plan.flat >= 512) && plan.bytes <= kScratchBound;
 }
 
 void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
@@ -338,21 +357,23 @@ void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
                       stages + w * plan.stage_elems});
   float *sums = spaces[0].sums;
   const int64_t oblocks = k / kTile;
+  auto *diff_weights = static_cast<uint16_t *>(a.diff_weights);
+  uint16_t *ohwi = plan.direct_ohwi ? diff_weights : nullptr;
   if (plan.workers == 1) {
-    sum_images(a, plan, 0, d.n, 0, oblocks, threads, spaces[0], bias);
+    sum_images(a, plan, 0, d.n, 0, oblocks, threads, spaces[0], bias, ohwi);
   } else if (plan.split_outputs) {
     const int64_t workers = plan.workers;
     parallel_for(workers, static_cast<int>(workers), [&](int64_t w, int) {
       Workspace ws = spaces[static_cast<size_t>(w)];
       ws.sums = sums;
       sum_images(a, plan, 0, d.n, oblocks * w / workers, oblocks * (w + 1) / workers, 1, ws,
-                 bias);
+                 bias, ohwi);
     });
   } else {
     const int64_t workers = plan.workers;
     parallel_for(workers, static_cast<int>(workers), [&](int64_t w, int) {
       sum_images(a, plan, d.n * w / workers, d.n * (w + 1) / workers, 0, oblocks, 1, spaces[w],
-                 bias);
+                 bias, nullptr);
     });
     parallel_for((weights + kRoundRun - 1) / kRoundRun, threads, [&](int64_t run, int) {
       const int64_t e0 = run * kRoundRun, e1 = std::min(weights, e0 + kRoundRun);
@@ -360,21 +381,22 @@ void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
         for (int64_t e = e0; e < e1; ++e) sums[e] += spaces[w].sums[e];
     });
   }
-  // sums[tap][ci][o] into OHWI ([o][tap][ci]) or OIHW ([o][ci][tap]).
-  if (d.format == DLK_FORMAT_NHWC)
-    parallel_for(plan.taps, threads, [&](int64_t tap, int) {
-      transpose_avx512(sums + tap * c * k, c, k, k, 4, turned + tap * c, plan.taps * c);
+  if (!ohwi) {
+    // sums[tap][ci][o] into OHWI ([o][tap][ci]) or OIHW ([o][ci][tap]).
+    if (d.format == DLK_FORMAT_NHWC)
+      parallel_for(plan.taps, threads, [&](int64_t tap, int) {
+        transpose_avx512(sums + tap * c * k, c, k, k, 4, turned + tap * c, plan.taps * c);
+      });
+    else
+      parallel_for(c, threads, [&](int64_t ci, int) {
+        transpose_avx512(sums + ci * k, plan.taps, k, c * k, 4, turned + ci * plan.taps,
+                         c * plan.taps);
+      });
+    parallel_for((weights + kRoundRun - 1) / kRoundRun, threads, [&](int64_t run, int) {
+      const int64_t e0 = run * kRoundRun;
+      round_to_bf16_avx512(turned + e0, std::min(kRoundRun, weights - e0), diff_weights + e0);
     });
-  else
-    parallel_for(c, threads, [&](int64_t ci, int) {
-      transpose_avx512(sums + ci * k, plan.taps, k, c * k, 4, turned + ci * plan.taps,
-                       c * plan.taps);
-    });
-  auto *diff_weights = static_cast<uint16_t *>(a.diff_weights);
-  parallel_for((weights + kRoundRun - 1) / kRoundRun, threads, [&](int64_t run, int) {
-    const int64_t e0 = run * kRoundRun;
-    round_to_bf16_avx512(turned + e0, std::min(kRoundRun, weights - e0), diff_weights + e0);
-  });
+  }
   if (a.diff_bias)
     for (int64_t o = 0; o < k; ++o) {
       float total = 0.0f;

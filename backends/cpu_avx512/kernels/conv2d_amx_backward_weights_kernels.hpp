@@ -37,6 +37,9 @@ struct AmxBackwardWeightsPlan : PhasePlanes {
   int64_t threads = 0;           // the stages planned for
   int64_t workers = 0;           // teams, each on its share of the images into its own sums
   bool split_outputs = false;    // or each on its share of the output channels
+  // NHWC, one group holding the whole batch, and no threads' sums to add:
+  // each block of sums turned and rounded straight into OHWI diff_weights.
+  bool direct_ohwi = false;
   size_t bytes = 0;              // the scratch
 };
 
@@ -44,7 +47,8 @@ struct AmxBackwardWeightsPlan : PhasePlanes {
 // runs on AMX here): bf16 src, diff_dst and diff_weights, NCHW or NHWC, one
 // group, a kernel larger than 1x1 at any stride without dilation, padding not
 // negative, input and output channels multiples of 32, at least 512 output
-// positions over the batch (n x flat), the scratch within its bound.
+// positions over the batch (n x flat) but where direct_ohwi, the scratch
+// within its bound.
 bool conv2d_amx_backward_weights_applies(const core::Conv2dArgs &args, int threads);
 
 // diff_weights (and diff_bias where given) from src and diff_dst, on up to
