@@ -35,10 +35,12 @@ void create_conv2d_weights(const char *call, dlk_context_t context, const dlk_co
     backward = validate_conv2d_desc(call, &unfused, DLK_OP_CONV2D_BACKWARD_DATA);
     backward.weights = weights;
   }
-  for (const dlk_op op : {DLK_OP_CONV2D_FORWARD, DLK_OP_CONV2D_BACKWARD_DATA})
-    if (passes & (op == DLK_OP_CONV2D_FORWARD ? DLK_CONV2D_PASS_FORWARD
-                                              : DLK_CONV2D_PASS_BACKWARD_DATA))
-      require_supported(call, ctx, op, desc->src_type, desc->weights_type, desc->dst_type);
+  if (passes & DLK_CONV2D_PASS_FORWARD)
+    require_supported(call, ctx, DLK_OP_CONV2D_FORWARD, desc->src_type, desc->weights_type,
+                      desc->dst_type);
+  if (passes & DLK_CONV2D_PASS_BACKWARD_DATA)
+    require_supported(call, ctx, DLK_OP_CONV2D_BACKWARD_DATA, desc->src_type,
+                      desc->weights_type, desc->dst_type);
   // The backend packs on the context's threads: one call at a time, as an op.
   const ExclusiveUse claim(ctx, call);
   auto made = std::make_unique<dlk_conv2d_weights>(*ctx.backend, args, bytes);

@@ -487,10 +487,10 @@ struct AmxBackwardData {
     const auto bytes_of = [](int64_t elems) {
       return ScratchCarver::aligned(static_cast<size_t>(elems) * sizeof(uint16_t));
     };
-    const ConvShape s(a);
     panel_bytes = prepacked ? 0 : bytes_of(plan.weight_elems);
-    // NCHW's KRSC stage is done with before the forward's workspaces are used.
-    const size_t stage_bytes = s.nhwc || prepacked ? 0 : bytes_of(s.k * s.taps());
+    // NCHW's KRSC stage (as many elements as the turned convolution's own) is
+    // done with before the forward's workspaces are used.
+    const size_t stage_bytes = prepacked ? 0 : bytes_of(plan.turned_weight_elems);
     rest_bytes = std::max(stage_bytes, plan.bytes - plan.weights_bytes);
   }
   size_t bytes() const { return panel_bytes + rest_bytes; }

@@ -44,8 +44,8 @@ struct PhasesPlan {
              bool prepacked) {
     const ConvShape s(args);
     if (!prepacked) {
-      panels = AmxPhasePanels(args, threads).bytes();
-      stage = s.nhwc ? 0 : ScratchCarver::aligned(static_cast<size_t>(s.k * s.taps() * kElem));
+      const AmxPhasePanels packing(args, threads);
+      panels = packing.bytes(), stage = packing.stage_bytes();
     }
     // As backward_data_amx_phases carves them.
     const auto image_bytes = [&](int64_t n) {
@@ -122,6 +122,10 @@ bool backward_data_amx_phases_apply(const core::Conv2dArgs &a, core::CpuIsa isa,
 }
 
 AmxPhasePanels::AmxPhasePanels(const core::Conv2dArgs &a, int threads) : phases_(a) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.format == DLK_FORMAT_NCHW)
+    stage_bytes_ = ScratchCarver::aligned(static_cast<size_t>(d.k * a.c_per_group * d.kh * d.kw *
+                                                              kElem));
   for (int p = 0; p < 4; ++p) {
     elems_[p] = kernels::AmxConvPlan(phases_.phase(a, p, a.desc.n, nullptr, nullptr), threads)
                     .weight_elems;

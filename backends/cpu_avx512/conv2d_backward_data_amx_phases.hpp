@@ -63,14 +63,16 @@ class AmxPhasePanels {
  public:
   AmxPhasePanels(const core::Conv2dArgs &args, int threads);
   size_t bytes() const { return bytes_; }
-  // Packs into `panels` (bytes()), `stage` holding the weights in KRSC (NCHW).
+  size_t stage_bytes() const { return stage_bytes_; }
+  // Packs into `panels` (bytes()), `stage` (stage_bytes()) holding the
+  // weights in KRSC (NCHW).
   void pack(const core::Conv2dArgs &args, int threads, void *panels, void *stage,
             std::array<kernels::AmxConvWeights, 4> &phases) const;
 
  private:
   AmxDataPhases phases_;
   std::array<int64_t, 4> elems_{};
-  size_t bytes_ = 0;
+  size_t bytes_ = 0, stage_bytes_ = 0;
 };
 
 // diff_src from diff_dst and the phases' panels: `prepacked` (four), or

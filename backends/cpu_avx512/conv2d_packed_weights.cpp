@@ -50,17 +50,15 @@ AmxPackedWeights::AmxPackedWeights(const core::Conv2dArgs &args, int threads, bo
   // way.
   const auto elem = static_cast<size_t>(plan.elem);
   buffer_ = allocate(bytes_of(plan.weight_elems, elem) + bytes_of(plan.sums, sizeof(int32_t)));
-  const dlk_conv2d_desc &d = args.desc;
-  const bool nchw = d.format == DLK_FORMAT_NCHW;
-  const int64_t stage_elems =
-      !turned ? plan.turned_weight_elems : nchw ? d.k * args.c_per_group * d.kh * d.kw : 0;
-  const Block stage = allocate(bytes_of(stage_elems, elem));
+  // (The turned convolution's KRSC stage holds as many elements as the forward's.)
+  const Block stage = allocate(bytes_of(plan.turned_weight_elems, elem));
   ScratchCarver carve(buffer_.get());
   void *panels = carve.carve<unsigned char>(plan.weight_elems * plan.elem);
   auto *sums = carve.carve<int32_t>(plan.sums);
   if (turned)
     kernels::conv2d_amx_pack_turned_weights(args, threads, plan,
-                                            kernels::conv2d_amx_reversed_taps(d), panels,
+                                            kernels::conv2d_amx_reversed_taps(args.desc),
+                                            panels,
                                             stage.get());
   else kernels::conv2d_amx_pack_weights(args, threads, plan, panels, sums, stage.get());
   weights_ = {panels, sums};
@@ -68,11 +66,8 @@ AmxPackedWeights::AmxPackedWeights(const core::Conv2dArgs &args, int threads, bo
 
 AmxPhasedPackedWeights::AmxPhasedPackedWeights(const core::Conv2dArgs &args, int threads) {
   const AmxPhasePanels panels(args, threads);
-  const dlk_conv2d_desc &d = args.desc;
   buffer_ = allocate(panels.bytes());
-  const Block stage = allocate(d.format == DLK_FORMAT_NCHW
-                                   ? bytes_of(d.k * args.c_per_group * d.kh * d.kw, 2)
-                                   : 0);
+  const Block stage = allocate(panels.stage_bytes());
   panels.pack(args, threads, buffer_.get(), stage.get(), phases_);
 }
 
