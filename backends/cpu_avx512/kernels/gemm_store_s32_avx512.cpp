@@ -1,6 +1,7 @@
 // The integer GEMM's store on AVX-512 (kernels/gemm_store_kernels.hpp).
 // Compiled with -mavx512f -mavx512bw -mavx512vl.
 #include <algorithm>
+#include <cmath>
 
 #include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
 #include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
@@ -15,14 +16,23 @@ namespace {
 // tests the kind per vector.
 enum class CKind { f32, bytes, s32 };
 
-// The constants of requantizing to s8 or u8 C.
+// The constants of requantizing to s8 or u8 C; below and above: the range
+// less the zero point, relu_below: max(0, below).
 struct RequantizeLanes {
-  __m512 lo, hi, zero_f;
+  __m512 lo, hi, zero_f, below, above, relu_below;
   __m512i zero_i;
   RequantizeLanes(dlk_dtype type, int32_t zero_point)
-      : lo(_mm512_set1_ps(type == DLK_DTYPE_S8 ? -128.0f : 0.0f)),
-        hi(_mm512_set1_ps(type == DLK_DTYPE_S8 ? 127.0f : 255.0f)),
+      : RequantizeLanes(type == DLK_DTYPE_S8 ? -128 : 0, type == DLK_DTYPE_S8 ? 127 : 255,
+                        zero_point) {}
+
+ private:
+  RequantizeLanes(int32_t min, int32_t max, int32_t zero_point)
+      : lo(_mm512_set1_ps(static_cast<float>(min))),
+        hi(_mm512_set1_ps(static_cast<float>(max))),
         zero_f(_mm512_set1_ps(static_cast<float>(zero_point))),
+        below(_mm512_set1_ps(static_cast<float>(min - zero_point))),
+        above(_mm512_set1_ps(static_cast<float>(max - zero_point))),
+        relu_below(_mm512_set1_ps(static_cast<float>(std::max(0, min - zero_point)))),
         zero_i(_mm512_set1_epi32(zero_point)) {}
 };
 
@@ -42,6 +52,20 @@ inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const Requa
       s.zero_f);
   const __m512 clamped = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, r, s.lo), s.hi);
   return _mm512_mask_mov_epi32(_mm512_maskz_cvttps_epi32(0xffff, clamped), nan, s.zero_i);
+}
+
+// requantize16 where no lane is NaN, the range moved by the zero point first:
+// clamp(round(v) + zero point) = round(clamp(v, below, above)) + zero point,
+// below and above whole, so one rounding conversion and an integer add
+// finish it. With ReLU `floor` is max(0, below): the ReLU and the clamp's
+// lower side in one max (-0 and 0 round alike).
+inline __attribute__((always_inline)) __m512i requantize16_finite(__m512 v, __m512 floor,
+                                                                  const RequantizeLanes &s) {
+  const __m512 clamped = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, v, floor),
+                                             s.above);
+  return _mm512_add_epi32(
+      _mm512_cvt_roundps_epi32(clamped, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+      s.zero_i);
 }
 
 template <CKind K>
@@ -79,7 +103,8 @@ __attribute__((always_inline)) inline void store_s32_lanes(const S32TileStore &t
 
 // f32, s8 or u8 C: the rule on 16 sums whose products are sums x scale,
 // stored at `at` as f32 or requantized bytes (`lanes`: null for f32 C).
-template <CKind K>
+// Finite: no lane can be NaN (finite_rule), bytes take requantize16_finite.
+template <CKind K, bool Finite>
 __attribute__((always_inline)) inline void store_scaled_lanes(const S32TileStore &t,
                                                               const RequantizeLanes *lanes,
                                                               __m512i sums, __m512 scale,
@@ -89,6 +114,11 @@ __attribute__((always_inline)) inline void store_scaled_lanes(const S32TileStore
   // fmaf(beta, C', product): one rounding, as the scalar rule.
   if (t.beta != 0.0f) v = _mm512_fmadd_ps(_mm512_set1_ps(t.beta), c_values<K>(t, at, n), v);
   if (bias) v = _mm512_add_ps(v, *bias);
+  if constexpr (K == CKind::bytes && Finite) {
+    const __m512i q = requantize16_finite(v, t.relu ? lanes->relu_below : lanes->below, *lanes);
+    _mm512_mask_cvtepi32_storeu_epi8(at, n, q);
+    return;
+  }
   if (t.relu) v = relu16(v);
   if constexpr (K == CKind::f32)
     _mm512_mask_storeu_ps(at, n, v);
@@ -97,8 +127,10 @@ __attribute__((always_inline)) inline void store_scaled_lanes(const S32TileStore
 }
 
 // C row-major: 16 columns of a row a step.
-template <CKind K>
-void store_rows(const S32TileStore &t, const RequantizeLanes *lanes) {
+template <CKind K, bool Finite>
+void store_rows(const S32TileStore &store, const RequantizeLanes *lanes) {
+  // A copy the stores into C cannot alias: its fields stay in registers.
+  const S32TileStore t = store;
   for (int64_t i = 0; i < t.rows; ++i) {
     for (int64_t j = 0; j < t.cols; j += 16) {
       const __mmask16 n = first_lanes(t.cols - j);
@@ -114,8 +146,8 @@ void store_rows(const S32TileStore &t, const RequantizeLanes *lanes) {
         __m512 bias = _mm512_setzero_ps();
         if (t.row_bias) bias = _mm512_set1_ps(t.row_bias[i]);
         if (t.col_bias) bias = _mm512_maskz_loadu_ps(n, t.col_bias + j);
-        store_scaled_lanes<K>(t, lanes, sums, scale, t.row_bias || t.col_bias ? &bias : nullptr,
-                              n, at);
+        store_scaled_lanes<K, Finite>(t, lanes, sums, scale,
+                                      t.row_bias || t.col_bias ? &bias : nullptr, n, at);
       }
     }
   }
@@ -127,7 +159,7 @@ void store_rows(const S32TileStore &t, const RequantizeLanes *lanes) {
 // that where the column stride is a multiple of 64 bytes every whole block is
 // one aligned line: row blocks of 14-row tiles otherwise wrote each line in two
 // stores (half of res2a_1x1b's NCHW int8 time went to these stores).
-template <CKind K>
+template <CKind K, bool Finite>
 void store_columns(const S32TileStore &store, const RequantizeLanes *lanes) {
   // A copy the stores into C cannot alias: its fields stay in registers.
   const S32TileStore t = store;
@@ -160,17 +192,42 @@ void store_columns(const S32TileStore &store, const RequantizeLanes *lanes) {
                                                                    : t.multiplier);
           __m512 bias = row_bias;
           if (t.col_bias) bias = _mm512_set1_ps(t.col_bias[j]);
-          store_scaled_lanes<K>(t, lanes, sums, scale,
-                                t.row_bias || t.col_bias ? &bias : nullptr, n, at);
+          store_scaled_lanes<K, Finite>(t, lanes, sums, scale,
+                                        t.row_bias || t.col_bias ? &bias : nullptr, n, at);
         }
       }
     }
   }
 }
 
-template <CKind K>
+template <CKind K, bool Finite = false>
 void store_tile(const S32TileStore &t, const RequantizeLanes *lanes) {
-  return t.cs_c == 1 ? store_rows<K>(t, lanes) : store_columns<K>(t, lanes);
+  return t.cs_c == 1 ? store_rows<K, Finite>(t, lanes) : store_columns<K, Finite>(t, lanes);
+}
+
+// Whether `count` floats at p are all finite (none NaN or infinite).
+bool all_finite(const float *p, int64_t count) {
+  for (int64_t j = 0; j < count; j += 16) {
+    const __mmask16 n = first_lanes(count - j);
+    const __m512 x = _mm512_maskz_loadu_ps(n, p + j);
+    // x - x: 0 where x is finite, NaN where it is NaN or infinite.
+    if (_mm512_mask_cmp_ps_mask(n, _mm512_sub_ps(x, x), _mm512_setzero_ps(), _CMP_NEQ_UQ) != 0)
+      return false;
+  }
+  return true;
+}
+
+// Whether no lane of t's rule can be NaN: beta 0, and the multipliers and
+// biases finite (a sum is finite, its product with a finite multiplier at
+// worst infinite, and an infinite plus a finite bias not NaN).
+bool finite_rule(const S32TileStore &t) {
+  if (t.beta != 0.0f) return false;
+  const bool multipliers =
+      t.column_multipliers ? all_finite(t.column_multipliers, t.cols)
+      : t.row_multipliers  ? all_finite(t.row_multipliers, t.rows)
+                           : std::isfinite(t.multiplier);
+  return multipliers && (!t.col_bias || all_finite(t.col_bias, t.cols)) &&
+         (!t.row_bias || all_finite(t.row_bias, t.rows));
 }
 
 }  // namespace
@@ -181,7 +238,8 @@ void gemm_store_s32_avx512(const S32TileStore &t) {
     case DLK_DTYPE_F32: return store_tile<CKind::f32>(t, nullptr);
     default: {
       const RequantizeLanes lanes(t.c_type, t.zero_point);
-      return store_tile<CKind::bytes>(t, &lanes);
+      return finite_rule(t) ? store_tile<CKind::bytes, true>(t, &lanes)
+                            : store_tile<CKind::bytes>(t, &lanes);
     }
   }
 }
