@@ -1,7 +1,8 @@
 """dlk.torch.nn layers against torch's own: same parameters, outputs and gradients within
 the f32 contract, on cpu, fpga_sim and (with CUDA tensors, torch's layers as the reference on
-the CPU) cuda where a GPU is there; a LeNet-5 of dlk layers trains; fpga_sim reports the
-simulated time of a whole model; on cuda, two trainings from one seed end with the same bits."""
+the CPU) cuda where a GPU is there; the layers of a model turned to bf16 or f16 on dlk's 16-bit
+ops; a LeNet-5 of dlk layers trains; fpga_sim reports the simulated time of a whole model; on
+cuda, two trainings from one seed end with the same bits."""
 import pytest
 import torch
 
@@ -171,3 +172,46 @@ def test_layer_within_f32_contract(ctx, case):
             assert bool((err <= tol).all()), (
                 f"{who} {['output', 'input gradient', 'weight gradient', 'bias gradient'][i]}: "
                 f"max error / bound {(err / tol).max().item():.3f} (k = {k})")
+
+
+HALF_CASES = [c for c in CASES if c[0] is not dt.nn.AvgPool2d]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+@pytest.mark.parametrize("case", HALF_CASES, ids=lambda c: f"{c[0].__name__}{c[3]}")
+def test_layer_in_half_precision(ctx, case, dtype):
+    """A model turned to bf16 or f16 (model.to(dtype)) runs on dlk's 16-bit ops: bias kept as
+    the model's dtype (dlk takes f32 biases and sums the bias gradient in f32), outputs and
+    gradients of the model's dtype within two of its roundings of torch's float32 layer on the
+    same values."""
+    mine_cls, torch_cls, args, kw, shape = case
+    device = device_of(ctx)
+    needed = {dt.nn.Conv2d: ("conv2d_forward", "conv2d_backward_data",
+                             "conv2d_backward_weights"),
+              dt.nn.Linear: ("gemm",), dt.nn.MaxPool2d: ("pool2d_forward",)}[mine_cls]
+    name = {torch.bfloat16: "bf16", torch.float16: "f16"}[dtype]
+    if not all(ctx.supports(op, name, name, name) for op in needed):
+        pytest.skip(f"{ctx.backend} runs no {name} {'/'.join(needed)}")
+    torch.manual_seed(2)
+    mine = mine_cls(*args, context=ctx, **kw).to(device, dtype)
+    torch.manual_seed(2)
+    ref = torch_cls(*args, **kw)
+    with torch.no_grad():
+        for p, q in zip(ref.parameters(), mine.parameters()):
+            p.copy_(q.float().cpu())  # the same values the 16-bit model holds
+    x = torch.randn(*shape).to(dtype)
+    g = None
+    outs = {}
+    for who, layer, xin in (("dlk", mine, x.to(device)), ("torch", ref, x.float())):
+        xin = xin.clone().requires_grad_()
+        y = layer(xin)
+        if g is None:
+            g = torch.randn(y.shape).to(dtype)
+        y.backward(g.to(y.device, y.dtype))
+        outs[who] = [y, xin.grad] + [p.grad for p in layer.parameters()]
+    for i, (got, want) in enumerate(zip(outs["dlk"], outs["torch"])):
+        what = ["output", "input gradient", "weight gradient", "bias gradient"][i]
+        assert got.dtype == dtype, f"{what} is {got.dtype}"
+        half_ulp = torch.finfo(dtype).eps  # two roundings of the 16-bit type, at most
+        torch.testing.assert_close(got.cpu().float(), want, rtol=2 * half_ulp,
+                                   atol=2 * half_ulp * float(want.abs().max()), msg=what)

@@ -24,6 +24,11 @@ def _contig(t):
     return t if t.is_contiguous() else t.contiguous()
 
 
+def _f32(t):
+    """A layer's bias as dlk takes it whatever the model's dtype: float32 values."""
+    return _contig(t) if t.dtype == torch.float32 else t.float()
+
+
 class Conv2dFunction(torch.autograd.Function):
     @staticmethod
     def forward(fctx, x, weight, bias, stride, padding, dilation, groups, dlk_ctx):
@@ -31,9 +36,9 @@ class Conv2dFunction(torch.autograd.Function):
         weight = _contig(weight)
         fctx.save_for_backward(x, weight)
         fctx.conf = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-        fctx.has_bias = bias is not None
+        fctx.bias_dtype = None if bias is None else bias.dtype
         fctx.dlk_ctx = dlk_ctx
-        return dlk_ctx.conv2d_forward(x, weight, None if bias is None else _contig(bias),
+        return dlk_ctx.conv2d_forward(x, weight, None if bias is None else _f32(bias),
                                       **fctx.conf)
 
     @staticmethod
@@ -44,9 +49,12 @@ class Conv2dFunction(torch.autograd.Function):
         gx = gw = gb = None
         if fctx.needs_input_grad[0]:
             gx = ctx.conv2d_backward_data(grad, weight, x.shape, **fctx.conf)
-        if fctx.needs_input_grad[1] or (fctx.has_bias and fctx.needs_input_grad[2]):
-            gw, gb = ctx.conv2d_backward_weights(x, grad, weight.shape, bias=fctx.has_bias,
+        has_bias = fctx.bias_dtype is not None
+        if fctx.needs_input_grad[1] or (has_bias and fctx.needs_input_grad[2]):
+            gw, gb = ctx.conv2d_backward_weights(x, grad, weight.shape, bias=has_bias,
                                                  **fctx.conf)
+            if gb is not None:  # dlk sums it in f32; bf16 / f16 models get it rounded once
+                gb = gb.to(fctx.bias_dtype)
         return gx, gw, gb, None, None, None, None, None
 
 
