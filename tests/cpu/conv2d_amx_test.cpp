@@ -295,8 +295,8 @@ TEST_CASE("conv2d backward weights bf16 on AMX tiles: exact sums over every imag
   // between groups in scratch; the rest one group; batches that split among
   // the threads (sums of their own, added up) and that do not, and one image
   // whose three blocks of output channels split among 2 and 3 threads; 64
-  // positions (7 x 9), where NHWC's blocks go straight into diff_weights and
-  // NCHW keeps the GEMM.
+  // positions (7 x 9), where the blocks go straight into OHWI (NHWC's
+  // diff_weights, NCHW's stage turned into OIHW).
   const ConvShape shapes[] = {
       // n, c, h, w, k, kh, kw, stride, pad, dilation, groups
       {4, 32, 9, 9, 32, 3, 3, 1, 1, 1, 1},
@@ -350,12 +350,7 @@ TEST_CASE("conv2d backward weights bf16 on AMX tiles: exact sums over every imag
         REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, src_buf.data(), dd.data(),
                                             diff_weights.data(),
                                             diff_bias.data()) == DLK_STATUS_SUCCESS);
-        const int64_t wq = (s.w + 2 * s.pad + s.stride - 1) / s.stride;
-        const int64_t positions = s.n * ((oh * wq + 31) / 32 * 32);
-        if (nhwc || positions >= 512)
-          CHECK(implementation(ctx) == "avx512:conv2d_amx_backward_weights_bf16");
-        else
-          CHECK(implementation(ctx).rfind("im2col_packed_t+", 0) == 0);
+        CHECK(implementation(ctx) == "avx512:conv2d_amx_backward_weights_bf16");
         CHECK(diff_weights.values() == expected);
         CHECK(diff_bias.values() == cast<float>(bias));
       }

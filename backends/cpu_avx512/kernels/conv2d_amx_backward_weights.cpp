@@ -170,13 +170,21 @@ void prepare_diff_dst(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &p
                    reinterpret_cast<uint32_t *>(out) + o0, k);
 }
 
+// Where plan.direct_ohwi rounds a block of 32 x 32 channels: output channel
+// o's 32 input channels of tap t at `at` + o x o_stride + t x tap_stride.
+struct RoundedBlock {
+  uint16_t *at;
+  int64_t o_stride, tap_stride;
+};
+
 // sums (tap's c x k f32, row stride k) at [c0, c0 + 32) x [o0, o0 + 32) +=
 // the group's `images` products of tap (r, s); `first`: the sums start at 0.
-// `ohwi` (plan.direct_ohwi): the block is instead turned and rounded straight
-// into OHWI diff_weights there, sums untouched.
+// `rounded` (plan.direct_ohwi): the block is instead turned and rounded
+// straight there, sums untouched.
 void sum_block(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan,
                const uint16_t *src, const uint16_t *diff_dst, int64_t images, int64_t r,
-               int64_t s, int64_t c0, int64_t o0, bool first, float *sums, uint16_t *ohwi) {
+               int64_t s, int64_t c0, int64_t o0, bool first, float *sums,
+               const RoundedBlock *rounded) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t k = d.k;
   const int64_t phase = (r % d.stride_h) * d.stride_w + s % d.stride_w;
@@ -186,7 +194,7 @@ void sum_block(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan,
   alignas(64) float block[kTile][kTile];
   int64_t c_bytes = k * 4;
   float *c = sums + c0 * k + o0;
-  if (ohwi) c = &block[0][0], c_bytes = sizeof block[0];
+  if (rounded) c = &block[0][0], c_bytes = sizeof block[0];
   ensure_tile_config(full_tiles());
   if (first) {
     _tile_zero(0);
@@ -216,27 +224,30 @@ void sum_block(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan,
   _tile_stored(2, c + kHalf * c_row, c_bytes);
   _tile_stored(3, c + kHalf * c_row + kHalf, c_bytes);
   memory_barrier();
-  if (!ohwi) return;
-  // [ci][o] into [o][ci], each output channel's 32 sums rounded at (o, tap, c0).
+  if (!rounded) return;
+  // [ci][o] into [o][ci], each output channel's 32 sums rounded.
   alignas(64) float turned[kTile][kTile];
   transpose_avx512(&block[0][0], kTile, kTile, kTile, 4, &turned[0][0], kTile);
-  const int64_t taps = d.kh * d.kw, tap = r * d.kw + s;
+  const int64_t tap = r * d.kw + s;
   for (int64_t o = 0; o < kTile; ++o)
-    round_to_bf16_avx512(turned[o], kTile, ohwi + ((o0 + o) * taps + tap) * d.c + c0);
+    round_to_bf16_avx512(turned[o], kTile,
+                         rounded->at + o * rounded->o_stride + tap * rounded->tap_stride);
 }
 
-// One team's buffers: its sums, its group's operands, a stage per thread.
+// One team's buffers: its sums, its group's operands, a stage per thread
+// (and for NCHW's direct_ohwi a block of rounded weights per thread).
 struct Workspace {
   float *sums;  // [tap][ci][o]
-  uint16_t *src, *pairs, *stages;
+  uint16_t *src, *pairs, *stages, *blocks;
 };
 
 // ws.sums = the products of images [begin, end) into output channels
 // [32 oblock0, 32 oblock1), a group at a time, on up to `threads` threads;
-// each image's diff_dst of those channels sums into bias.
+// each image's diff_dst of those channels sums into bias. `direct`
+// (plan.direct_ohwi): diff_weights, the blocks rounded straight into it.
 void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, int64_t begin,
                 int64_t end, int64_t oblock0, int64_t oblock1, int threads, const Workspace &ws,
-                float *bias, uint16_t *ohwi) {
+                float *bias, uint16_t *direct) {
   const dlk_conv2d_desc &d = a.desc;
   const int64_t c = d.c, k = d.k;
   const auto *src_in = static_cast<const uint16_t *>(a.src);
@@ -265,11 +276,30 @@ void sum_images(const core::Conv2dArgs &a, const AmxBackwardWeightsPlan &plan, i
                        ws.stages + t * plan.stage_elems, ws.pairs + image * plan.diff_dst_elems,
                        bias + n * k + o0);
     });
+    if (direct && d.format == DLK_FORMAT_NCHW) {
+      // OIHW puts a tap's input channels kh x kw apart: a block's taps are
+      // rounded into [o][tap][ci] in turn, then each output channel's turned
+      // into its OIHW run of 32 input channels x taps.
+      parallel_for(cblocks * oblocks, threads, [&](int64_t block, int t) {
+        const int64_t c0 = block % cblocks * kTile, o0 = (oblock0 + block / cblocks) * kTile;
+        uint16_t *stage = ws.blocks + t * plan.block_elems;
+        const RoundedBlock rounded{stage, plan.taps * kTile, kTile};
+        for (int64_t tap = 0; tap < plan.taps; ++tap)
+          sum_block(a, plan, ws.src, ws.pairs, images, tap / d.kw, tap % d.kw, c0, o0, true,
+                    nullptr, &rounded);
+        for (int64_t o = 0; o < kTile; ++o)
+          transpose_avx512(stage + o * plan.taps * kTile, plan.taps, kTile, kTile, 2,
+                           direct + ((o0 + o) * c + c0) * plan.taps, plan.taps);
+      });
+      continue;
+    }
     parallel_for(plan.taps * cblocks * oblocks, threads, [&](int64_t unit, int) {
       const int64_t tap = unit % plan.taps, block = unit / plan.taps;
-      sum_block(a, plan, ws.src, ws.pairs, images, tap / d.kw, tap % d.kw,
-                block % cblocks * kTile, (oblock0 + block / cblocks) * kTile, n0 == begin,
-                ws.sums + tap * c * k, ohwi);
+      const int64_t c0 = block % cblocks * kTile, o0 = (oblock0 + block / cblocks) * kTile;
+      RoundedBlock rounded{};
+      if (direct) rounded = {direct + o0 * plan.taps * c + c0, plan.taps * c, c};
+      sum_block(a, plan, ws.src, ws.pairs, images, tap / d.kw, tap % d.kw, c0, o0, n0 == begin,
+                ws.sums + tap * c * k, direct ? &rounded : nullptr);
     });
   }
 }
@@ -315,7 +345,9 @@ AmxBackwardWeightsPlan::AmxBackwardWeightsPlan(const core::Conv2dArgs &a, int te
           (split_outputs ? static_cast<size_t>(workers - 1) * bytes_of(weights, 4) : 0);
   if (workers > 1 && bytes > kScratchBound)
     workers = 1, split_outputs = false, bytes = shared + workspace;
-  direct_ohwi = d.format == DLK_FORMAT_NHWC && images >= d.n && (workers == 1 || split_outputs);
+  direct_ohwi = images >= d.n && (workers == 1 || split_outputs);
+  block_elems = direct_ohwi && d.format == DLK_FORMAT_NCHW ? kTile * taps * kTile : 0;
+  bytes += bytes_of(threads * block_elems, 2);
 }
 
 bool conv2d_amx_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
@@ -337,7 +369,9 @@ bool conv2d_amx_backward_weights_applies(const core::Conv2dArgs &a, int threads)
   // 1 / 2 threads, res4a 1.77-1.80 / 1.39-1.46 on the GEMM -> 1.92-2.04 /
   // 1.56-1.60 here, res4b 0.82-0.83 / 0.67-0.69 -> 1.31-1.39 / 1.20-1.26,
   // res5a 1.61-1.63 / 1.20-1.23 -> 2.07-2.24 / 1.71-1.77, res5b 0.67 /
-  // 0.62-0.68 -> 0.96-1.01 / 1.07-1.14.
+  // 0.62-0.68 -> 0.96-1.01 / 1.07-1.14 (NHWC); NCHW, a block's taps rounded
+  // together: res4a 1.10 / 0.96 -> 1.42 / 1.21, res4b 0.54 / 0.47 -> 0.88 /
+  // 0.77, res5a 1.28 / 1.05 -> 1.43 / 1.12, res5b 0.54 -> 0.68 / 0.67.
   return (plan.direct_ohwi || d.n * plan.flat >= 512) && plan.bytes <= kScratchBound;
 }
 
@@ -349,15 +383,17 @@ void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
   auto *turned = carve.carve<float>(weights);  // diff_weights' layout
   auto *bias = carve.carve<float>(d.n * k);    // each image's diff_dst sums
   auto *stages = carve.carve<uint16_t>(plan.threads * plan.stage_elems);
+  auto *blocks = carve.carve<uint16_t>(plan.threads * plan.block_elems);
   std::vector<Workspace> spaces;
   for (int64_t w = 0; w < plan.workers; ++w)
     spaces.push_back({carve.carve<float>(plan.split_outputs && w > 0 ? 0 : weights),
                       carve.carve<uint16_t>(plan.images * plan.src_elems),
                       carve.carve<uint16_t>(plan.images * plan.diff_dst_elems),
-                      stages + w * plan.stage_elems});
+                      stages + w * plan.stage_elems, blocks + w * plan.block_elems});
   float *sums = spaces[0].sums;
   const int64_t oblocks = k / kTile;
   auto *diff_weights = static_cast<uint16_t *>(a.diff_weights);
+  const bool nhwc = d.format == DLK_FORMAT_NHWC;
   uint16_t *ohwi = plan.direct_ohwi ? diff_weights : nullptr;
   if (plan.workers == 1) {
     sum_images(a, plan, 0, d.n, 0, oblocks, threads, spaces[0], bias, ohwi);
@@ -383,7 +419,7 @@ void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
   }
   if (!ohwi) {
     // sums[tap][ci][o] into OHWI ([o][tap][ci]) or OIHW ([o][ci][tap]).
-    if (d.format == DLK_FORMAT_NHWC)
+    if (nhwc)
       parallel_for(plan.taps, threads, [&](int64_t tap, int) {
         transpose_avx512(sums + tap * c * k, c, k, k, 4, turned + tap * c, plan.taps * c);
       });

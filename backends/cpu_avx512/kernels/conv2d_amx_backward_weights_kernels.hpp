@@ -16,7 +16,12 @@
 // the images into sums of its own, added up at the end; with fewer images,
 // each its share of the output channels, preparing all of src itself); the
 // sums are turned into diff_weights' layout and rounded to bf16 once,
-// diff_bias summed while diff_dst is paired.
+// diff_bias summed while diff_dst is paired. Where one group holds the batch
+// and no threads' sums are to be added (direct_ohwi), each block is turned in
+// registers and rounded straight into diff_weights instead: NHWC's OHWI a
+// block of one tap at a time; NCHW's OIHW, which puts a tap's input channels
+// kh x kw apart, all of a block's taps into a stage, then each output
+// channel's [tap][ci] turned into its run of OIHW.
 #pragma once
 
 #include <cstddef>
@@ -37,9 +42,11 @@ struct AmxBackwardWeightsPlan : PhasePlanes {
   int64_t threads = 0;           // the stages planned for
   int64_t workers = 0;           // teams, each on its share of the images into its own sums
   bool split_outputs = false;    // or each on its share of the output channels
-  // NHWC, one group holding the whole batch, and no threads' sums to add:
-  // each block of sums turned and rounded straight into OHWI diff_weights.
+  // One group holding the whole batch, and no threads' sums to add: each
+  // block of sums turned and rounded straight into OHWI diff_weights (NCHW:
+  // a block's taps into a stage of block_elems a thread, turned into OIHW).
   bool direct_ohwi = false;
+  int64_t block_elems = 0;
   size_t bytes = 0;              // the scratch
 };
 
