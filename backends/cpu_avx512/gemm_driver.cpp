@@ -327,10 +327,16 @@ class BlockedGemm {
     // micro-rows each (so each packs only its own rows of A, and the shares
     // differ by one micro-row at most), cut into row blocks of at most MC; with
     // too few rows for that, every thread takes all rows and a share of the
-    // micro-panels of B.
+    // micro-panels of B. s8 / u8 C keeps the rows split even under many panels
+    // of B (many_panels_of_b): its rows are seldom whole cache lines, so
+    // threads splitting the columns wrote parts of one line in every row, and
+    // ResNet-50's int8 NCHW 1x1 forward into u8 at batch 1 ran slower on 2
+    // threads than on 1 (Intel Xeon model 167, 2 threads: res3a_1x1b 2.90x,
+    // res2a_1x1b 1.40x by rows).
     const int64_t micro_rows = ceil_div(g_.m, mr_);
+    const bool byte_c = dlk_dtype_size(g_.c_type) == 1;
     const bool split_rows = micro_rows >= kMinMicroRowsPerThread * members &&
-                            !(Path::row_sums && many_panels_of_b(g_.n, members));
+                            !(Path::row_sums && many_panels_of_b(g_.n, members) && !byte_c);
     const int64_t row_begin = split_rows ? micro_rows * member / members * mr_ : 0;
     const int64_t row_end =
         split_rows ? std::min(g_.m, micro_rows * (member + 1) / members * mr_) : g_.m;
