@@ -58,8 +58,7 @@ AmxPackedWeights::AmxPackedWeights(const core::Conv2dArgs &args, int threads, bo
   if (turned)
     kernels::conv2d_amx_pack_turned_weights(args, threads, plan,
                                             kernels::conv2d_amx_reversed_taps(args.desc),
-                                            panels,
-                                            stage.get());
+                                            panels, stage.get());
   else kernels::conv2d_amx_pack_weights(args, threads, plan, panels, sums, stage.get());
   weights_ = {panels, sums};
 }

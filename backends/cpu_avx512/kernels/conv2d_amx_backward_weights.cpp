@@ -394,16 +394,16 @@ void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
   const int64_t oblocks = k / kTile;
   auto *diff_weights = static_cast<uint16_t *>(a.diff_weights);
   const bool nhwc = d.format == DLK_FORMAT_NHWC;
-  uint16_t *ohwi = plan.direct_ohwi ? diff_weights : nullptr;
+  uint16_t *direct = plan.direct_ohwi ? diff_weights : nullptr;
   if (plan.workers == 1) {
-    sum_images(a, plan, 0, d.n, 0, oblocks, threads, spaces[0], bias, ohwi);
+    sum_images(a, plan, 0, d.n, 0, oblocks, threads, spaces[0], bias, direct);
   } else if (plan.split_outputs) {
     const int64_t workers = plan.workers;
     parallel_for(workers, static_cast<int>(workers), [&](int64_t w, int) {
       Workspace ws = spaces[static_cast<size_t>(w)];
       ws.sums = sums;
       sum_images(a, plan, 0, d.n, oblocks * w / workers, oblocks * (w + 1) / workers, 1, ws,
-                 bias, ohwi);
+                 bias, direct);
     });
   } else {
     const int64_t workers = plan.workers;
@@ -417,7 +417,7 @@ void conv2d_amx_backward_weights(const core::Conv2dArgs &a, int threads,
         for (int64_t e = e0; e < e1; ++e) sums[e] += spaces[w].sums[e];
     });
   }
-  if (!ohwi) {
+  if (!direct) {
     // sums[tap][ci][o] into OHWI ([o][tap][ci]) or OIHW ([o][ci][tap]).
     if (nhwc)
       parallel_for(plan.taps, threads, [&](int64_t tap, int) {
