@@ -157,7 +157,9 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 // the rule's 4096 of a large block) over 256 pixels (below its 512 there) and
 // over 512. NHWC (the taps' offsets over a padded image of pixels, a pixel c
 // floats apart, dst a vector of channels a store) on the same edges, and with
-// 128 and 144 channels (a padded pixel 16 floats longer than c); int8 NHWC
+// 128, 144 and 257 channels (a padded pixel 16 floats longer than c; 257 a
+// last quad of one channel, past the 256 below which int8 NHWC alone took
+// this kernel until Zen 4 measured it); int8 NHWC
 // into u8, s8 or f32 at 8 quad taps (2 quads, 2x2), its floor, and into s32
 // at 32 (2 quads, 4x4), s32's.
 const Shape kChannelLaneShapes[] = {
@@ -194,6 +196,7 @@ const Shape kChannelLaneShapes[] = {
     {DLK_FORMAT_NHWC, 1, 8, 7, 20, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 128, 12, 12, 16, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NHWC, 1, 144, 24, 23, 33, 3, 3, 2, 1, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 257, 12, 12, 17, 3, 3, 1, 1, 1, 1},
     // c not a whole number of bf16 pairs and int8 quads (29: the last pair
     // one channel, the last quad one; 30: the last quad two), two images at
     // stride 2 over two blocks.
@@ -230,14 +233,14 @@ bool channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64
 
 // The same for int8 on the channel-lane kernel: k-quads on vpdpbusd (a CPU
 // with AVX512_VNNI), the floors on the quads' taps (NCHW into s32: on its
-// channels' taps), NHWC below 256 channels (the last quad of a pixel ending in
+// channels' taps), NCHW and NHWC (the last quad of an NHWC pixel ending in
 // the zero point where c is not a multiple of 4).
 bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                              int64_t ow) {
   dlk_conv2d_desc quads = d;
   quads.c = (d.c + 3) / 4;
   const bool nchw = d.format == DLK_FORMAT_NCHW;
-  return __builtin_cpu_supports("avx512vnni") && (nchw || d.c < 256) &&
+  return __builtin_cpu_supports("avx512vnni") &&
          !lowers_to_amx(tier, d.src_type, d.c, d.groups) &&
          channel_lanes_rule(tier, quads, oh, ow,
                             nchw && d.dst_type == DLK_DTYPE_S32 ? d.c * d.kh * d.kw : 0);

@@ -209,15 +209,17 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
                                          bool turned = false, bool prepacked = false) {
   const dlk_conv2d_desc &d = a.desc;
   // bf16 in k-pairs where vdpbf16ps outpaces the FMAs (AMD); int8
-  // (u8 or s8 src) in k-quads where the CPU has AVX512_VNNI, NHWC below 256
-  // channels (from 256 channels the integer GEMM on NHWC's
-  // im2col^T panels runs as fast: ResNet-50 res4a/res4b 0.96-0.97x, VGG-16
-  // conv4_2/conv5_x 0.91-0.93x here; res2a 1.29x, res3a/res3b 1.06-1.09x,
-  // batch 1, 1 thread, dlk-perf conv, Zen 5).
+  // (u8 or s8 src) in k-quads where the CPU has AVX512_VNNI. (NHWC from 256
+  // channels kept the integer GEMM on its im2col^T panels until it was
+  // measured on Zen 4, where this kernel ran ResNet-50 res4a-res5b and VGG-16
+  // conv3_2-conv5_x 1.02-1.16x the GEMM at batch 1 on 1 and 2 threads, 1.08-1.68x at
+  // batch 32 on 2, and res5's 1.26-1.43x with packed weights, which had no
+  // kernel of their own there; on Zen 5, before packed weights, ResNet-50
+  // res4a/res4b ran 0.96-0.97x, VGG-16 conv4_2/conv5_x 0.91-0.93x.)
   const bool nchw = d.format == DLK_FORMAT_NCHW;
   const bool bf16 = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   const bool int8 = (d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8) &&
-                    core::cpu_features().avx512_vnni && (nchw || d.c < 256);
+                    core::cpu_features().avx512_vnni;
   if ((d.src_type != DLK_DTYPE_F32 && !bf16 && !int8) || d.groups != 1 ||
       d.kh * d.kw < 2 || d.stride_w < 1 || d.stride_w > 2 || d.pad_h < 0 || d.pad_w < 0 ||
       d.k < 16)
