@@ -116,13 +116,15 @@ bool channel_lanes_rule(const std::string &tier, dlk_dtype type, dlk_format form
 // Stride 2 on the channel-lane kernel in phases (both lists): even and odd
 // sizes, padding 0, 1 and kh - 1 (and past it: col2im), 2x2, 3x3, 5x5 and
 // 3x2 kernels (phases of 1-3 taps a side), 33 channels (a second block of
-// one), phases of 15 columns (one above a tile), several images per thread;
-// dilation 2 keeps col2im.
+// one), phases of 15 columns (one above a tile), several images per thread,
+// a width of 37 (19 even columns: the interleaving of bf16 NCHW's phases in
+// two steps, the last column alone); dilation 2 keeps col2im.
 const ConvShape kStride2Shapes[] = {
     {1, 33, 18, 29, 64, 3, 3, 2, 1, 1, 1},  {2, 20, 17, 16, 64, 3, 3, 2, 0, 1, 1},
     {1, 16, 18, 30, 128, 2, 2, 2, 0, 1, 1}, {1, 17, 23, 23, 60, 5, 5, 2, 2, 1, 1},
     {1, 24, 20, 26, 64, 3, 3, 2, 2, 1, 1},  {1, 24, 20, 26, 64, 3, 3, 2, 3, 1, 1},
     {3, 32, 12, 15, 96, 3, 2, 2, 1, 1, 1},  {1, 24, 20, 26, 64, 3, 3, 2, 1, 2, 1},
+    {1, 16, 14, 37, 64, 3, 3, 2, 1, 1, 1},
 };
 
 // A list of shapes followed by kStride2Shapes.
