@@ -322,11 +322,22 @@ core::GemmArgs pointwise_gemm(const core::Conv2dArgs &a, const ConvShape &s, int
 
 bool runs_pointwise(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa isa) {
   constexpr int64_t kPointwiseMinPixels = 512;
+  // bf16 in k-pairs (vdpbf16ps, AMD) from 128 pixels where diff_src has more
+  // channels than diff_dst: 14 x 14 res4b_1x1a (1024 from 256) and res5a_1x1a
+  // (1024 from 512) ran 1.15-1.35x col2im's route at batch 1 on 1 thread,
+  // 1.05-1.38x on 2, 1.16-1.36x at batch 32; with fewer (res4a_1x1b,
+  // res4a_proj) 1.03-1.04x on 1 thread but 0.85-0.93x on 2; 7 x 7 (res5a_1x1b,
+  // res5a_proj) 0.74-0.76x (Zen 4).
+  constexpr int64_t kPointwisePairsMinPixels = 128;
   const bool strided = s.stride_h > 1 || s.stride_w > 1;
   if (s.kh != 1 || s.kw != 1 || s.pad_h != 0 || s.pad_w != 0 || s.n == 0 ||
       (strided && static_cast<size_t>(s.c * s.pixels()) * sizeof(float) > kCompactBytes))
     return false;
-  return s.nhwc || s.pixels() >= kPointwiseMinPixels ||
+  const bool widening_pairs = isa == core::CpuIsa::avx512 &&
+                              a.desc.src_type == DLK_DTYPE_BF16 &&
+                              bf16_dot_outpaces_fma(core::cpu_features()) && s.c > s.k;
+  return s.nhwc ||
+         s.pixels() >= (widening_pairs ? kPointwisePairsMinPixels : kPointwiseMinPixels) ||
          gemm_keeps_column_major_c(
              pointwise_gemm(a, s, 0, 0, 1, static_cast<float *>(nullptr)), isa);
 }

@@ -263,4 +263,42 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
     }
 }
 
+// 1x1 NCHW without padding: the pixel-major GEMM straight into diff_src's
+// channel planes (at stride 2 through a compact image) from 512 pixels of
+// diff_dst's grid, and for bf16 in k-pairs (AMD) from 128 where diff_src has
+// more channels than diff_dst; else the GEMM and col2im (runs_pointwise in
+// conv2d_backward_data.cpp): 196 pixels widening and narrowing, 49, stride 2
+// onto a 196-pixel grid, 576.
+const ConvShape kPointwiseShapes[] = {
+    {1, 64, 14, 14, 32, 1, 1, 1, 0, 1, 1}, {1, 32, 14, 14, 64, 1, 1, 1, 0, 1, 1},
+    {1, 64, 7, 7, 32, 1, 1, 1, 0, 1, 1},   {1, 64, 28, 28, 32, 1, 1, 2, 0, 1, 1},
+    {2, 48, 24, 24, 16, 1, 1, 1, 0, 1, 1},
+};
+
+TEST_CASE("conv2d backward data NCHW 1x1: exact on the pixel-major GEMM or col2im's route, "
+          "1-2 threads",
+          "[cpu][conv2d]") {
+  std::mt19937 rng(13);
+  for (const std::string &tier : cpu_tiers())
+    for (const int threads : {1, 2}) {
+      const Context ctx(tier, threads);
+      for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16})
+        for (const ConvShape &s : kPointwiseShapes) {
+          const dlk_conv2d_desc d = conv_desc(s, type);
+          int64_t oh = 0, ow = 0;
+          REQUIRE(dlk_conv2d_output_shape(&d, &oh, &ow) == DLK_STATUS_SUCCESS);
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
+          const std::vector<int> diff_dst = random_ints(d.n * d.k * oh * ow, -3, 3, rng);
+          const std::vector<int> weights = random_ints(d.k * d.c, -3, 3, rng);
+          check_exact_backward_data(ctx, d, diff_dst, weights,
+                                    exact_backward_data(d, oh, ow, diff_dst, weights));
+          if (lowers_to_amx(tier, type, s.c, s.groups)) continue;  // conv2d_amx_test.cpp
+          const bool pairs = tier == "avx512" && type == DLK_DTYPE_BF16 &&
+                             __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
+          const bool pointwise = oh * ow >= 512 || (pairs && oh * ow >= 128 && s.c > s.k);
+          CHECK(implementation(ctx).rfind(pointwise ? "gemm:" : "gemm+col2im:", 0) == 0);
+        }
+    }
+}
+
 }  // namespace dlk::cpu_test
