@@ -7,7 +7,7 @@
 // image: diff_src itself for f32 (zeroed first), else an f32 image rounded
 // once into diff_src. Cols and images live in the context's scratch. A 1x1
 // convolution without padding skips col2im: one GEMM per group straight into
-// diff_src (backward_data_pointwise; where it wins, see runs_pointwise).
+// diff_src (backward_data_pointwise; where it wins, see pointwise_route).
 //
 // Before, col was tap-major over all taps (weights^T * diff_dst), the GEMM's
 // threads meeting at its barriers: the weights were packed as A, 14 taps read
@@ -306,7 +306,7 @@ constexpr size_t kCompactBytes = size_t{16} << 20;
 // turns around (weights^T as A) unless it keeps it (gemm_keeps_column_major_c).
 template <class T>
 core::GemmArgs pointwise_gemm(const core::Conv2dArgs &a, const ConvShape &s, int64_t g,
-                              int64_t image, int64_t count, T *c) {
+                              int64_t image, int64_t count, T *c, bool pixel_major) {
   const dlk_dtype dtype = a.desc.src_type;
   const int64_t pixels = s.pixels();
   core::GemmArgs gemm = single_gemm(
@@ -314,13 +314,17 @@ core::GemmArgs pointwise_gemm(const core::Conv2dArgs &a, const ConvShape &s, int
       {static_cast<const T *>(a.diff_dst) + s.dst_offset(image, g), dtype, s.dst_pixel_stride(),
        s.dst_channel_stride(), s.k * pixels},
       {static_cast<const T *>(a.weights) + g * s.kg * s.cg, dtype, s.cg, 1, 0},
-      c + (s.nhwc ? g * s.cg : g * s.cg * pixels), dtype, s.nhwc ? s.c : 1, s.nhwc ? 1 : pixels);
+      c + (pixel_major ? g * s.cg : g * s.cg * pixels), dtype, pixel_major ? s.c : 1,
+      pixel_major ? 1 : pixels);
   gemm.batch = count;
   gemm.batch_stride_c = s.c * pixels;
   return gemm;
 }
 
-bool runs_pointwise(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa isa) {
+// How a 1x1 convolution without padding runs (none: the GEMM and col2im).
+enum class PointwiseRoute { none, in_place, turned };
+
+PointwiseRoute pointwise_route(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa isa) {
   constexpr int64_t kPointwiseMinPixels = 512;
   // bf16 in k-pairs (vdpbf16ps, AMD) from 128 pixels where diff_src has more
   // channels than diff_dst: 14 x 14 res4b_1x1a (1024 from 256) and res5a_1x1a
@@ -330,25 +334,52 @@ bool runs_pointwise(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa 
   // res5a_proj) 0.74-0.76x (Zen 4).
   constexpr int64_t kPointwisePairsMinPixels = 128;
   const bool strided = s.stride_h > 1 || s.stride_w > 1;
+  const size_t image_bytes = static_cast<size_t>(s.c * s.pixels()) * sizeof(float);
   if (s.kh != 1 || s.kw != 1 || s.pad_h != 0 || s.pad_w != 0 || s.n == 0 ||
-      (strided && static_cast<size_t>(s.c * s.pixels()) * sizeof(float) > kCompactBytes))
-    return false;
-  const bool widening_pairs = isa == core::CpuIsa::avx512 &&
-                              a.desc.src_type == DLK_DTYPE_BF16 &&
-                              bf16_dot_outpaces_fma(core::cpu_features()) && s.c > s.k;
-  return s.nhwc ||
-         s.pixels() >= (widening_pairs ? kPointwisePairsMinPixels : kPointwiseMinPixels) ||
-         gemm_keeps_column_major_c(
-             pointwise_gemm(a, s, 0, 0, 1, static_cast<float *>(nullptr)), isa);
+      (strided && image_bytes > kCompactBytes))
+    return PointwiseRoute::none;
+  const bool pairs = isa == core::CpuIsa::avx512 && a.desc.src_type == DLK_DTYPE_BF16 &&
+                     bf16_dot_outpaces_fma(core::cpu_features());
+  if (s.nhwc ||
+      s.pixels() >= (pairs && s.c > s.k ? kPointwisePairsMinPixels : kPointwiseMinPixels) ||
+      gemm_keeps_column_major_c(
+          pointwise_gemm(a, s, 0, 0, 1, static_cast<float *>(nullptr), s.nhwc), isa))
+    return PointwiseRoute::in_place;
+  // Below those floors, bf16 in k-pairs of one image: the product pixel-major
+  // in the scratch (NHWC's GEMM, its rows the pixels), then turned into
+  // diff_src's planes by 16 x 16 transposes: res4a_1x1b, res4a_proj,
+  // res5a_1x1b, res5a_proj and res5b_1x1a ran 1.08-1.32x col2im's route on 1
+  // thread, 0.99-1.23x on 2 (res5b_1x1a 0.59 -> 0.73-0.77x oneDNN-any); at
+  // batch 32 0.68-1.48x, and f32 0.90-1.05x at batch 1 (Zen 4).
+  // (Strided, the turned image and the compact one both in kCompactBytes.)
+  return pairs && s.n == 1 && !(strided && 2 * image_bytes > kCompactBytes)
+             ? PointwiseRoute::turned
+             : PointwiseRoute::none;
 }
 
 // Images [image, image + count) into c: diff_dst's layout with c channels
 // (diff_src's own at stride 1), starting at channel 0 of the first image.
 template <class T>
 const char *pointwise_product(const core::Conv2dArgs &a, const ConvShape &s, int64_t image,
-                              int64_t count, T *c, core::CpuIsa isa, int threads) {
+                              int64_t count, T *c, bool pixel_major, core::CpuIsa isa,
+                              int threads) {
   return for_each_group(s, threads, [&](int64_t g, int team) {
-    return gemm_strided(pointwise_gemm(a, s, g, image, count, c), isa, team);
+    return gemm_strided(pointwise_gemm(a, s, g, image, count, c, pixel_major), isa, team);
+  });
+}
+
+// count images of `pixel_major` (pixels x c each) turned into NCHW's planes
+// at out (c x pixels each), the threads splitting images and channels.
+template <class T>
+void turn_to_planes(const ConvShape &s, const T *pixel_major, int64_t count, T *out,
+                    int threads) {
+  const int64_t pixels = s.pixels(), parts = std::min<int64_t>(threads, (s.c + 15) / 16);
+  parallel_for(count * parts, threads, [&](int64_t item, int) {
+    const int64_t image = item / parts, part = item % parts;
+    const int64_t c0 = s.c * part / parts / 16 * 16;
+    const int64_t c1 = part + 1 == parts ? s.c : s.c * (part + 1) / parts / 16 * 16;
+    kernels::transpose_avx512(pixel_major + image * pixels * s.c + c0, pixels, c1 - c0, s.c,
+                              sizeof(T), out + (image * s.c + c0) * pixels, pixels);
   });
 }
 
@@ -390,20 +421,30 @@ const char *backward_data_pointwise(const core::Conv2dArgs &a, core::CpuIsa isa,
   using T = typename Storage::type;
   const ConvShape s(a);
   T *diff_src = static_cast<T *>(a.diff_src);
-  if (s.stride_h == 1 && s.stride_w == 1)
-    return pointwise_product(a, s, 0, s.n, diff_src, isa, threads);
+  const bool strided = s.stride_h > 1 || s.stride_w > 1;
+  const bool turned = pointwise_route(a, s, isa) == PointwiseRoute::turned;
+  const bool pixel_major = s.nhwc || turned;
+  if (!strided && !turned)
+    return pointwise_product(a, s, 0, s.n, diff_src, pixel_major, isa, threads);
+  // Per pass: the product on diff_dst's grid (pixel-major where turned) and,
+  // where both, its turned NCHW image.
+  const int buffers = strided && turned ? 2 : 1;
   const size_t image_bytes = static_cast<size_t>(s.c * s.pixels()) * sizeof(T);
-  const int64_t per_pass =
-      std::clamp<int64_t>(static_cast<int64_t>(kCompactBytes / image_bytes), 1, s.n);
-  T *compact = static_cast<T *>(scratch.get(
-      per_pass * image_bytes, "dlk_conv2d_backward_data",
-      "the strided 1x1 convolution's gradient on its output grid, c (" + std::to_string(s.c) +
+  const int64_t per_pass = std::clamp<int64_t>(
+      static_cast<int64_t>(kCompactBytes / (buffers * image_bytes)), 1, s.n);
+  T *product = static_cast<T *>(scratch.get(
+      buffers * per_pass * image_bytes, "dlk_conv2d_backward_data",
+      "the 1x1 convolution's gradient on its output grid, c (" + std::to_string(s.c) +
           ") x oh (" + std::to_string(s.oh) + ") x ow (" + std::to_string(s.ow) + "),"));
+  T *planes = turned && strided ? product + per_pass * s.c * s.pixels() : product;
   const char *kernel = "";
   for (int64_t image = 0; image < s.n; image += per_pass) {
     const int64_t count = std::min(per_pass, s.n - image);
-    kernel = pointwise_product(a, s, image, count, compact, isa, threads);
-    scatter_strided(s, compact, image, count, diff_src, threads);
+    kernel = pointwise_product(a, s, image, count, product, pixel_major, isa, threads);
+    if (turned)
+      turn_to_planes(s, product, count,
+                     strided ? planes : diff_src + image * s.c * s.pixels(), threads);
+    if (strided) scatter_strided(s, planes, image, count, diff_src, threads);
   }
   return kernel;
 }
@@ -640,7 +681,7 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     backward_data_wide_rows(args, threads, scratch);
     return {kernels::conv2d_wide_rows_name(args.desc.src_type, true), 0};
   }
-  if (runs_pointwise(args, s, isa)) {
+  if (pointwise_route(args, s, isa) != PointwiseRoute::none) {
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
       return backward_data_pointwise<decltype(storage)>(args, isa, threads, scratch);
     });

@@ -266,12 +266,15 @@ TEST_CASE("conv2d backward data f32/f16/bf16: exact sums on the wide-row kernel'
 // 1x1 NCHW without padding: the pixel-major GEMM straight into diff_src's
 // channel planes (at stride 2 through a compact image) from 512 pixels of
 // diff_dst's grid, and for bf16 in k-pairs (AMD) from 128 where diff_src has
-// more channels than diff_dst; else the GEMM and col2im (runs_pointwise in
-// conv2d_backward_data.cpp): 196 pixels widening and narrowing, 49, stride 2
-// onto a 196-pixel grid, 576.
+// more channels than diff_dst; below that bf16 in k-pairs of one image
+// pixel-major into the scratch, turned into the planes; else the GEMM and
+// col2im (pointwise_route in conv2d_backward_data.cpp): 196 pixels widening
+// and narrowing, 49 of one and two images, stride 2 onto a 196-pixel grid
+// widening and narrowing, 576.
 const ConvShape kPointwiseShapes[] = {
     {1, 64, 14, 14, 32, 1, 1, 1, 0, 1, 1}, {1, 32, 14, 14, 64, 1, 1, 1, 0, 1, 1},
-    {1, 64, 7, 7, 32, 1, 1, 1, 0, 1, 1},   {1, 64, 28, 28, 32, 1, 1, 2, 0, 1, 1},
+    {1, 64, 7, 7, 32, 1, 1, 1, 0, 1, 1},   {2, 64, 7, 7, 32, 1, 1, 1, 0, 1, 1},
+    {1, 64, 28, 28, 32, 1, 1, 2, 0, 1, 1}, {1, 32, 28, 28, 64, 1, 1, 2, 0, 1, 1},
     {2, 48, 24, 24, 16, 1, 1, 1, 0, 1, 1},
 };
 
@@ -295,7 +298,8 @@ TEST_CASE("conv2d backward data NCHW 1x1: exact on the pixel-major GEMM or col2i
           if (lowers_to_amx(tier, type, s.c, s.groups)) continue;  // conv2d_amx_test.cpp
           const bool pairs = tier == "avx512" && type == DLK_DTYPE_BF16 &&
                              __builtin_cpu_supports("avx512bf16") && __builtin_cpu_is("amd");
-          const bool pointwise = oh * ow >= 512 || (pairs && oh * ow >= 128 && s.c > s.k);
+          const bool pointwise =
+              oh * ow >= 512 || (pairs && ((oh * ow >= 128 && s.c > s.k) || s.n == 1));
           CHECK(implementation(ctx).rfind(pointwise ? "gemm:" : "gemm+col2im:", 0) == 0);
         }
     }
