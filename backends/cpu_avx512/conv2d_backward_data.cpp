@@ -416,13 +416,13 @@ void scatter_strided(const ConvShape &s, const T *compact, int64_t image, int64_
 }
 
 template <class Storage>
-const char *backward_data_pointwise(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
-                                    Scratch &scratch) {
+const char *backward_data_pointwise(const core::Conv2dArgs &a, PointwiseRoute route,
+                                    core::CpuIsa isa, int threads, Scratch &scratch) {
   using T = typename Storage::type;
   const ConvShape s(a);
   T *diff_src = static_cast<T *>(a.diff_src);
   const bool strided = s.stride_h > 1 || s.stride_w > 1;
-  const bool turned = pointwise_route(a, s, isa) == PointwiseRoute::turned;
+  const bool turned = route == PointwiseRoute::turned;
   const bool pixel_major = s.nhwc || turned;
   if (!strided && !turned)
     return pointwise_product(a, s, 0, s.n, diff_src, pixel_major, isa, threads);
@@ -681,9 +681,10 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     backward_data_wide_rows(args, threads, scratch);
     return {kernels::conv2d_wide_rows_name(args.desc.src_type, true), 0};
   }
-  if (pointwise_route(args, s, isa) != PointwiseRoute::none) {
+  if (const PointwiseRoute route = pointwise_route(args, s, isa);
+      route != PointwiseRoute::none) {
     const char *kernel = with_float_storage(args.desc.src_type, [&](auto storage) {
-      return backward_data_pointwise<decltype(storage)>(args, isa, threads, scratch);
+      return backward_data_pointwise<decltype(storage)>(args, route, isa, threads, scratch);
     });
     return {std::string("gemm:") + kernel, 0};
   }
