@@ -236,8 +236,8 @@ class BlockedGemm {
         b_packer_(b_packer ? *b_packer : strided_),
         a_packer_(a_packer),
         in_place_(Path::in_place(g)),
-        rounds_in_tile_(Path::rounds_in_tile(g, kernel_)),
-        whole_rule_(in_place_ || rounds_in_tile_) {
+        stores_in_tile_(Path::stores_in_tile(g, kernel_)),
+        whole_rule_(in_place_ || stores_in_tile_) {
     const GemmBlocking &blk = kernel_.blocking;
     a_in_place_ = !a_packer && reads_a_in_place<Path>(g, kernel_);
     a_columns_in_place_ = !a_packer && !a_in_place_ && reads_a_columns_in_place<Path>(g, kernel_);
@@ -423,8 +423,15 @@ class BlockedGemm {
                   tile.b_far = b_far_;
                 }
               }
+              kernels::S32Requantize requantize;
+              if constexpr (std::is_same_v<decltype(tile), kernels::S32Tile>) {
+                if (stores_in_tile_ && last) {
+                  requantize = requantize_spot(g_, spot);
+                  tile.requantize = &requantize;
+                }
+              }
               if constexpr (std::is_same_v<decltype(tile), kernels::F32Tile>) {
-                if (rounds_in_tile_ && last) {
+                if (stores_in_tile_ && last) {
                   tile.bf16 = static_cast<uint16_t *>(g_.c) + batch * g_.batch_stride_c +
                               (i0 + ir) * g_.rs_c + j0 + jr;
                   tile.bf16_ld = g_.rs_c;
@@ -433,7 +440,7 @@ class BlockedGemm {
               kernel_.run(kcp, a, b, tile);
             }
           }
-          if (!in_place_ && !rounds_in_tile_ && last) {
+          if (!in_place_ && !stores_in_tile_ && last) {
             const int64_t cols = std::min(nc, q1 * nr_) - q0 * nr_;
             Path::store(set_, g_, TileSpot{batch, i0, j0 + q0 * nr_, mc, cols},
                         workspace + i0 * ws_ld_ + q0 * nr_, ws_ld_);
@@ -470,7 +477,9 @@ class BlockedGemm {
   const BPanelPacker &b_packer_;
   const APanelPacker *a_packer_;
   const bool in_place_;
-  const bool rounds_in_tile_;  // the last k block's store rounds into bf16 C
+  // The last k block's micro-kernel stores into C: rounds into bf16 or
+  // requantizes into bytes (Path::stores_in_tile).
+  const bool stores_in_tile_;
   const bool whole_rule_;  // the micro-kernel's store applies C's whole rule
   bool a_in_place_ = false, a_columns_in_place_ = false, b_in_place_ = false;
   int64_t b_far_ = 0;  // F32Tile::b_far

@@ -49,7 +49,7 @@ float bias_relu(const core::GemmArgs &g, float v, int64_t i, int64_t j) {
 // in a buffer of kRun, rounded by `round` (element by element, rounding was
 // 42 % of a bf16 1x1 convolution's time, res2a_1x1a on 1 thread). (With beta
 // 0 the AVX-512 micro-kernels round into C themselves: gemm_driver.cpp,
-// FloatPath::rounds_in_tile.)
+// FloatPath::stores_in_tile.)
 void store_bf16_rows(const core::GemmArgs &g, const TileSpot &s, const float *acc, int64_t ld,
                      kernels::RoundToBf16 round) {
   constexpr int64_t kRun = 256;
@@ -149,6 +149,34 @@ void store_s32_tile(const core::GemmArgs &g, const TileSpot &s, const int32_t *a
     default:
       return store_requantized<uint8_t>(g, s, acc, ld, 0, 255);
   }
+}
+
+bool requantizes_in_tile(const core::GemmArgs &g) {
+  if ((g.c_type != DLK_DTYPE_S8 && g.c_type != DLK_DTYPE_U8) || g.cs_c != 1 || g.beta != 0.0f)
+    return false;
+  const auto finite = [](const float *p, int64_t count) {
+    return std::all_of(p, p + count, [](float x) { return std::isfinite(x); });
+  };
+  const int64_t multipliers = g.s8_a ? g.m : g.n;
+  return (g.column_multipliers ? finite(g.column_multipliers, multipliers)
+                               : std::isfinite(g.multiplier)) &&
+         (!g.bias || finite(g.bias, g.bias_per_row ? g.m : g.n));
+}
+
+kernels::S32Requantize requantize_spot(const core::GemmArgs &g, const TileSpot &s) {
+  const bool s8 = g.c_type == DLK_DTYPE_S8;
+  const float below = static_cast<float>((s8 ? -128 : 0) - g.c_zero_point);
+  const float *bias = g.bias ? g.bias + (g.bias_per_row ? s.i0 : s.j0) : nullptr;
+  return {static_cast<uint8_t *>(g.c) + s.batch * g.batch_stride_c + s.i0 * g.rs_c + s.j0,
+          g.rs_c,
+          g.column_multipliers && g.s8_a ? g.column_multipliers + s.i0 : nullptr,
+          g.column_multipliers && !g.s8_a ? g.column_multipliers + s.j0 : nullptr,
+          g.multiplier,
+          g.bias_per_row ? bias : nullptr,
+          g.bias_per_row ? nullptr : bias,
+          g.relu ? std::max(0.0f, below) : below,
+          static_cast<float>((s8 ? 127 : 255) - g.c_zero_point),
+          g.c_zero_point};
 }
 
 }  // namespace dlk::cpu

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
+#include "backends/cpu_avx512/kernels/gemm_microkernel.hpp"
 #include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
 #include "core/backend.hpp"
 
@@ -27,5 +28,11 @@ void store_f32_tile(const core::GemmArgs &g, const TileSpot &spot, const float *
 // C's strides is 1, else by the scalar rule. Both give the same bits.
 void store_s32_tile(const core::GemmArgs &g, const TileSpot &spot, const int32_t *acc, int64_t ld,
                     kernels::S32TileStoreKernel kernel);
+// Whether an integer GEMM's micro-kernel may requantize into C itself
+// (S32Tile::requantize): s8 or u8 C with contiguous rows, beta 0, and the
+// multipliers and bias finite, so that no value is NaN.
+bool requantizes_in_tile(const core::GemmArgs &g);
+// The requantization of the tile at `spot` into C (requantizes_in_tile).
+kernels::S32Requantize requantize_spot(const core::GemmArgs &g, const TileSpot &spot);
 
 }  // namespace dlk::cpu

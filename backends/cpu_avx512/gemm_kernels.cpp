@@ -22,13 +22,13 @@ int64_t round_down(int64_t v, int64_t multiple) {
 template <class Kernel>
 GemmKernel<Kernel> kernel(Kernel run, const char *name, int mr, int nr, int elem_bytes,
                           bool reads_a_in_place = false, bool reads_b_in_place = false,
-                          bool reads_a_columns_in_place = false, bool stores_bf16 = false,
+                          bool reads_a_columns_in_place = false, bool stores_in_tile = false,
                           bool sums_tail_columns = false) {
   const int64_t l1 = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 0);
   const int64_t l2 = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 0);
   const int64_t l3 = cache_bytes(_SC_LEVEL3_CACHE_SIZE, 0);
   return {run, name, derive_blocking(mr, nr, elem_bytes, l1, l2, l3), reads_a_in_place,
-          reads_b_in_place, reads_a_columns_in_place, stores_bf16, sums_tail_columns};
+          reads_b_in_place, reads_a_columns_in_place, stores_in_tile, sums_tail_columns};
 }
 
 // An AMX kernel (32 x 32, A read by rows) and its k block: the tile products
@@ -93,11 +93,11 @@ const GemmKernelSet &gemm_kernel_set(core::CpuIsa isa) {
              true),
       core::cpu_features().avx512_vnni
           ? kernel(gemm_s32_avx512vnni_14x32, "avx512:gemm_u8s8s32_vnni_14x32", 14, 32, 1, true,
-                   false, false, false, true)
+                   false, false, true, true)
           : kernel(gemm_s32_generic_4x8, "avx512:gemm_u8s8s32_4x8", 4, 8, 1),
       core::cpu_features().avx512_vnni
           ? kernel(gemm_s8u8s32_avx512vnni_14x32, "avx512:gemm_s8u8s32_vnni_14x32", 14, 32, 1,
-                   true, false, false, false, true)
+                   true, false, false, true, true)
           : GemmKernel<GemmS8U8Microkernel>{},
       bf16_dot_outpaces_fma(core::cpu_features())
           ? kernel(gemm_bf16_avx512bf16_14x32, "avx512:gemm_bf16_dpbf16_14x32", 14, 32, 2, true,

@@ -29,7 +29,7 @@ struct GemmKernel {
   bool reads_a_in_place;  // honours F32Tile / S32Tile::a_rs
   bool reads_b_in_place;  // honours F32Tile::b_rs
   bool reads_a_columns_in_place;  // honours F32Tile::a_cs
-  bool stores_bf16;  // honours F32Tile::bf16
+  bool stores_in_tile;  // honours F32Tile::bf16 or S32Tile::requantize
   bool sums_tail_columns;  // honours F32Tile::b_tail
 };
 

@@ -36,18 +36,18 @@ struct FloatPath {
   }
   static bool in_place(const core::GemmArgs &g) { return g.c_type == DLK_DTYPE_F32 && g.cs_c == 1; }
   // Whether the micro-kernel's store applies the whole of C's rule and, on the
-  // last k block, rounds into C itself (the k blocks before sum into the f32
+  // last k block, stores into C itself (the k blocks before sum into the
   // workspace): bf16 C with contiguous rows and beta 0 (a convolution's dst),
   // on a kernel that stores bf16. (Applied element by element in the
   // workspace's store, alpha, bias and ReLU took 12 % of res2a_1x1a's bf16
   // forward, 1 thread; the workspace's rounding pass after them 14 % of
   // res2a_1x1b's, k = 64: one k block; AMD EPYC Zen 5.)
   template <class Kernel>
-  static bool rounds_in_tile(const core::GemmArgs &g, const GemmKernel<Kernel> &kernel) {
-    return kernel.stores_bf16 && g.c_type == DLK_DTYPE_BF16 && g.cs_c == 1 && g.beta == 0.0f;
+  static bool stores_in_tile(const core::GemmArgs &g, const GemmKernel<Kernel> &kernel) {
+    return kernel.stores_in_tile && g.c_type == DLK_DTYPE_BF16 && g.cs_c == 1 && g.beta == 0.0f;
   }
   // The micro-kernel's store of the tile at `spot`: with `whole_rule` (in
-  // place, or rounds_in_tile), the first k block applies alpha and
+  // place, or stores_in_tile), the first k block applies alpha and
   // beta, the last one the epilogue (bias, ReLU); else it only sums.
   static kernels::F32Tile tile(const core::GemmArgs &g, bool whole_rule, bool first, bool last,
                                const TileSpot &spot, Acc *c, int64_t ldc, const int32_t *,
@@ -122,9 +122,10 @@ struct IntegerPath {
   static bool in_place(const core::GemmArgs &g) {
     return g.c_type == DLK_DTYPE_S32 && g.cs_c == 1 && !g.relu && !g.bias;
   }
+  // s8 or u8 C requantized by the micro-kernel (requantizes_in_tile).
   template <class Kernel>
-  static bool rounds_in_tile(const core::GemmArgs &, const GemmKernel<Kernel> &) {
-    return false;
+  static bool stores_in_tile(const core::GemmArgs &g, const GemmKernel<Kernel> &kernel) {
+    return kernel.stores_in_tile && requantizes_in_tile(g);
   }
   // The zero point of A as packed: s8 values are shifted by 128 in packing.
   // Where it is 0 (u8 A, zero point 0: activations after ReLU) B's column sums
@@ -138,7 +139,7 @@ struct IntegerPath {
                                const int32_t *) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate, sums,
-            a_zero(g), 0, nullptr, 0, nullptr, 0};
+            a_zero(g), 0, nullptr, 0, nullptr, 0, nullptr};
   }
   static void store(const GemmKernelSet &set, const core::GemmArgs &g, const TileSpot &s,
                     const int32_t *acc, int64_t ld) {
@@ -181,7 +182,7 @@ struct IntegerS8APath : IntegerPath {
                                const int32_t *a_row_sums) {
     const bool accumulate = !first || (in_place && g.beta != 0.0f);
     return {c, ldc, static_cast<int>(spot.rows), static_cast<int>(spot.cols), accumulate,
-            nullptr, 0, 0, a_row_sums, b_zero(g), nullptr, 0};
+            nullptr, 0, 0, a_row_sums, b_zero(g), nullptr, 0, nullptr};
   }
 };
 

@@ -12,7 +12,10 @@
 // entries, rows split among 2 and 3 threads, f32 and bf16 rows 4 KiB apart
 // (read in micro-rows of 10), 1-4 columns past a vector of 16 (summed along
 // k on AVX-512), and the declines: f32 columns 4 KiB apart, an
-// odd row count, k not a whole number of int8's quads.
+// odd row count, k not a whole number of int8's quads. u8 and s8 C are
+// requantized by the AVX-512 VNNI micro-kernel itself on the last k block
+// (S32Tile::requantize; the earlier blocks sum into the workspace): scales of
+// 1/2 and 1/8 make ties, 3 saturates, both against dlk.h's rule.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numeric.hpp"
 #include "tests/cpu/cpu_context.hpp"
 
 namespace dlk::cpu_test {
@@ -75,13 +79,25 @@ std::vector<double> exact(const Shape &s, const std::vector<int> &a, const std::
   return c;
 }
 
+// dlk.h's s8 / u8 C of the exact sums `sums` under a scale per column and C's
+// zero point.
+std::vector<double> requantized(const Shape &s, const std::vector<double> &sums,
+                                const std::vector<float> &scales, int32_t c_zero, bool u8) {
+  std::vector<double> c(sums.size());
+  for (size_t e = 0; e < sums.size(); ++e)
+    c[e] = core::requantize(static_cast<float>(sums[e]) * scales[e % s.n], c_zero,
+                            u8 ? 0 : -128, u8 ? 255 : 127);
+  return c;
+}
+
 // C = A B for A row-major with lda past k, or transposed (k x m) with lda_t
 // past m (its padding `pad`), B tight, C of c_type (every element written: it
-// starts at -1).
+// starts at -1), scaled per column and with C's zero point where `scales`.
 template <class C, class TA, class TB>
 std::vector<C> product(const Context &ctx, dlk_dtype a_type, dlk_dtype b_type, dlk_dtype c_type,
                        const Shape &s, bool a_transposed, const std::vector<TA> &a_tight,
-                       const std::vector<TB> &b, TA pad, int a_zero) {
+                       const std::vector<TB> &b, TA pad, int a_zero,
+                       const std::vector<float> *scales = nullptr, int32_t c_zero = 0) {
   const int64_t lda = a_transposed ? s.lda_t : s.lda;
   const int64_t a_entry = (a_transposed ? s.k : s.m) * lda;
   std::vector<TA> a(s.batch * a_entry, pad);
@@ -97,6 +113,11 @@ std::vector<C> product(const Context &ctx, dlk_dtype a_type, dlk_dtype b_type, d
   d.batch_count = s.batch;
   d.stride_a = a_entry, d.stride_b = s.k * s.n, d.stride_c = s.m * s.n;
   d.a_zero_point = a_zero;
+  if (scales) {
+    d.scale_mode = DLK_SCALE_PER_CHANNEL;
+    d.scales = scales->data();
+    d.c_zero_point = c_zero;
+  }
   Buffer<TA> da(ctx, a);
   Buffer<TB> db(ctx, b);
   Buffer<C> dc(ctx, std::vector<C>(s.batch * s.m * s.n, C(-1)));
@@ -131,6 +152,10 @@ TEST_CASE("gemm: A read in place under few panels of B gives the exact sums, eve
     std::vector<uint8_t> a8(a.size());
     for (size_t i = 0; i < a.size(); ++i) a8[i] = static_cast<uint8_t>(a[i] + 7);
     const std::vector<int8_t> b8 = cast<int8_t>(b);
+    std::vector<float> scales(s.n);
+    for (int64_t j = 0; j < s.n; ++j) scales[j] = j % 3 == 0 ? 0.5f : j % 3 == 1 ? 0.125f : 3.0f;
+    const std::vector<double> want_u8 = requantized(s, want, scales, 100, true);
+    const std::vector<double> want_s8 = requantized(s, want, scales, -20, false);
     for (const std::string &isa : cpu_tiers())
       for (const int threads : {1, 2, 3}) {
         const Context ctx(isa, threads);
@@ -147,6 +172,12 @@ TEST_CASE("gemm: A read in place under few panels of B gives the exact sums, eve
           CHECK(differing(product<int32_t>(ctx, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S32, s, t,
                                            a8, b8, uint8_t{0xFF}, 7),
                           want) == 0);
+          CHECK(differing(product<uint8_t>(ctx, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_U8, s, t,
+                                           a8, b8, uint8_t{0xFF}, 7, &scales, 100),
+                          want_u8) == 0);
+          CHECK(differing(product<int8_t>(ctx, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S8, s, t,
+                                          a8, b8, uint8_t{0xFF}, 7, &scales, -20),
+                          want_s8) == 0);
         }
       }
   }

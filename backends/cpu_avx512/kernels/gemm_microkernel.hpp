@@ -49,8 +49,8 @@ struct F32Tile {
   int64_t b_far;
   // Null, or the tile's values (c read where beta != 0, never written) go to
   // bf16 rows instead, rounded to nearest even (NaN kept quiet):
-  // bf16[i * bf16_ld + j]; only kernels whose GemmKernel says stores_bf16 are
-  // given this.
+  // bf16[i * bf16_ld + j]; only kernels whose GemmKernel says stores_in_tile
+  // are given this.
   uint16_t *bf16;
   int64_t bf16_ld;
   // Null, or (A's rows read in place, B packed) the tile's last cols % 16
@@ -70,6 +70,24 @@ struct F32Tile {
 // the int8 kernels' 2048 in quads).
 constexpr int kMaxTailColumns = 4;
 constexpr int64_t kMaxTailSteps = 512;
+
+// An s32 tile's values requantized into s8 or u8 C on the last k block, by
+// store_s32_tile's rule (gemm_epilogue.hpp) where no value can be NaN (beta 0,
+// the multipliers and biases finite): x = v * multiplier + bias, clamped to
+// [floor, above], rounded half to even, + zero_point, as a byte. floor is
+// C's least value less the zero point, or 0 where that is less and ReLU
+// applies; above is C's greatest less the zero point.
+struct S32Requantize {
+  void *c;  // the tile's element (0, 0) of C, its rows ldc bytes apart
+  int64_t ldc;
+  const float *row_multipliers;  // one per row of the tile, or null
+  const float *col_multipliers;  // one per column, or null; neither: multiplier
+  float multiplier;
+  const float *row_bias;  // one per row, or null
+  const float *col_bias;  // one per column, or null
+  float floor, above;
+  int32_t zero_point;
+};
 
 // Where an s32 tile goes: c = v, or c + v when accumulate, for
 // v[i][j] = acc[i][j] - a_zero * col_sums[j] (u8 A x s8 B) or
@@ -91,6 +109,9 @@ struct S32Tile {
   // As F32Tile's: null, or the tile's tail columns, a k-quad a step.
   const int32_t *b_tail;
   int64_t b_tail_ld;
+  // Null, or v goes to bytes of C instead (c read where accumulate, never
+  // written); only kernels whose GemmKernel says stores_in_tile are given this.
+  const S32Requantize *requantize;
 };
 
 // f32 accumulation, for f32, f16 and bf16 operands (packed as f32).

@@ -11,6 +11,7 @@ namespace dlk::cpu::kernels {
 namespace {
 
 #include "backends/cpu_avx512/kernels/lane_masks_avx512.inc"
+#include "backends/cpu_avx512/kernels/requantize_avx512.inc"
 
 // What C holds. The loops are built once per kind, so that nothing in them
 // tests the kind per vector.
@@ -52,20 +53,6 @@ inline __attribute__((always_inline)) __m512i requantize16(__m512 v, const Requa
       s.zero_f);
   const __m512 clamped = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, r, s.lo), s.hi);
   return _mm512_mask_mov_epi32(_mm512_maskz_cvttps_epi32(0xffff, clamped), nan, s.zero_i);
-}
-
-// requantize16 where no lane is NaN, the range moved by the zero point first:
-// clamp(round(v) + zero point) = round(clamp(v, below, above)) + zero point,
-// below and above whole, so one rounding conversion and an integer add
-// finish it. With ReLU `floor` is max(0, below): the ReLU and the clamp's
-// lower side in one max (-0 and 0 round alike).
-inline __attribute__((always_inline)) __m512i requantize16_finite(__m512 v, __m512 floor,
-                                                                  const RequantizeLanes &s) {
-  const __m512 clamped = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, v, floor),
-                                             s.above);
-  return _mm512_add_epi32(
-      _mm512_cvt_roundps_epi32(clamped, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-      s.zero_i);
 }
 
 template <CKind K>
@@ -115,7 +102,8 @@ __attribute__((always_inline)) inline void store_scaled_lanes(const S32TileStore
   if (t.beta != 0.0f) v = _mm512_fmadd_ps(_mm512_set1_ps(t.beta), c_values<K>(t, at, n), v);
   if (bias) v = _mm512_add_ps(v, *bias);
   if constexpr (K == CKind::bytes && Finite) {
-    const __m512i q = requantize16_finite(v, t.relu ? lanes->relu_below : lanes->below, *lanes);
+    const __m512i q = requantize16_finite(v, t.relu ? lanes->relu_below : lanes->below,
+                                          lanes->above, lanes->zero_i);
     _mm512_mask_cvtepi32_storeu_epi8(at, n, q);
     return;
   }
