@@ -57,6 +57,9 @@
 namespace dlk::cpu {
 namespace {
 
+// pixels_as_rows' floor for NHWC.
+constexpr int64_t kMinNhwcPixelsAsRows = 256;
+
 // Micro-kernel steps per k over the tiles of an m x n C, for a kernel of mr x
 // nr tiles held as two vectors of nr / 2 columns: an edge tile of R rows and V
 // vectors runs R x V multiply-adds per k, or R + V loads where they weigh more.
@@ -96,25 +99,36 @@ core::GemmArgs channels_as_rows(const core::Conv2dArgs &a, const ConvShape &s, i
 }
 
 // Whether the float forward takes output pixels as the GEMM's rows (dst^T =
-// im2col^T x weights^T, im2col^T packed as A) rather than its columns: where
-// the output channels fill the kernel's tiles better than the pixels, by a
-// tenth or more. NCHW only (dst^T is then column-major: the GEMM stores it
-// from its workspace), never pointwise (B is src itself).
+// im2col^T x weights^T, im2col^T packed as A) rather than its columns.
 //
-// The weights are then the GEMM's B, packed on every call, whose KC x NC block
-// is meant for L3: all kg columns of it (NC is larger) must stay within the L2
-// that the blocking was derived from (the A block MC x KC is half of it), or
-// the micro-kernel streams them from L3 (res5a_proj, 2048 channels of a 1x1/2:
-// 0.9x turned). And where the GEMM with the channels as rows reads the weights
-// in place (so few pixels that packing them would cost nearly what the product
-// reads of them), that saving outweighs the better-filled tiles: ResNet-50's
-// res5 3x3 layers (49 pixels: 2 panels of 32 columns hold them at 77 %, 4
-// micro-rows of 14 at 88 %) ran 1.04-1.26x with the channels as rows (see
-// docs/cpu_conv_pool.md).
+// NHWC: from kMinNhwcPixelsAsRows pixels an image, in one group. dst^T is
+// then dst itself, which the micro-kernel stores in place or rounds into; with
+// the channels as rows C is column-major, left to the workspace's store
+// element by element (ResNet-50's NHWC projections turned, AMD EPYC Zen 4:
+// res3a_proj, 784 pixels, 1.12-1.18x f32 and 1.24-1.47x bf16 at batch 1 and
+// 32 on 1 and 2 threads; res4a_proj, 196 pixels, 0.96-1.13x; res5a_proj, 49
+// pixels and 2048 channels, 0.75x f32 and 0.83x bf16, the weights packed for
+// so few pixels; ResNeXt's 32 groups 0.6-1.6x).
+//
+// NCHW: where the output channels fill the kernel's tiles better than the
+// pixels, by a tenth or more (dst^T is then column-major: the GEMM stores it
+// from its workspace). The weights are then the GEMM's B, packed on every
+// call, whose KC x NC block is meant for L3: all kg columns of it (NC is
+// larger) must stay within the L2 that the blocking was derived from (the A
+// block MC x KC is half of it), or the micro-kernel streams them from L3
+// (res5a_proj, 2048 channels of a 1x1/2: 0.9x turned). And where the GEMM with
+// the channels as rows reads the weights in place (so few pixels that packing
+// them would cost nearly what the product reads of them), that saving
+// outweighs the better-filled tiles: ResNet-50's res5 3x3 layers (49 pixels: 2
+// panels of 32 columns hold them at 77 %, 4 micro-rows of 14 at 88 %) ran
+// 1.04-1.26x with the channels as rows (see docs/cpu_conv_pool.md).
+//
+// Never pointwise (B is src itself).
 bool pixels_as_rows(const core::Conv2dArgs &a, const ConvShape &s, core::CpuIsa isa) {
-  if (s.nhwc || is_pointwise(s)) return false;
+  if (is_pointwise(s)) return false;
   // The A packer writes k-pairs, not the AMX kernel's rows.
   if (lowers_to_amx_gemm(a, isa)) return false;
+  if (s.nhwc) return s.groups == 1 && s.pixels() >= kMinNhwcPixelsAsRows;
   const GemmBlocking &b = gemm_kernel_set(isa).f32.blocking;
   const int64_t l2_floats = 2 * (b.mc + b.mr) * b.kc;
   return s.kg * std::min(s.taps(), b.kc) <= l2_floats &&

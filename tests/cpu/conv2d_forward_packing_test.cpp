@@ -37,6 +37,11 @@ const Shape kShapes[] = {
     // k past one k block of every kernel (bf16 1024, int8 2048): 250 x 3 x 3.
     {DLK_FORMAT_NHWC, 1, 250, 3, 36, 17, 3, 3, 1, 1, 1, 1},
     {DLK_FORMAT_NCHW, 1, 250, 5, 6, 17, 3, 3, 1, 1, 1, 1},
+    // NHWC through the im2col GEMM (a 1x1 at stride 2): from 256 output
+    // pixels an image the float forward takes the pixels as the GEMM's rows,
+    // dst^T being dst (16 x 16); below, the channels (15 x 17 = 255).
+    {DLK_FORMAT_NHWC, 2, 20, 32, 32, 24, 1, 1, 2, 0, 1, 1},
+    {DLK_FORMAT_NHWC, 1, 20, 30, 34, 24, 1, 1, 2, 0, 1, 1},
     // NHWC with one input channel (LeNet-5's conv1): the direct-rows kernel
     // on its NCHW twin, dst turned into NHWC; with padding, and a row too
     // short for it (k x 1 vector >= 6 columns).
@@ -430,6 +435,11 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       if (few_pixels)
         CHECK((implementation(ctx).find("im2col_packed_a+") == 0) ==
               (tier != "avx512" || kg % 2 == 1));
+      // NHWC through the im2col GEMM: the pixels as its rows from 256 an
+      // image in one group (conv2d_im2col.cpp, pixels_as_rows).
+      if (d.format == DLK_FORMAT_NHWC && implementation(ctx).find("im2col_packed") == 0)
+        CHECK((implementation(ctx).find("im2col_packed_a+") == 0) ==
+              (plane >= 256 && d.groups == 1));
       const int64_t cg = d.c / d.groups;
       // The direct kernels' rules (kernels/conv2d_direct_rows_kernels.hpp,
       // conv2d_direct_kernels.hpp): along rows where k x the row's vectors
