@@ -4,6 +4,7 @@
 // one GEMM per group over all images (its batch), with B written straight into
 // the GEMM's packed panels by Im2colPanelPacker, or, where the output channels
 // fill the micro-kernel's tiles better than the pixels (NCHW, few pixels),
+// and in NHWC from 256 pixels an image (dst^T is dst),
 // dst^T (pixels x kg) = im2col^T * weights^T with A written by
 // Im2colAPanelPacker (pixels_as_rows); a 1x1, stride-1, unpadded
 // convolution needs no im2col at all (B, or int8's A, is src itself, a strided
@@ -11,7 +12,9 @@
 // many output channels and pixels on the AVX-512 tier run the channel-lane
 // kernel instead where conv2d_channel_lanes_applies
 // (kernels/conv2d_channel_lanes_kernels.hpp): the output channels in the lanes,
-// the weights packed once per call, each pixel's input broadcast; elsewhere
+// the weights packed once per call, each pixel's input broadcast; grouped
+// NCHW runs it on each image's groups as convolutions of their own where
+// channel_lanes_groups_apply (int8 too; conv2d_group_views.hpp); elsewhere
 // NCHW on the AVX-512 tier runs the wide-row kernel where
 // conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
 // B read straight from a zero-padded copy of the image, nothing packed (f16,
@@ -43,6 +46,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/cpu_avx512/conv2d_group_views.hpp"
 #include "backends/cpu_avx512/conv2d_im2col_packer.hpp"
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
 #include "backends/cpu_avx512/cpu_ops.hpp"
@@ -232,6 +236,7 @@ enum class ForwardKernel {
   direct_rows_nhwc,
   few_channels,
   channel_lanes,
+  channel_lanes_groups,
   wide_rows,
   gemm
 };
@@ -255,6 +260,21 @@ struct ForwardChoice {
   ForwardKernel kernel;
   std::optional<DirectRowsNhwc> nhwc;
 };
+
+// Whether a grouped NCHW forward runs the channel-lane kernel on each image's
+// groups, each a convolution of its own, a thread each: where the kernel's
+// rule takes one (16 or more output channels a group, their taps past its
+// floor), its floor on the pixels that of weights packed before the call: a
+// group's weights are few (ResNeXt-50 conv5's 32 x 288), so packing them per
+// call weighs little. The GEMM's im2col panels were reused by only kg output
+// channels, and packing them took longer than the products (conv4, 32 groups
+// of 16: 12 % of the call against the micro-kernel's 10 %).
+bool channel_lanes_groups_apply(const core::Conv2dArgs &a, int threads) {
+  if (a.desc.groups <= 1 || a.desc.format != DLK_FORMAT_NCHW) return false;
+  const core::Conv2dArgs group = conv2d_group_of_image(a, 0, 0);
+  return kernels::conv2d_channel_lanes_applies(group, 1, false, /*prepacked=*/true) &&
+         conv2d_group_views_fit(a, threads, kernels::ChannelLanesPlan(group, 1).bytes);
+}
 
 // Whether the channel-lane kernel's (the AMX kernel's) weights are packed
 // before the call, which lowers its rule's floor on the pixels.
@@ -280,6 +300,7 @@ ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int
   if (kernels::conv2d_direct_few_channels_applies(args)) return {ForwardKernel::few_channels, {}};
   if (kernels::conv2d_channel_lanes_applies(args, threads, false, prepacked.lanes))
     return {ForwardKernel::channel_lanes, {}};
+  if (channel_lanes_groups_apply(args, threads)) return {ForwardKernel::channel_lanes_groups, {}};
   if (kernels::conv2d_wide_rows_applies(args, threads)) return {ForwardKernel::wide_rows, {}};
   return {ForwardKernel::gemm, {}};
 }
@@ -354,6 +375,15 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
           prepacked.lanes);
       const std::string name = kernels::conv2d_channel_lanes_name(args.desc);
       return {prepacked.lanes ? name + ":prepacked" : name, 0};
+    }
+    case ForwardKernel::channel_lanes_groups: {
+      const kernels::ChannelLanesPlan plan(conv2d_group_of_image(args, 0, 0), 1);
+      for_each_group_of_image(args, threads, plan.bytes, scratch, "dlk_conv2d_forward",
+                              "each thread's packed weights and padded image of a group",
+                              [&](const core::Conv2dArgs &group, void *own) {
+                                kernels::conv2d_channel_lanes_avx512(group, 1, plan, own);
+                              });
+      return {std::string(kernels::conv2d_channel_lanes_name(args.desc)) + ":groups", 0};
     }
     case ForwardKernel::wide_rows: {
       const kernels::WideRowsPlan plan(args, threads);

@@ -305,4 +305,50 @@ TEST_CASE("conv2d backward data NCHW 1x1: exact on the pixel-major GEMM or col2i
     }
 }
 
+// A grouped NCHW backward data runs each image's groups' turned convolutions
+// on the channel-lane kernel (conv2d_backward_data.cpp,
+// runs_channel_lanes_groups; conv2d_group_views.hpp), a thread each: turned
+// output channels (c/groups) of 16 and 32, turned input channels (k/groups)
+// of 16, 17 and 32, 49 and 56 pixels of diff_src over the floor of 48, stride
+// 2 in phases; and the declines (47 pixels, 15 channels a group). f32, with
+// the route checked, and bf16 rounded once, 1-3 threads.
+TEST_CASE("conv2d backward data NCHW with groups: each image's groups on the channel-lane "
+          "kernel, exact, f32 and bf16, 1-3 threads",
+          "[cpu][conv2d]") {
+  struct GroupedShape {
+    ConvShape shape;
+    bool lanes;  // f32 runs the channel-lane kernel a group at a time (AVX-512 tier)
+  };
+  const GroupedShape shapes[] = {
+      {{2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 2}, true},
+      {{3, 48, 8, 7, 51, 3, 3, 1, 1, 1, 3}, true},
+      {{2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2}, true},
+      {{1, 64, 14, 14, 64, 3, 3, 2, 1, 1, 2}, true},
+      {{1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2}, false},
+      {{1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2}, false},
+  };
+  std::mt19937 rng(14);
+  for (const GroupedShape &g : shapes) {
+    const ConvShape &s = g.shape;
+    const dlk_conv2d_desc d32 = conv_desc(s, DLK_DTYPE_F32);
+    int64_t oh = 0, ow = 0;
+    REQUIRE(dlk_conv2d_output_shape(&d32, &oh, &ow) == DLK_STATUS_SUCCESS);
+    const std::vector<int> diff_dst = random_ints(s.n * s.k * oh * ow, -3, 3, rng);
+    const std::vector<int> weights =
+        random_ints(s.k * s.c / s.groups * s.kh * s.kw, -3, 3, rng);
+    const std::vector<int64_t> sums = exact_backward_data(d32, oh, ow, diff_dst, weights);
+    for (const std::string &tier : cpu_tiers())
+      for (const int threads : {1, 2, 3}) {
+        const Context ctx(tier, threads);
+        for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16}) {
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
+          check_exact_backward_data(ctx, conv_desc(s, type), diff_dst, weights, sums);
+          if (type == DLK_DTYPE_F32)
+            CHECK((implementation(ctx) == "turned:avx512:channel_lanes_f32:groups") ==
+                  (tier == "avx512" && g.lanes));
+        }
+      }
+  }
+}
+
 }  // namespace dlk::cpu_test

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numeric.hpp"
 #include "tests/cpu/cpu_context.hpp"
 
 namespace dlk::cpu_test {
@@ -776,6 +777,78 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
                                               : "avx512:conv2d_channel_lanes_int8_nhwc")) == lanes);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_int8") == wide);
         }
+      }
+  }
+}
+
+// A grouped NCHW forward runs each image's groups on the channel-lane kernel
+// as convolutions of their own (conv2d_im2col.cpp, channel_lanes_groups_apply:
+// 16 or more output channels a group, 64 taps, 48 pixels), a thread each:
+// groups of 16 and of 17 output channels (a vector and one lane), of 32 over
+// the floor of 48 pixels (49), and the declines (47 pixels; 15 channels a
+// group). Every image and group must read its own planes, weights, bias and
+// scales: f32 with bias and ReLU, bf16 rounded once, int8 u8 src into u8 dst
+// with a scale per channel, bias, ReLU and zero points; 1-3 threads.
+TEST_CASE("conv2d forward NCHW with groups: each image's groups on the channel-lane kernel, "
+          "exact sums, f32, bf16 and int8 into u8, 1-3 threads",
+          "[cpu][conv2d]") {
+  const Shape shapes[] = {
+      {DLK_FORMAT_NCHW, 2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 2},
+      {DLK_FORMAT_NCHW, 3, 48, 8, 7, 51, 3, 3, 1, 1, 1, 3},
+      {DLK_FORMAT_NCHW, 2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2},
+      {DLK_FORMAT_NCHW, 1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2},
+      {DLK_FORMAT_NCHW, 1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2},
+  };
+  std::mt19937 rng(12);
+  for (const Shape &shape : shapes) {
+    const Problem base = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
+    const dlk_conv2d_desc &d0 = base.desc;
+    const int64_t cg = d0.c / d0.groups, kg = d0.k / d0.groups, plane = base.oh * base.ow;
+    const std::vector<int> src = random_ints(d0.n * d0.c * d0.h * d0.w, 0, 6, rng);
+    const std::vector<int> weights = random_ints(d0.k * cg * d0.kh * d0.kw, -3, 3, rng);
+    const std::vector<float> bias = cast<float>(random_ints(d0.k, -40, 40, rng));
+    const std::vector<int64_t> sums = exact(base, src, weights, 0);
+    std::vector<float> scales;
+    for (int64_t o = 0; o < d0.k; ++o) scales.push_back(0.25f * static_cast<float>(1 + o % 5));
+    const bool groups_rule = kg >= 16 && cg * d0.kh * d0.kw >= 64 && plane >= 48;
+    for (const std::string &tier : cpu_tiers())
+      for (const int threads : {1, 2, 3}) {
+        INFO(tier << " threads " << threads << " n " << d0.n << " c " << d0.c << " k " << d0.k
+                  << " groups " << d0.groups << " " << base.oh << " x " << base.ow);
+        const Context ctx(tier, threads);
+        Problem f32 = base;
+        check_f32_forward_exact(ctx, f32, src, weights, sums, bias, true);
+        CHECK((implementation(ctx) == "avx512:conv2d_channel_lanes_f32:groups") ==
+              (tier == "avx512" && groups_rule));
+
+        const Problem bf16 = problem(shape, DLK_DTYPE_BF16, DLK_DTYPE_BF16);
+        Buffer<uint16_t> src16(ctx, to_bf16(src)), weights16(ctx, to_bf16(weights));
+        Buffer<uint16_t> dst16(ctx, std::vector<uint16_t>(sums.size(), 0xffff));
+        REQUIRE(dlk_conv2d_forward(ctx.get(), &bf16.desc, src16.data(), weights16.data(),
+                                   nullptr, dst16.data()) == DLK_STATUS_SUCCESS);
+        std::vector<uint16_t> expected16;
+        for (const int64_t v : sums) expected16.push_back(bf16_bits(static_cast<float>(v)));
+        CHECK(dst16.values() == expected16);
+
+        Problem int8 = problem(shape, DLK_DTYPE_U8, DLK_DTYPE_U8);
+        dlk_conv2d_desc &d = int8.desc;
+        d.relu = 1;
+        d.dst_zero_point = 7;
+        d.scale_mode = DLK_SCALE_PER_CHANNEL;
+        d.scales = scales.data();
+        Buffer<uint8_t> src8(ctx, cast<uint8_t>(src));
+        Buffer<int8_t> weights8(ctx, cast<int8_t>(weights));
+        Buffer<float> bias_buf(ctx, bias);
+        Buffer<uint8_t> dst8(ctx, std::vector<uint8_t>(sums.size(), 0xa5));
+        REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src8.data(), weights8.data(), bias_buf.data(),
+                                   dst8.data()) == DLK_STATUS_SUCCESS);
+        std::vector<uint8_t> expected8;
+        for (size_t e = 0; e < sums.size(); ++e) {
+          const auto o = static_cast<size_t>(static_cast<int64_t>(e) / plane % d.k);
+          const float v = std::max(0.0f, static_cast<float>(sums[e]) * scales[o] + bias[o]);
+          expected8.push_back(static_cast<uint8_t>(core::requantize(v, 7, 0, 255)));
+        }
+        CHECK(dst8.values() == expected8);
       }
   }
 }
