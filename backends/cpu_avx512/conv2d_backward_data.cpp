@@ -606,25 +606,32 @@ void backward_data_channel_lanes(const core::Conv2dArgs &a, int threads, Scratch
       prepacked);
 }
 
-// Grouped NCHW: each image's groups' turned convolutions on the channel-lane
+// Grouped: each image's groups' turned convolutions on the channel-lane
 // kernel, a thread each (conv2d_group_views.hpp), where its rule takes a
 // group, with the pixel floor of weights packed before (a group's are few).
 bool runs_channel_lanes_groups(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
-  if (a.desc.groups <= 1 || a.desc.format != DLK_FORMAT_NCHW) return false;
-  const core::Conv2dArgs group = conv2d_group_of_image(a, 0, 0);
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.groups <= 1) return false;
+  // NHWC in phases over few pixels copies a group's diff_dst and diff_src for
+  // little work: ResNeXt-50 conv5_1 (49 pixels a phase) ran 0.91-0.93x GEMM +
+  // col2im.
+  if (d.format == DLK_FORMAT_NHWC && d.stride_h == 2 &&
+      d.h * d.w / 4 < kernels::kChannelLanesMinPixels)
+    return false;
+  const core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::backward_data, 0, 0);
   return runs_channel_lanes(group, isa, 1, /*prepacked=*/true) &&
          conv2d_group_views_fit(
-             a, threads,
+             a, GroupPass::backward_data, threads,
              kernels::ChannelLanesPlan(conv2d_turned_convolution(group, group.weights), 1, true)
                  .bytes);
 }
 
 void backward_data_channel_lanes_groups(const core::Conv2dArgs &a, int threads,
                                         Scratch &scratch) {
-  const core::Conv2dArgs first = conv2d_group_of_image(a, 0, 0);
+  const core::Conv2dArgs first = conv2d_group_of_image(a, GroupPass::backward_data, 0, 0);
   const kernels::ChannelLanesPlan plan(conv2d_turned_convolution(first, first.weights), 1, true);
   for_each_group_of_image(
-      a, threads, plan.bytes, scratch, "dlk_conv2d_backward_data",
+      a, GroupPass::backward_data, threads, plan.bytes, scratch, "dlk_conv2d_backward_data",
       "each thread's turned weights and padded diff_dst of a group",
       [&](const core::Conv2dArgs &group, void *own) {
         kernels::conv2d_channel_lanes_avx512(conv2d_turned_convolution(group, group.weights), 1,
@@ -707,7 +714,9 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
   if (runs_channel_lanes_groups(args, isa, threads)) {
     backward_data_channel_lanes_groups(args, threads, scratch);
     const bool bf16 = args.desc.src_type == DLK_DTYPE_BF16;
-    return {std::string("turned:avx512:channel_lanes_") + (bf16 ? "bf16" : "f32") + ":groups", 0};
+    return {std::string("turned:avx512:channel_lanes_") + (bf16 ? "bf16" : "f32") +
+                (args.desc.format == DLK_FORMAT_NHWC ? "_nhwc" : "") + ":groups",
+            0};
   }
   if (runs_wide_rows(args, isa, threads)) {
     backward_data_wide_rows(args, threads, scratch);

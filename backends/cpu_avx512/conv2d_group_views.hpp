@@ -1,10 +1,12 @@
-// A grouped NCHW convolution's groups, image by image, as convolutions of
-// their own. In NCHW a group's planes of src and dst (of diff_src and
-// diff_dst), its rows of the weights, its bias and its scales lie together, so
-// a kernel made for one group runs each of them as it is: the channel-lane
-// kernel forward (conv2d_im2col.cpp) and on backward data's turned
-// convolution (conv2d_backward_data.cpp), where the GEMM per group packed
-// panels that only k/groups output channels reused.
+// A grouped convolution's groups, image by image, as convolutions of their
+// own. In NCHW a group's planes of src and dst (of diff_src and diff_dst), its
+// rows of the weights, its bias and its scales lie together, so a kernel made
+// for one group runs each of them as it is; in NHWC a group's channels lie
+// among the others' in every pixel, so its input channels are copied into a
+// compact image first and its output channels into place after. The
+// channel-lane kernel runs so forward (conv2d_im2col.cpp) and on backward
+// data's turned convolution (conv2d_backward_data.cpp), where the GEMM per
+// group packed panels that only k/groups output channels reused.
 #pragma once
 
 #include <cstddef>
@@ -16,28 +18,63 @@
 
 namespace dlk::cpu {
 
-// Group g of image `image` of NCHW args: one image, c/groups input and
-// k/groups output channels, one group, the forward's and backward data's
-// tensors, the bias and the scales per channel moved to the group's part.
-core::Conv2dArgs conv2d_group_of_image(const core::Conv2dArgs &args, int64_t image, int64_t g);
+// Which tensors a group's convolution reads and writes: forward src and dst,
+// backward data diff_dst and diff_src.
+enum class GroupPass { forward, backward_data };
 
-// Whether every thread of a group_views run has `bytes` of scratch of its own
-// within the bound.
-bool conv2d_group_views_fit(const core::Conv2dArgs &args, int threads, size_t bytes);
+// NHWC's compact images of a group's input and output channels (64-byte
+// multiples); none in NCHW.
+struct GroupStaging {
+  size_t in_bytes = 0, out_bytes = 0;
+};
+GroupStaging group_staging(const core::Conv2dArgs &args, GroupPass pass);
+
+// Group g of image `image` of args: one image, c/groups input and k/groups
+// output channels, one group, its weights, bias and scales per channel; its
+// tensors of `pass` those of args (NCHW), or the compact `in` and `out`
+// (NHWC).
+core::Conv2dArgs conv2d_group_of_image(const core::Conv2dArgs &args, GroupPass pass,
+                                       int64_t image, int64_t g, const void *in = nullptr,
+                                       void *out = nullptr);
+
+// NHWC: group g of image `image`'s input channels of `pass` copied into `in`,
+// and its output channels from `out` into place.
+void stage_group_input(const core::Conv2dArgs &args, GroupPass pass, int64_t image, int64_t g,
+                       void *in);
+void place_group_output(const core::Conv2dArgs &args, GroupPass pass, int64_t image, int64_t g,
+                        const void *out);
+
+// Whether every thread of for_each_group_of_image has `kernel_bytes` and the
+// staging of scratch of its own within the bound.
+bool conv2d_group_views_fit(const core::Conv2dArgs &args, GroupPass pass, int threads,
+                            size_t kernel_bytes);
 
 // run(group, scratch) on every image's groups, a thread each (up to
-// `threads`), each thread with `bytes` of the context's scratch of its own;
-// `call` and `why` name the scratch where the bound refuses it.
+// `threads`), each thread with `kernel_bytes` of the context's scratch of its
+// own, and NHWC's staging; `call` and `why` name the scratch where the bound
+// refuses it.
 template <class Run>
-void for_each_group_of_image(const core::Conv2dArgs &args, int threads, size_t bytes,
-                             Scratch &scratch, const char *call, const char *why, Run run) {
+void for_each_group_of_image(const core::Conv2dArgs &args, GroupPass pass, int threads,
+                             size_t kernel_bytes, Scratch &scratch, const char *call,
+                             const char *why, Run run) {
   const int64_t groups = args.desc.groups, tasks = args.desc.n * groups;
   const int team = team_size(tasks, threads);
-  const size_t stride = ScratchCarver::aligned(bytes);
+  const GroupStaging staging = group_staging(args, pass);
+  const size_t kernel = ScratchCarver::aligned(kernel_bytes);
+  const size_t stride = kernel + staging.in_bytes + staging.out_bytes;
   auto *base = static_cast<unsigned char *>(
       scratch.get(stride * static_cast<size_t>(team), call, why));
   parallel_for(tasks, team, [&](int64_t task, int thread) {
-    run(conv2d_group_of_image(args, task / groups, task % groups), base + stride * thread);
+    const int64_t image = task / groups, g = task % groups;
+    unsigned char *own = base + stride * thread;
+    if (args.desc.format != DLK_FORMAT_NHWC) {
+      run(conv2d_group_of_image(args, pass, image, g), own);
+      return;
+    }
+    unsigned char *in = own + kernel, *out = in + staging.in_bytes;
+    stage_group_input(args, pass, image, g, in);
+    run(conv2d_group_of_image(args, pass, image, g, in, out), own);
+    place_group_output(args, pass, image, g, out);
   });
 }
 

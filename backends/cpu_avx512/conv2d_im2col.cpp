@@ -12,9 +12,9 @@
 // many output channels and pixels on the AVX-512 tier run the channel-lane
 // kernel instead where conv2d_channel_lanes_applies
 // (kernels/conv2d_channel_lanes_kernels.hpp): the output channels in the lanes,
-// the weights packed once per call, each pixel's input broadcast; grouped
-// NCHW runs it on each image's groups as convolutions of their own where
-// channel_lanes_groups_apply (int8 too; conv2d_group_views.hpp); elsewhere
+// the weights packed once per call, each pixel's input broadcast; a grouped
+// convolution runs it on each image's groups as convolutions of their own
+// where channel_lanes_groups_apply (int8 too; conv2d_group_views.hpp); elsewhere
 // NCHW on the AVX-512 tier runs the wide-row kernel where
 // conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
 // B read straight from a zero-padded copy of the image, nothing packed (f16,
@@ -261,7 +261,7 @@ struct ForwardChoice {
   std::optional<DirectRowsNhwc> nhwc;
 };
 
-// Whether a grouped NCHW forward runs the channel-lane kernel on each image's
+// Whether a grouped forward runs the channel-lane kernel on each image's
 // groups, each a convolution of its own, a thread each: where the kernel's
 // rule takes one (16 or more output channels a group, their taps past its
 // floor), its floor on the pixels that of weights packed before the call: a
@@ -270,10 +270,11 @@ struct ForwardChoice {
 // channels, and packing them took longer than the products (conv4, 32 groups
 // of 16: 12 % of the call against the micro-kernel's 10 %).
 bool channel_lanes_groups_apply(const core::Conv2dArgs &a, int threads) {
-  if (a.desc.groups <= 1 || a.desc.format != DLK_FORMAT_NCHW) return false;
-  const core::Conv2dArgs group = conv2d_group_of_image(a, 0, 0);
+  if (a.desc.groups <= 1) return false;
+  const core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::forward, 0, 0);
   return kernels::conv2d_channel_lanes_applies(group, 1, false, /*prepacked=*/true) &&
-         conv2d_group_views_fit(a, threads, kernels::ChannelLanesPlan(group, 1).bytes);
+         conv2d_group_views_fit(a, GroupPass::forward, threads,
+                                kernels::ChannelLanesPlan(group, 1).bytes);
 }
 
 // Whether the channel-lane kernel's (the AMX kernel's) weights are packed
@@ -377,8 +378,10 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       return {prepacked.lanes ? name + ":prepacked" : name, 0};
     }
     case ForwardKernel::channel_lanes_groups: {
-      const kernels::ChannelLanesPlan plan(conv2d_group_of_image(args, 0, 0), 1);
-      for_each_group_of_image(args, threads, plan.bytes, scratch, "dlk_conv2d_forward",
+      const kernels::ChannelLanesPlan plan(
+          conv2d_group_of_image(args, GroupPass::forward, 0, 0), 1);
+      for_each_group_of_image(args, GroupPass::forward, threads, plan.bytes, scratch,
+                              "dlk_conv2d_forward",
                               "each thread's packed weights and padded image of a group",
                               [&](const core::Conv2dArgs &group, void *own) {
                                 kernels::conv2d_channel_lanes_avx512(group, 1, plan, own);

@@ -305,27 +305,29 @@ TEST_CASE("conv2d backward data NCHW 1x1: exact on the pixel-major GEMM or col2i
     }
 }
 
-// A grouped NCHW backward data runs each image's groups' turned convolutions
-// on the channel-lane kernel (conv2d_backward_data.cpp,
-// runs_channel_lanes_groups; conv2d_group_views.hpp), a thread each: turned
-// output channels (c/groups) of 16 and 32, turned input channels (k/groups)
-// of 16, 17 and 32, 49 and 56 pixels of diff_src over the floor of 48, stride
-// 2 in phases; and the declines (47 pixels, 15 channels a group). f32, with
-// the route checked, and bf16 rounded once, 1-3 threads.
-TEST_CASE("conv2d backward data NCHW with groups: each image's groups on the channel-lane "
-          "kernel, exact, f32 and bf16, 1-3 threads",
+// A grouped backward data runs each image's groups' turned convolutions on
+// the channel-lane kernel (conv2d_backward_data.cpp, runs_channel_lanes_groups;
+// conv2d_group_views.hpp, NHWC through compact copies of a group's channels),
+// a thread each: turned output channels (c/groups) of 16 and 32, turned input
+// channels (k/groups) of 16, 17 and 32, 49 and 56 pixels of diff_src over the
+// floor of 48, stride 2 in phases (NHWC: declined below 128 pixels a phase);
+// and the declines (47 pixels, 15 channels a group). f32, with the route
+// checked, and bf16 rounded once, NCHW and NHWC, 1-3 threads.
+TEST_CASE("conv2d backward data with groups: each image's groups on the channel-lane kernel, "
+          "exact, f32 and bf16, NCHW and NHWC, 1-3 threads",
           "[cpu][conv2d]") {
   struct GroupedShape {
     ConvShape shape;
-    bool lanes;  // f32 runs the channel-lane kernel a group at a time (AVX-512 tier)
+    // f32 runs the channel-lane kernel a group at a time (AVX-512 tier)
+    bool lanes_nchw, lanes_nhwc;
   };
   const GroupedShape shapes[] = {
-      {{2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 2}, true},
-      {{3, 48, 8, 7, 51, 3, 3, 1, 1, 1, 3}, true},
-      {{2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2}, true},
-      {{1, 64, 14, 14, 64, 3, 3, 2, 1, 1, 2}, true},
-      {{1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2}, false},
-      {{1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2}, false},
+      {{2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 2}, true, true},
+      {{3, 48, 8, 7, 51, 3, 3, 1, 1, 1, 3}, true, true},
+      {{2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2}, true, true},
+      {{1, 64, 14, 14, 64, 3, 3, 2, 1, 1, 2}, true, false},
+      {{1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2}, false, false},
+      {{1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2}, false, false},
   };
   std::mt19937 rng(14);
   for (const GroupedShape &g : shapes) {
@@ -342,10 +344,20 @@ TEST_CASE("conv2d backward data NCHW with groups: each image's groups on the cha
         const Context ctx(tier, threads);
         for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16}) {
           INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
-          check_exact_backward_data(ctx, conv_desc(s, type), diff_dst, weights, sums);
-          if (type == DLK_DTYPE_F32)
+          dlk_conv2d_desc d = conv_desc(s, type);
+          check_exact_backward_data(ctx, d, diff_dst, weights, sums);
+          const bool f32 = type == DLK_DTYPE_F32, on_avx512 = tier == "avx512";
+          if (f32)
             CHECK((implementation(ctx) == "turned:avx512:channel_lanes_f32:groups") ==
-                  (tier == "avx512" && g.lanes));
+                  (on_avx512 && g.lanes_nchw));
+          INFO("nhwc");
+          d.format = DLK_FORMAT_NHWC;
+          check_exact_backward_data(ctx, d, to_nhwc(diff_dst, s.n, s.k, oh * ow),
+                                    to_nhwc(weights, s.k, s.c / s.groups, s.kh * s.kw),
+                                    to_nhwc(sums, s.n, s.c, s.h * s.w));
+          if (f32)
+            CHECK((implementation(ctx) == "turned:avx512:channel_lanes_f32_nhwc:groups") ==
+                  (on_avx512 && g.lanes_nhwc));
         }
       }
   }

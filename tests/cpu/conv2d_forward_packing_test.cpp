@@ -781,24 +781,29 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
   }
 }
 
-// A grouped NCHW forward runs each image's groups on the channel-lane kernel
-// as convolutions of their own (conv2d_im2col.cpp, channel_lanes_groups_apply:
-// 16 or more output channels a group, 64 taps, 48 pixels), a thread each:
+// A grouped forward runs each image's groups on the channel-lane kernel as
+// convolutions of their own (conv2d_im2col.cpp, channel_lanes_groups_apply:
+// 16 or more output channels a group, 64 taps (NHWC 16), 48 pixels; NHWC
+// through compact copies of a group's channels), a thread each, NCHW and NHWC:
 // groups of 16 and of 17 output channels (a vector and one lane), of 32 over
 // the floor of 48 pixels (49), and the declines (47 pixels; 15 channels a
 // group). Every image and group must read its own planes, weights, bias and
 // scales: f32 with bias and ReLU, bf16 rounded once, int8 u8 src into u8 dst
 // with a scale per channel, bias, ReLU and zero points; 1-3 threads.
-TEST_CASE("conv2d forward NCHW with groups: each image's groups on the channel-lane kernel, "
-          "exact sums, f32, bf16 and int8 into u8, 1-3 threads",
+TEST_CASE("conv2d forward with groups: each image's groups on the channel-lane kernel, "
+          "exact sums, f32, bf16 and int8 into u8, NCHW and NHWC, 1-3 threads",
           "[cpu][conv2d]") {
-  const Shape shapes[] = {
+  std::vector<Shape> shapes = {
       {DLK_FORMAT_NCHW, 2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 2},
       {DLK_FORMAT_NCHW, 3, 48, 8, 7, 51, 3, 3, 1, 1, 1, 3},
       {DLK_FORMAT_NCHW, 2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2},
       {DLK_FORMAT_NCHW, 1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2},
       {DLK_FORMAT_NCHW, 1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2},
   };
+  for (size_t i = 0, count = shapes.size(); i < count; ++i) {
+    shapes.push_back(shapes[i]);
+    shapes.back().format = DLK_FORMAT_NHWC;
+  }
   std::mt19937 rng(12);
   for (const Shape &shape : shapes) {
     const Problem base = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
@@ -810,7 +815,8 @@ TEST_CASE("conv2d forward NCHW with groups: each image's groups on the channel-l
     const std::vector<int64_t> sums = exact(base, src, weights, 0);
     std::vector<float> scales;
     for (int64_t o = 0; o < d0.k; ++o) scales.push_back(0.25f * static_cast<float>(1 + o % 5));
-    const bool groups_rule = kg >= 16 && cg * d0.kh * d0.kw >= 64 && plane >= 48;
+    const bool nhwc = d0.format == DLK_FORMAT_NHWC;
+    const bool groups_rule = kg >= 16 && cg * d0.kh * d0.kw >= (nhwc ? 16 : 64) && plane >= 48;
     for (const std::string &tier : cpu_tiers())
       for (const int threads : {1, 2, 3}) {
         INFO(tier << " threads " << threads << " n " << d0.n << " c " << d0.c << " k " << d0.k
@@ -818,7 +824,8 @@ TEST_CASE("conv2d forward NCHW with groups: each image's groups on the channel-l
         const Context ctx(tier, threads);
         Problem f32 = base;
         check_f32_forward_exact(ctx, f32, src, weights, sums, bias, true);
-        CHECK((implementation(ctx) == "avx512:conv2d_channel_lanes_f32:groups") ==
+        CHECK((implementation(ctx) == (nhwc ? "avx512:conv2d_channel_lanes_f32_nhwc:groups"
+                                            : "avx512:conv2d_channel_lanes_f32:groups")) ==
               (tier == "avx512" && groups_rule));
 
         const Problem bf16 = problem(shape, DLK_DTYPE_BF16, DLK_DTYPE_BF16);
@@ -844,7 +851,8 @@ TEST_CASE("conv2d forward NCHW with groups: each image's groups on the channel-l
                                    dst8.data()) == DLK_STATUS_SUCCESS);
         std::vector<uint8_t> expected8;
         for (size_t e = 0; e < sums.size(); ++e) {
-          const auto o = static_cast<size_t>(static_cast<int64_t>(e) / plane % d.k);
+          const auto o = static_cast<size_t>(nhwc ? static_cast<int64_t>(e) % d.k
+                                                  : static_cast<int64_t>(e) / plane % d.k);
           const float v = std::max(0.0f, static_cast<float>(sums[e]) * scales[o] + bias[o]);
           expected8.push_back(static_cast<uint8_t>(core::requantize(v, 7, 0, 255)));
         }
