@@ -659,6 +659,34 @@ void backward_data_wide_rows(const core::Conv2dArgs &a, int threads, Scratch &sc
                   "the turned weights, the padded images of diff_dst and the taps' offsets"));
 }
 
+// Grouped with fewer than 16 channels a group in diff_src (NCHW, stride 1):
+// each image's groups' turned convolutions on the wide-row kernel, a thread
+// each, where its rule takes a group as one (`of_group`); GEMM + col2im per
+// group reused each diff_dst panel for cg channels.
+bool runs_wide_rows_groups(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
+  const dlk_conv2d_desc &d = a.desc;
+  if (d.groups <= 1 || a.c_per_group >= 16 || isa != core::CpuIsa::avx512 || d.stride_h != 1 ||
+      d.stride_w != 1 || lowers_to_amx_gemm(a, isa))
+    return false;
+  const core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::backward_data, 0, 0);
+  const core::Conv2dArgs turned = conv2d_turned_convolution(group, group.weights);
+  return kernels::conv2d_wide_rows_applies(turned, 1, true, /*of_group=*/true) &&
+         conv2d_group_views_fit(a, GroupPass::backward_data, threads,
+                                kernels::WideRowsPlan(turned, 1, true).bytes);
+}
+
+void backward_data_wide_rows_groups(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
+  const core::Conv2dArgs first = conv2d_group_of_image(a, GroupPass::backward_data, 0, 0);
+  const kernels::WideRowsPlan plan(conv2d_turned_convolution(first, first.weights), 1, true);
+  for_each_group_of_image(
+      a, GroupPass::backward_data, threads, plan.bytes, scratch, "dlk_conv2d_backward_data",
+      "each thread's turned weights and padded diff_dst of a group",
+      [&](const core::Conv2dArgs &group, void *own) {
+        kernels::conv2d_wide_rows_avx512(conv2d_turned_convolution(group, group.weights), 1, plan,
+                                         own);
+      });
+}
+
 }  // namespace
 
 bool conv2d_backward_data_packed_runs_channel_lanes(const core::Conv2dArgs &args,
@@ -717,6 +745,10 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     return {std::string("turned:avx512:channel_lanes_") + (bf16 ? "bf16" : "f32") +
                 (args.desc.format == DLK_FORMAT_NHWC ? "_nhwc" : "") + ":groups",
             0};
+  }
+  if (runs_wide_rows_groups(args, isa, threads)) {
+    backward_data_wide_rows_groups(args, threads, scratch);
+    return {std::string(kernels::conv2d_wide_rows_name(args.desc.src_type, true)) + ":groups", 0};
   }
   if (runs_wide_rows(args, isa, threads)) {
     backward_data_wide_rows(args, threads, scratch);

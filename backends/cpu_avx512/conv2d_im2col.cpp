@@ -18,7 +18,9 @@
 // NCHW on the AVX-512 tier runs the wide-row kernel where
 // conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
 // B read straight from a zero-padded copy of the image, nothing packed (f16,
-// and bf16 where vdpbf16ps is slower than FMAs, widened to f32 there); f32
+// and bf16 where vdpbf16ps is slower than FMAs, widened to f32 there), on the
+// groups of a grouped one with fewer output channels a group than the
+// channel-lane kernel's 16 where wide_rows_groups_apply; f32
 // NCHW at stride 1 with few output channels runs a direct kernel along rows
 // where conv2d_direct_rows_forward_applies, or one with the channels in the
 // lanes where conv2d_direct_few_channels_applies (LeNet-5's conv1 and conv2).
@@ -234,6 +236,7 @@ enum class ForwardKernel {
   amx,
   direct_rows,
   direct_rows_nhwc,
+  wide_rows_groups,
   few_channels,
   channel_lanes,
   channel_lanes_groups,
@@ -277,6 +280,19 @@ bool channel_lanes_groups_apply(const core::Conv2dArgs &a, int threads) {
                                 kernels::ChannelLanesPlan(group, 1).bytes);
 }
 
+// Whether a grouped NCHW forward runs the wide-row kernel on each image's
+// groups, a thread each: where its rule takes a group as one
+// (`of_group`: 4 to 15 output channels a group, which the channel-lane
+// kernel's 16 lanes do not fill; ResNeXt-50 conv2 and conv3). The few-channel
+// kernel, checked after, took conv3's 8 a group at half this speed (f32).
+bool wide_rows_groups_apply(const core::Conv2dArgs &a, int threads) {
+  if (a.desc.groups <= 1 || a.k_per_group >= 16) return false;
+  const core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::forward, 0, 0);
+  return kernels::conv2d_wide_rows_applies(group, 1, false, /*of_group=*/true) &&
+         conv2d_group_views_fit(a, GroupPass::forward, threads,
+                                kernels::WideRowsPlan(group, 1).bytes);
+}
+
 // Whether the channel-lane kernel's (the AMX kernel's) weights are packed
 // before the call, which lowers its rule's floor on the pixels.
 struct Prepacked {
@@ -298,6 +314,7 @@ ForwardChoice forward_kernel(const core::Conv2dArgs &args, core::CpuIsa isa, int
     ForwardChoice choice{ForwardKernel::direct_rows_nhwc, DirectRowsNhwc(args, threads)};
     if (choice.nhwc->plan_bytes + choice.nhwc->dst_bytes <= kScratchBound) return choice;
   }
+  if (wide_rows_groups_apply(args, threads)) return {ForwardKernel::wide_rows_groups, {}};
   if (kernels::conv2d_direct_few_channels_applies(args)) return {ForwardKernel::few_channels, {}};
   if (kernels::conv2d_channel_lanes_applies(args, threads, false, prepacked.lanes))
     return {ForwardKernel::channel_lanes, {}};
@@ -387,6 +404,17 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
                                 kernels::conv2d_channel_lanes_avx512(group, 1, plan, own);
                               });
       return {std::string(kernels::conv2d_channel_lanes_name(args.desc)) + ":groups", 0};
+    }
+    case ForwardKernel::wide_rows_groups: {
+      const kernels::WideRowsPlan plan(conv2d_group_of_image(args, GroupPass::forward, 0, 0), 1);
+      for_each_group_of_image(args, GroupPass::forward, threads, plan.bytes, scratch,
+                              "dlk_conv2d_forward",
+                              "each thread's padded image of a group and the taps' offsets",
+                              [&](const core::Conv2dArgs &group, void *own) {
+                                kernels::conv2d_wide_rows_avx512(group, 1, plan, own);
+                              });
+      return {std::string(kernels::conv2d_wide_rows_name(args.desc.src_type, false)) + ":groups",
+              0};
     }
     case ForwardKernel::wide_rows: {
       const kernels::WideRowsPlan plan(args, threads);

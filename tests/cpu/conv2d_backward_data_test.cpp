@@ -135,34 +135,6 @@ std::vector<ConvShape> with_stride2(const ConvShape (&shapes)[N]) {
   return all;
 }
 
-// Runs backward data of d (f32, f16 or bf16) on the integers diff_dst and
-// weights, in d's layouts, and checks diff_src against the exact sums rounded
-// once to the type.
-void check_exact_backward_data(const Context &ctx, const dlk_conv2d_desc &d,
-                               const std::vector<int> &diff_dst, const std::vector<int> &weights,
-                               const std::vector<int64_t> &sums) {
-  if (d.src_type == DLK_DTYPE_F32) {
-    Buffer<float> dd(ctx, cast<float>(diff_dst)), w(ctx, cast<float>(weights));
-    Buffer<float> diff_src(ctx, std::vector<float>(sums.size(), NAN));
-    REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
-            DLK_STATUS_SUCCESS);
-    CHECK(diff_src.values() == cast<float>(sums));
-    return;
-  }
-  const auto bits = [&](int64_t v) {
-    return d.src_type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
-  };
-  std::vector<uint16_t> dd_bits, w_bits, expected;
-  for (const int v : diff_dst) dd_bits.push_back(bits(v));
-  for (const int v : weights) w_bits.push_back(bits(v));
-  for (const int64_t v : sums) expected.push_back(bits(v));
-  Buffer<uint16_t> dd(ctx, dd_bits), w(ctx, w_bits);
-  Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(sums.size(), 0xffff));
-  REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
-          DLK_STATUS_SUCCESS);
-  CHECK(diff_src.values() == expected);
-}
-
 // Whether the stride-2 phases of one dimension (kernel, padding, diff_src's
 // extent) all have taps and outputs and read diff_dst from the same first
 // row: the phase of parity q takes the taps r with q + pad - r even, its
@@ -303,64 +275,6 @@ TEST_CASE("conv2d backward data NCHW 1x1: exact on the pixel-major GEMM or col2i
           CHECK(implementation(ctx).rfind(pointwise ? "gemm:" : "gemm+col2im:", 0) == 0);
         }
     }
-}
-
-// A grouped backward data runs each image's groups' turned convolutions on
-// the channel-lane kernel (conv2d_backward_data.cpp, runs_channel_lanes_groups;
-// conv2d_group_views.hpp, NHWC through compact copies of a group's channels),
-// a thread each: turned output channels (c/groups) of 16 and 32, turned input
-// channels (k/groups) of 16, 17 and 32, 49 and 56 pixels of diff_src over the
-// floor of 48, stride 2 in phases (NHWC: declined below 128 pixels a phase);
-// and the declines (47 pixels, 15 channels a group). f32, with the route
-// checked, and bf16 rounded once, NCHW and NHWC, 1-3 threads.
-TEST_CASE("conv2d backward data with groups: each image's groups on the channel-lane kernel, "
-          "exact, f32 and bf16, NCHW and NHWC, 1-3 threads",
-          "[cpu][conv2d]") {
-  struct GroupedShape {
-    ConvShape shape;
-    // f32 runs the channel-lane kernel a group at a time (AVX-512 tier)
-    bool lanes_nchw, lanes_nhwc;
-  };
-  const GroupedShape shapes[] = {
-      {{2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 2}, true, true},
-      {{3, 48, 8, 7, 51, 3, 3, 1, 1, 1, 3}, true, true},
-      {{2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2}, true, true},
-      {{1, 64, 14, 14, 64, 3, 3, 2, 1, 1, 2}, true, false},
-      {{1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2}, false, false},
-      {{1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2}, false, false},
-  };
-  std::mt19937 rng(14);
-  for (const GroupedShape &g : shapes) {
-    const ConvShape &s = g.shape;
-    const dlk_conv2d_desc d32 = conv_desc(s, DLK_DTYPE_F32);
-    int64_t oh = 0, ow = 0;
-    REQUIRE(dlk_conv2d_output_shape(&d32, &oh, &ow) == DLK_STATUS_SUCCESS);
-    const std::vector<int> diff_dst = random_ints(s.n * s.k * oh * ow, -3, 3, rng);
-    const std::vector<int> weights =
-        random_ints(s.k * s.c / s.groups * s.kh * s.kw, -3, 3, rng);
-    const std::vector<int64_t> sums = exact_backward_data(d32, oh, ow, diff_dst, weights);
-    for (const std::string &tier : cpu_tiers())
-      for (const int threads : {1, 2, 3}) {
-        const Context ctx(tier, threads);
-        for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16}) {
-          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
-          dlk_conv2d_desc d = conv_desc(s, type);
-          check_exact_backward_data(ctx, d, diff_dst, weights, sums);
-          const bool f32 = type == DLK_DTYPE_F32, on_avx512 = tier == "avx512";
-          if (f32)
-            CHECK((implementation(ctx) == "turned:avx512:channel_lanes_f32:groups") ==
-                  (on_avx512 && g.lanes_nchw));
-          INFO("nhwc");
-          d.format = DLK_FORMAT_NHWC;
-          check_exact_backward_data(ctx, d, to_nhwc(diff_dst, s.n, s.k, oh * ow),
-                                    to_nhwc(weights, s.k, s.c / s.groups, s.kh * s.kw),
-                                    to_nhwc(sums, s.n, s.c, s.h * s.w));
-          if (f32)
-            CHECK((implementation(ctx) == "turned:avx512:channel_lanes_f32_nhwc:groups") ==
-                  (on_avx512 && g.lanes_nhwc));
-        }
-      }
-  }
 }
 
 }  // namespace dlk::cpu_test

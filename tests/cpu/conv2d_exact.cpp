@@ -1,5 +1,8 @@
 #include "tests/cpu/conv2d_exact.hpp"
 
+#include <catch2/catch.hpp>
+#include <cmath>
+
 namespace dlk::cpu_test {
 
 dlk_conv2d_desc conv_desc(const ConvShape &s, dlk_dtype type) {
@@ -40,6 +43,67 @@ std::vector<int64_t> exact_backward_data(const dlk_conv2d_desc &d, int64_t oh, i
               }
         }
   return out;
+}
+
+std::vector<int64_t> exact_forward(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
+                                   const std::vector<int> &src, const std::vector<int> &weights,
+                                   int zero) {
+  const bool nhwc = d.format == DLK_FORMAT_NHWC;
+  const int64_t cg = d.c / d.groups, kg = d.k / d.groups;
+  std::vector<int64_t> out(d.n * d.k * oh * ow);
+  for (int64_t i = 0; i < d.n; ++i)
+    for (int64_t o = 0; o < d.k; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t sum = 0;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < d.kh; ++r)
+              for (int64_t q = 0; q < d.kw; ++q) {
+                const int64_t iy = y * d.stride_h - d.pad_h + r * d.dilation_h;
+                const int64_t ix = x * d.stride_w - d.pad_w + q * d.dilation_w;
+                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
+                const int64_t c = o / kg * cg + ci;
+                const int64_t si = nhwc ? ((i * d.h + iy) * d.w + ix) * d.c + c
+                                        : ((i * d.c + c) * d.h + iy) * d.w + ix;
+                const int64_t wi = nhwc ? ((o * d.kh + r) * d.kw + q) * cg + ci
+                                        : ((o * cg + ci) * d.kh + r) * d.kw + q;
+                sum += int64_t{src[si] - zero} * weights[wi];
+              }
+          out[nhwc ? ((i * oh + y) * ow + x) * d.k + o
+                   : ((i * d.k + o) * oh + y) * ow + x] = sum;
+        }
+  return out;
+}
+
+std::vector<uint16_t> to_bf16(const std::vector<int> &v) {
+  std::vector<uint16_t> out;
+  for (int x : v) out.push_back(bf16_bits(static_cast<float>(x)));
+  return out;
+}
+
+void check_exact_backward_data(const Context &ctx, const dlk_conv2d_desc &d,
+                               const std::vector<int> &diff_dst, const std::vector<int> &weights,
+                               const std::vector<int64_t> &sums) {
+  if (d.src_type == DLK_DTYPE_F32) {
+    Buffer<float> dd(ctx, cast<float>(diff_dst)), w(ctx, cast<float>(weights));
+    Buffer<float> diff_src(ctx, std::vector<float>(sums.size(), NAN));
+    REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
+            DLK_STATUS_SUCCESS);
+    CHECK(diff_src.values() == cast<float>(sums));
+    return;
+  }
+  const auto bits = [&](int64_t v) {
+    return d.src_type == DLK_DTYPE_F16 ? f16_bits(v) : bf16_bits(static_cast<float>(v));
+  };
+  std::vector<uint16_t> dd_bits, w_bits, expected;
+  for (const int v : diff_dst) dd_bits.push_back(bits(v));
+  for (const int v : weights) w_bits.push_back(bits(v));
+  for (const int64_t v : sums) expected.push_back(bits(v));
+  Buffer<uint16_t> dd(ctx, dd_bits), w(ctx, w_bits);
+  Buffer<uint16_t> diff_src(ctx, std::vector<uint16_t>(sums.size(), 0xffff));
+  REQUIRE(dlk_conv2d_backward_data(ctx.get(), &d, dd.data(), w.data(), diff_src.data()) ==
+          DLK_STATUS_SUCCESS);
+  CHECK(diff_src.values() == expected);
 }
 
 }  // namespace dlk::cpu_test

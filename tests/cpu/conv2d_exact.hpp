@@ -1,5 +1,6 @@
 // What the exact-sum convolution tests share: a shape as they list it, its
-// descriptor, and the exact backward-data sums of small-integer data.
+// descriptor, the exact forward and backward-data sums of small-integer data,
+// and the check of backward data against them.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "dlk/dlk.h"
+#include "tests/cpu/cpu_context.hpp"
 
 namespace dlk::cpu_test {
 
@@ -21,6 +23,21 @@ std::string describe(const ConvShape &s);
 // The exact diff_src (NCHW) of diff_dst and the weights (OIHW per group).
 std::vector<int64_t> exact_backward_data(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
                                          const std::vector<int> &diff_dst, const std::vector<int> &weights);
+
+// The exact forward sums (without bias) of src less `zero`, in d's layouts.
+std::vector<int64_t> exact_forward(const dlk_conv2d_desc &d, int64_t oh, int64_t ow,
+                                   const std::vector<int> &src, const std::vector<int> &weights,
+                                   int zero);
+
+// Small integers as bf16 (exact).
+std::vector<uint16_t> to_bf16(const std::vector<int> &v);
+
+// Runs backward data of d (f32, f16 or bf16) on the integers diff_dst and
+// weights, in d's layouts, and checks diff_src against the exact sums rounded
+// once to the type.
+void check_exact_backward_data(const Context &ctx, const dlk_conv2d_desc &d,
+                               const std::vector<int> &diff_dst, const std::vector<int> &weights,
+                               const std::vector<int64_t> &sums);
 
 // An NCHW (or OIHW) tensor's values in NHWC (OHWI) order: n images of c x hw.
 template <class V>

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/numeric.hpp"
+#include "tests/cpu/conv2d_exact.hpp"
 #include "tests/cpu/cpu_context.hpp"
 
 namespace dlk::cpu_test {
@@ -252,18 +253,21 @@ bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, 
                             nchw && d.dst_type == DLK_DTYPE_S32 ? d.c * d.kh * d.kw : 0);
 }
 
-// The wide-row rule for int8 (k-quads on vpdpbusd): also one group, NCHW,
-// dense, a CPU with AVX512_VNNI, and a kernel larger than 1x1; 3 or more input
-// channels (a quad three-quarters full); the rows' width up to 1.2 x ow, and
-// at stride 2 more than 3 tiles of 48 wide columns.
+// The wide-row rule for int8 (k-quads on vpdpbusd): also NCHW, dense, a CPU
+// with AVX512_VNNI, and a kernel larger than 1x1; one group of 16 or more
+// output channels, or groups of 4 to 15 (each group a convolution of its
+// own); 3 or more input channels a group (a quad three-quarters full); the
+// rows' width up to 1.2 x ow, and at stride 2 more than 3 tiles of 48 wide
+// columns.
 bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
                          int64_t ow) {
   const int64_t wp = ow - 1 + (d.kw + d.stride_w - 1) / d.stride_w;
+  const int64_t kg = d.k / d.groups;
+  const bool channels = d.groups == 1 ? d.k >= 16 : kg >= 4 && kg < 16;
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
          !lowers_to_amx(tier, d.src_type, d.c, d.groups) &&
-         d.format == DLK_FORMAT_NCHW && d.groups == 1 &&
-         d.kh * d.kw > 1 && d.dilation_h == 1 &&
-         d.stride_h <= 2 && d.k >= 16 && d.c >= 3 && wp * 5 <= ow * 6 &&
+         d.format == DLK_FORMAT_NCHW && channels && d.kh * d.kw > 1 && d.dilation_h == 1 &&
+         d.stride_h <= 2 && d.c / d.groups >= 3 && wp * 5 <= ow * 6 &&
          (d.stride_h == 1 || oh * wp > 3 * 48);
 }
 
@@ -343,43 +347,6 @@ Problem problem(const Shape &s, dlk_dtype src, dlk_dtype dst) {
   return p;
 }
 
-// The exact sums (without bias), dst's layout, of src less `zero`.
-std::vector<int64_t> exact(const Problem &p, const std::vector<int> &src,
-                           const std::vector<int> &weights, int zero) {
-  const dlk_conv2d_desc &d = p.desc;
-  const bool nhwc = d.format == DLK_FORMAT_NHWC;
-  const int64_t cg = d.c / d.groups, kg = d.k / d.groups;
-  std::vector<int64_t> out(d.n * d.k * p.oh * p.ow);
-  for (int64_t i = 0; i < d.n; ++i)
-    for (int64_t o = 0; o < d.k; ++o)
-      for (int64_t y = 0; y < p.oh; ++y)
-        for (int64_t x = 0; x < p.ow; ++x) {
-          int64_t sum = 0;
-          for (int64_t ci = 0; ci < cg; ++ci)
-            for (int64_t r = 0; r < d.kh; ++r)
-              for (int64_t q = 0; q < d.kw; ++q) {
-                const int64_t iy = y * d.stride_h - d.pad_h + r * d.dilation_h;
-                const int64_t ix = x * d.stride_w - d.pad_w + q * d.dilation_w;
-                if (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w) continue;
-                const int64_t c = o / kg * cg + ci;
-                const int64_t si = nhwc ? ((i * d.h + iy) * d.w + ix) * d.c + c
-                                        : ((i * d.c + c) * d.h + iy) * d.w + ix;
-                const int64_t wi = nhwc ? ((o * d.kh + r) * d.kw + q) * cg + ci
-                                        : ((o * cg + ci) * d.kh + r) * d.kw + q;
-                sum += int64_t{src[si] - zero} * weights[wi];
-              }
-          out[nhwc ? ((i * p.oh + y) * p.ow + x) * d.k + o
-                   : ((i * d.k + o) * p.oh + y) * p.ow + x] = sum;
-        }
-  return out;
-}
-
-std::vector<uint16_t> to_bf16(const std::vector<int> &v) {
-  std::vector<uint16_t> out;
-  for (int x : v) out.push_back(bf16_bits(static_cast<float>(x)));
-  return out;
-}
-
 // Runs the f32 forward of p (with bias and ReLU where `epilogue`) on integer
 // data, whose sums f32 holds exactly, and checks dst against their exact()
 // sums.
@@ -424,7 +391,9 @@ TEST_CASE("conv2d forward f32: packed panels give the exact sums on every tier",
       // row (pixels as columns) or per column (pixels as rows).
       const bool epilogue = (&shape - kShapes) % 2 == 1;
       const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
-      check_f32_forward_exact(ctx, p, src, weights, exact(p, src, weights, 0), bias, epilogue);
+      check_f32_forward_exact(ctx, p, src, weights,
+                              exact_forward(p.desc, p.oh, p.ow, src, weights, 0), bias,
+                              epilogue);
       const int64_t plane = p.oh * p.ow;
       const int64_t kg = d.k / d.groups;
       // Pixels as rows exactly where the output channels fill the tiles
@@ -475,7 +444,7 @@ TEST_CASE("conv2d forward f32: the wide-row and channel-lane kernels' edges give
     const std::vector<int> src = random_ints(d.n * d.c * d.h * d.w, -3, 3, rng);
     const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -3, 3, rng);
     const std::vector<float> bias = cast<float>(random_ints(d.k, -20, 20, rng));
-    const std::vector<int64_t> sums = exact(p, src, weights, 0);
+    const std::vector<int64_t> sums = exact_forward(p.desc, p.oh, p.ow, src, weights, 0);
     for (const std::string &tier : cpu_tiers())
       for (const int threads : {1, 2, 3}) {
         const Context ctx(tier, threads);
@@ -521,7 +490,7 @@ TEST_CASE("conv2d forward f16/bf16: the wide-row kernel (widened or bf16 pairs) 
       std::vector<uint16_t> src_bits, weight_bits;
       for (const int v : src) src_bits.push_back(bits(v));
       for (const int v : weights) weight_bits.push_back(bits(v));
-      const std::vector<int64_t> sums = exact(p, src, weights, 0);
+      const std::vector<int64_t> sums = exact_forward(p.desc, p.oh, p.ow, src, weights, 0);
       const bool nchw = d.format == DLK_FORMAT_NCHW;
       std::vector<uint16_t> expected;
       for (size_t e = 0; e < sums.size(); ++e) {
@@ -584,7 +553,8 @@ TEST_CASE("conv2d forward bf16: packed panels give the exact sums, rounded once,
       REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(), nullptr,
                                  dst.data()) == DLK_STATUS_SUCCESS);
       std::vector<uint16_t> expected;
-      for (int64_t v : exact(p, src, weights, 0)) expected.push_back(bf16_bits(float(v)));
+      for (int64_t v : exact_forward(p.desc, p.oh, p.ow, src, weights, 0))
+        expected.push_back(bf16_bits(float(v)));
       CHECK(dst.values() == expected);
     }
   }
@@ -620,7 +590,7 @@ TEST_CASE("conv2d forward bf16: bias and ReLU once on the exact sums, rounded on
         REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src_buf.data(), weights_buf.data(),
                                    bias_buf.data(), dst.data()) == DLK_STATUS_SUCCESS);
         std::vector<uint16_t> expected;
-        const std::vector<int64_t> sums = exact(p, src, weights, 0);
+        const std::vector<int64_t> sums = exact_forward(p.desc, p.oh, p.ow, src, weights, 0);
         const int64_t plane = p.oh * p.ow;
         for (size_t e = 0; e < sums.size(); ++e) {
           const int64_t o = d.format == DLK_FORMAT_NHWC ? int64_t(e) % d.k
@@ -677,7 +647,8 @@ TEST_CASE("conv2d forward int8: packed im2col rows give the exact sums on every 
                                          ? "gemm:"
                                          : int8_im2col_lowering(tier, d);
         CHECK(implementation(ctx).find(lowering) == 0);
-        CHECK(dst.values() == cast<int32_t>(exact(p, src, weights, d.src_zero_point)));
+        CHECK(dst.values() ==
+              cast<int32_t>(exact_forward(p.desc, p.oh, p.ow, src, weights, d.src_zero_point)));
       }
     }
   }
@@ -709,7 +680,8 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
         random_ints(d.n * d.c * d.h * d.w, u8 ? 0 : -128, u8 ? 255 : 127, rng);
     const std::vector<int> weights = random_ints(d.k * d.c * d.kh * d.kw, -128, 127, rng);
     const std::vector<float> bias = cast<float>(random_ints(d.k, -200, 200, rng));
-    const std::vector<int64_t> sums = exact(p, src, weights, d.src_zero_point);
+    const std::vector<int64_t> sums =
+        exact_forward(p.desc, p.oh, p.ow, src, weights, d.src_zero_point);
     std::vector<float> scales;
     for (int64_t o = 0; o < d.k; ++o) scales.push_back(0.001f * static_cast<float>(3 + o % 7));
     for (const std::string &tier : cpu_tiers())
@@ -777,86 +749,6 @@ TEST_CASE("conv2d forward int8: the wide-row and channel-lane kernels' k-quads a
                                               : "avx512:conv2d_channel_lanes_int8_nhwc")) == lanes);
           CHECK((implementation(ctx) == "avx512:conv2d_wide_rows_int8") == wide);
         }
-      }
-  }
-}
-
-// A grouped forward runs each image's groups on the channel-lane kernel as
-// convolutions of their own (conv2d_im2col.cpp, channel_lanes_groups_apply:
-// 16 or more output channels a group, 64 taps (NHWC 16), 48 pixels; NHWC
-// through compact copies of a group's channels), a thread each, NCHW and NHWC:
-// groups of 16 and of 17 output channels (a vector and one lane), of 32 over
-// the floor of 48 pixels (49), and the declines (47 pixels; 15 channels a
-// group). Every image and group must read its own planes, weights, bias and
-// scales: f32 with bias and ReLU, bf16 rounded once, int8 u8 src into u8 dst
-// with a scale per channel, bias, ReLU and zero points; 1-3 threads.
-TEST_CASE("conv2d forward with groups: each image's groups on the channel-lane kernel, "
-          "exact sums, f32, bf16 and int8 into u8, NCHW and NHWC, 1-3 threads",
-          "[cpu][conv2d]") {
-  std::vector<Shape> shapes = {
-      {DLK_FORMAT_NCHW, 2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 2},
-      {DLK_FORMAT_NCHW, 3, 48, 8, 7, 51, 3, 3, 1, 1, 1, 3},
-      {DLK_FORMAT_NCHW, 2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2},
-      {DLK_FORMAT_NCHW, 1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2},
-      {DLK_FORMAT_NCHW, 1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2},
-  };
-  for (size_t i = 0, count = shapes.size(); i < count; ++i) {
-    shapes.push_back(shapes[i]);
-    shapes.back().format = DLK_FORMAT_NHWC;
-  }
-  std::mt19937 rng(12);
-  for (const Shape &shape : shapes) {
-    const Problem base = problem(shape, DLK_DTYPE_F32, DLK_DTYPE_F32);
-    const dlk_conv2d_desc &d0 = base.desc;
-    const int64_t cg = d0.c / d0.groups, kg = d0.k / d0.groups, plane = base.oh * base.ow;
-    const std::vector<int> src = random_ints(d0.n * d0.c * d0.h * d0.w, 0, 6, rng);
-    const std::vector<int> weights = random_ints(d0.k * cg * d0.kh * d0.kw, -3, 3, rng);
-    const std::vector<float> bias = cast<float>(random_ints(d0.k, -40, 40, rng));
-    const std::vector<int64_t> sums = exact(base, src, weights, 0);
-    std::vector<float> scales;
-    for (int64_t o = 0; o < d0.k; ++o) scales.push_back(0.25f * static_cast<float>(1 + o % 5));
-    const bool nhwc = d0.format == DLK_FORMAT_NHWC;
-    const bool groups_rule = kg >= 16 && cg * d0.kh * d0.kw >= (nhwc ? 16 : 64) && plane >= 48;
-    for (const std::string &tier : cpu_tiers())
-      for (const int threads : {1, 2, 3}) {
-        INFO(tier << " threads " << threads << " n " << d0.n << " c " << d0.c << " k " << d0.k
-                  << " groups " << d0.groups << " " << base.oh << " x " << base.ow);
-        const Context ctx(tier, threads);
-        Problem f32 = base;
-        check_f32_forward_exact(ctx, f32, src, weights, sums, bias, true);
-        CHECK((implementation(ctx) == (nhwc ? "avx512:conv2d_channel_lanes_f32_nhwc:groups"
-                                            : "avx512:conv2d_channel_lanes_f32:groups")) ==
-              (tier == "avx512" && groups_rule));
-
-        const Problem bf16 = problem(shape, DLK_DTYPE_BF16, DLK_DTYPE_BF16);
-        Buffer<uint16_t> src16(ctx, to_bf16(src)), weights16(ctx, to_bf16(weights));
-        Buffer<uint16_t> dst16(ctx, std::vector<uint16_t>(sums.size(), 0xffff));
-        REQUIRE(dlk_conv2d_forward(ctx.get(), &bf16.desc, src16.data(), weights16.data(),
-                                   nullptr, dst16.data()) == DLK_STATUS_SUCCESS);
-        std::vector<uint16_t> expected16;
-        for (const int64_t v : sums) expected16.push_back(bf16_bits(static_cast<float>(v)));
-        CHECK(dst16.values() == expected16);
-
-        Problem int8 = problem(shape, DLK_DTYPE_U8, DLK_DTYPE_U8);
-        dlk_conv2d_desc &d = int8.desc;
-        d.relu = 1;
-        d.dst_zero_point = 7;
-        d.scale_mode = DLK_SCALE_PER_CHANNEL;
-        d.scales = scales.data();
-        Buffer<uint8_t> src8(ctx, cast<uint8_t>(src));
-        Buffer<int8_t> weights8(ctx, cast<int8_t>(weights));
-        Buffer<float> bias_buf(ctx, bias);
-        Buffer<uint8_t> dst8(ctx, std::vector<uint8_t>(sums.size(), 0xa5));
-        REQUIRE(dlk_conv2d_forward(ctx.get(), &d, src8.data(), weights8.data(), bias_buf.data(),
-                                   dst8.data()) == DLK_STATUS_SUCCESS);
-        std::vector<uint8_t> expected8;
-        for (size_t e = 0; e < sums.size(); ++e) {
-          const auto o = static_cast<size_t>(nhwc ? static_cast<int64_t>(e) % d.k
-                                                  : static_cast<int64_t>(e) / plane % d.k);
-          const float v = std::max(0.0f, static_cast<float>(sums[e]) * scales[o] + bias[o]);
-          expected8.push_back(static_cast<uint8_t>(core::requantize(v, 7, 0, 255)));
-        }
-        CHECK(dst8.values() == expected8);
       }
   }
 }

@@ -179,7 +179,13 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 //   padding kh - 1 - pad_h, negative where the padding is wider than the
 //   kernel's reach; it runs at stride 1 only);
 // - at least 16 output channels (a tile holds 8, two tiles share each B load
-//   from L1) and at least 4 input channels (int8: 3, a quad three-quarters
+//   from L1), or 4 in a group of a grouped convolution run as a convolution
+//   of its own (`of_group`; conv2d_group_views.hpp), where the alternatives
+//   reuse B less still: the GEMM per group reuses an im2col panel for kg
+//   output channels, the few-channel kernel keeps a group's 8 in half a tile
+//   (ResNeXt-50 conv2, 32 groups of 4, and conv3, of 8, ran 1.9-3.7x those
+//   at batch 1 on 1 thread, f32, bf16 and int8; docs/conv_pool_speed.md,
+//   thirty-fourth sitting); and at least 4 input channels (int8: 3, a quad three-quarters
 //   full: ResNet-50's conv1 ran 1.60x the integer GEMM on im2col^T panels
 //   at batch 1 on 1 and 2 threads, 1.28x at batch 32, dlk-perf conv, Zen 5);
 // - padded width (of a phase plane at stride 2) / output width at most 1.2:
@@ -205,7 +211,8 @@ void wide_rows_int8_quad_row(const uint8_t *const channels[4], int64_t w, int64_
 // 0.64 -> 0.82, res3b 0.68 -> 0.72 / 0.66 -> 0.74, VGG-16 conv3_2 0.74 ->
 // 0.82 / 0.73 -> 0.84, but 14 x 14 images (16 / 14 wide) lost: res4b 0.64 ->
 // 0.45 / 0.64 -> 0.56, conv5_x 0.68 -> 0.47 / 0.68 -> 0.47.
-inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, bool turned = false) {
+inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, bool turned = false,
+                                     bool of_group = false) {
   const dlk_conv2d_desc &d = a.desc;
   const bool int8 = d.src_type == DLK_DTYPE_U8 || d.src_type == DLK_DTYPE_S8;
   const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
@@ -213,7 +220,8 @@ inline bool conv2d_wide_rows_applies(const core::Conv2dArgs &a, int threads, boo
                      (int8 && !turned && core::cpu_features().avx512_vnni);
   if (!dtype || d.format != DLK_FORMAT_NCHW || d.groups != 1 || d.stride_h != d.stride_w ||
       d.stride_h < 1 || d.stride_h > (turned ? 1 : 2) || d.dilation_h != 1 ||
-      d.dilation_w != 1 || d.k < 16 || d.c < (int8 ? 3 : 4) || d.pad_h < 0 || d.pad_w < 0)
+      d.dilation_w != 1 || d.k < (of_group ? 4 : 16) || d.c < (int8 ? 3 : 4) || d.pad_h < 0 ||
+      d.pad_w < 0)
     return false;
   if (d.kh * d.kw < 2) return false;
   // The phase plane's width, ceil(((ow - 1) stride + kw) / stride): w + 2
