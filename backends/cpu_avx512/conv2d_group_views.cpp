@@ -64,7 +64,9 @@ core::Conv2dArgs conv2d_group_of_image(const core::Conv2dArgs &a, GroupPass pass
   v.c_per_group = s.cg, v.k_per_group = s.kg;
   if (d.scales && d.scale_mode == DLK_SCALE_PER_CHANNEL) v.desc.scales = d.scales + g * s.kg;
   v.weights = moved(a.weights, bytes_of(g * s.kg * s.taps(), d.weights_type));
+  v.diff_weights = moved(a.diff_weights, bytes_of(g * s.kg * s.taps(), d.weights_type));
   if (a.bias) v.bias = a.bias + g * s.kg;
+  if (a.diff_bias) v.diff_bias = a.diff_bias + g * s.kg;
   if (a.channel_multipliers) v.channel_multipliers = a.channel_multipliers + g * s.kg;
   if (d.format == DLK_FORMAT_NHWC) {
     (pass == GroupPass::forward ? v.src : v.diff_dst) = in;

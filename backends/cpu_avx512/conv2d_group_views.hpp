@@ -5,8 +5,10 @@
 // among the others' in every pixel, so its input channels are copied into a
 // compact image first and its output channels into place after. The
 // channel-lane kernel runs so forward (conv2d_im2col.cpp) and on backward
-// data's turned convolution (conv2d_backward_data.cpp), where the GEMM per
-// group packed panels that only k/groups output channels reused.
+// data's turned convolution (conv2d_backward_data.cpp), the wide-row kernel
+// likewise on groups of fewer channels, and the weight-gradient kernels on NCHW groups
+// (conv2d_backward_weights.cpp), where the GEMM per group packed panels that
+// only k/groups output channels reused.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +32,9 @@ struct GroupStaging {
 GroupStaging group_staging(const core::Conv2dArgs &args, GroupPass pass);
 
 // Group g of image `image` of args: one image, c/groups input and k/groups
-// output channels, one group, its weights, bias and scales per channel; its
-// tensors of `pass` those of args (NCHW), or the compact `in` and `out`
+// output channels, one group, its weights (and their gradient), bias (and its
+// gradient) and scales per channel; its tensors of `pass` those of args
+// (NCHW: src, dst, diff_src and diff_dst), or the compact `in` and `out`
 // (NHWC).
 core::Conv2dArgs conv2d_group_of_image(const core::Conv2dArgs &args, GroupPass pass,
                                        int64_t image, int64_t g, const void *in = nullptr,

@@ -57,74 +57,6 @@ const ConvShape kShapes[] = {
     {1, 17, 6, 6, 8, 3, 3, 1, 1, 1, 1},
 };
 
-// A shape's descriptor and its data: small integers, and the exact gradients.
-struct Case {
-  dlk_conv2d_desc d;
-  int64_t oh = 0, ow = 0;
-  std::vector<int> src, weights, dy;
-  std::vector<float> diff_src, diff_weights, diff_bias;
-};
-
-// (range: the data's magnitude; 1 keeps f16's sums exact.)
-Case make_case(const ConvShape &s, std::mt19937 &rng, int range = 3) {
-  Case k;
-  k.d = conv_desc(s, DLK_DTYPE_F32);
-  REQUIRE(dlk_conv2d_output_shape(&k.d, &k.oh, &k.ow) == DLK_STATUS_SUCCESS);
-  const int64_t cg = s.c / s.groups, kg = s.k / s.groups, taps = cg * s.kh * s.kw;
-  k.src = random_ints(static_cast<size_t>(s.n * s.c * s.h * s.w), -range, range, rng);
-  k.weights = random_ints(static_cast<size_t>(s.k * taps), -range, range, rng);
-  k.dy = random_ints(static_cast<size_t>(s.n * s.k * k.oh * k.ow), -range, range, rng);
-  k.diff_src = cast<float>(exact_backward_data(k.d, k.oh, k.ow, k.dy, k.weights));
-  k.diff_weights.assign(k.weights.size(), 0.0f);
-  k.diff_bias.assign(static_cast<size_t>(s.k), 0.0f);
-  for (int64_t i = 0; i < s.n; ++i)
-    for (int64_t o = 0; o < s.k; ++o)
-      for (int64_t y = 0; y < k.oh; ++y)
-        for (int64_t x = 0; x < k.ow; ++x) {
-          const int g = k.dy[static_cast<size_t>(((i * s.k + o) * k.oh + y) * k.ow + x)];
-          k.diff_bias[static_cast<size_t>(o)] += static_cast<float>(g);
-          for (int64_t ci = 0; ci < cg; ++ci)
-            for (int64_t r = 0; r < s.kh; ++r)
-              for (int64_t q = 0; q < s.kw; ++q) {
-                const int64_t iy = y * s.stride - s.pad + r * s.dilation;
-                const int64_t ix = x * s.stride - s.pad + q * s.dilation;
-                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                const auto si = static_cast<size_t>(((i * s.c + o / kg * cg + ci) * s.h + iy) * s.w + ix);
-                const auto wi = static_cast<size_t>(((o * cg + ci) * s.kh + r) * s.kw + q);
-                k.diff_weights[wi] += static_cast<float>(g * k.src[si]);
-              }
-        }
-  return k;
-}
-
-// Runs backward weights of d (f32, f16 or bf16) on the integers src and dy,
-// in d's layouts, into diff_bias where not null, and checks diff_weights
-// against the exact sums `expected` rounded once to the type.
-void check_exact_backward_weights(const Context &ctx, const dlk_conv2d_desc &d,
-                                  const std::vector<int> &src, const std::vector<int> &dy,
-                                  const std::vector<float> &expected, float *diff_bias) {
-  if (d.src_type == DLK_DTYPE_F32) {
-    Buffer<float> x(ctx, cast<float>(src)), y(ctx, cast<float>(dy));
-    Buffer<float> diff_weights(ctx, std::vector<float>(expected.size(), NAN));
-    REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, x.data(), y.data(), diff_weights.data(),
-                                        diff_bias) == DLK_STATUS_SUCCESS);
-    CHECK(diff_weights.values() == expected);
-    return;
-  }
-  const auto bits = [&](float v) {
-    return d.src_type == DLK_DTYPE_F16 ? f16_bits(static_cast<int64_t>(v)) : bf16_bits(v);
-  };
-  std::vector<uint16_t> x_bits, y_bits, expected_bits;
-  for (const int v : src) x_bits.push_back(bits(static_cast<float>(v)));
-  for (const int v : dy) y_bits.push_back(bits(static_cast<float>(v)));
-  for (const float v : expected) expected_bits.push_back(bits(v));
-  Buffer<uint16_t> x(ctx, x_bits), y(ctx, y_bits);
-  Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
-  REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, x.data(), y.data(), diff_weights.data(),
-                                      diff_bias) == DLK_STATUS_SUCCESS);
-  CHECK(diff_weights.values() == expected_bits);
-}
-
 }  // namespace
 
 TEST_CASE("conv2d backward weights f32: the direct kernel's edges give the exact sums on 1-3 threads",
@@ -135,7 +67,7 @@ TEST_CASE("conv2d backward weights f32: the direct kernel's edges give the exact
       const Context ctx(tier, threads);
       for (const ConvShape &s : kShapes) {
         INFO(tier << " threads " << threads << describe(s));
-        const Case k = make_case(s, rng);
+        const GradientCase k = gradient_case(s, rng);
         const int64_t taps = s.c / s.groups * s.kh * s.kw;
         const bool direct = tier == "avx512" && s.groups == 1 && s.kh * s.kw > 1 && s.k >= 4 &&
                             s.k <= 16 && taps <= 1024;
@@ -201,7 +133,7 @@ TEST_CASE("conv2d backward weights f32/f16/bf16: the channel-block kernel's edge
   // thread count reads them.
   for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
     for (const ConvShape &s : kChannelBlockShapes) {
-      Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
+      GradientCase k = gradient_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
       k.d = conv_desc(s, type);
       for (const std::string &tier : cpu_tiers())
         for (const int threads : {1, 2, 3}) {
@@ -275,7 +207,7 @@ TEST_CASE("conv2d backward weights NHWC f32/f16/bf16: the channel-block kernel o
   // of the time under a sanitizer); every tier and thread count reads them.
   for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16, DLK_DTYPE_F16})
     for (const ConvShape &s : shapes) {
-      Case k = make_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
+      GradientCase k = gradient_case(s, rng, type == DLK_DTYPE_F16 ? 1 : 3);
       k.d = conv_desc(s, type);
       k.d.format = DLK_FORMAT_NHWC;
       const std::vector<int> src = to_nhwc(k.src, s.n, s.c, s.h * s.w);
@@ -351,7 +283,7 @@ TEST_CASE("conv2d backward data f32: the direct kernel's edges give the exact su
       const Context ctx(tier, threads);
       for (const ConvShape &s : kShapes) {
         INFO(tier << " threads " << threads << describe(s));
-        const Case k = make_case(s, rng);
+        const GradientCase k = gradient_case(s, rng);
         const bool direct = tier == "avx512" && s.groups == 1 && s.stride == 1 &&
                             s.kh * s.kw > 1 && s.c <= 16 && s.k <= 16 &&
                             s.pad <= (std::min(s.kh, s.kw) - 1) * s.dilation;
@@ -384,7 +316,7 @@ TEST_CASE("conv2d backward weights bf16 through the GEMM: f32 sums rounded once,
         for (const bool special : {false, true}) {
           INFO(tier << " threads " << threads << describe(s) << (special ? " NaN and infinity" : ""));
           const Context ctx(tier, threads);
-          Case k = make_case(s, rng, 16);
+          GradientCase k = gradient_case(s, rng, 16);
           k.d = conv_desc(s, DLK_DTYPE_BF16);
           const int64_t cg = s.c / s.groups, plane = s.h * s.w;
           std::vector<float> x = cast<float>(k.src);

@@ -106,4 +106,62 @@ void check_exact_backward_data(const Context &ctx, const dlk_conv2d_desc &d,
   CHECK(diff_src.values() == expected);
 }
 
+GradientCase gradient_case(const ConvShape &s, std::mt19937 &rng, int range) {
+  GradientCase k;
+  k.d = conv_desc(s, DLK_DTYPE_F32);
+  REQUIRE(dlk_conv2d_output_shape(&k.d, &k.oh, &k.ow) == DLK_STATUS_SUCCESS);
+  const int64_t cg = s.c / s.groups, kg = s.k / s.groups, taps = cg * s.kh * s.kw;
+  k.src = random_ints(static_cast<size_t>(s.n * s.c * s.h * s.w), -range, range, rng);
+  k.weights = random_ints(static_cast<size_t>(s.k * taps), -range, range, rng);
+  k.dy = random_ints(static_cast<size_t>(s.n * s.k * k.oh * k.ow), -range, range, rng);
+  k.diff_src = cast<float>(exact_backward_data(k.d, k.oh, k.ow, k.dy, k.weights));
+  k.diff_weights.assign(k.weights.size(), 0.0f);
+  k.diff_bias.assign(static_cast<size_t>(s.k), 0.0f);
+  for (int64_t i = 0; i < s.n; ++i)
+    for (int64_t o = 0; o < s.k; ++o)
+      for (int64_t y = 0; y < k.oh; ++y)
+        for (int64_t x = 0; x < k.ow; ++x) {
+          const int g = k.dy[static_cast<size_t>(((i * s.k + o) * k.oh + y) * k.ow + x)];
+          k.diff_bias[static_cast<size_t>(o)] += static_cast<float>(g);
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t r = 0; r < s.kh; ++r)
+              for (int64_t q = 0; q < s.kw; ++q) {
+                const int64_t iy = y * s.stride - s.pad + r * s.dilation;
+                const int64_t ix = x * s.stride - s.pad + q * s.dilation;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                const auto si =
+                    static_cast<size_t>(((i * s.c + o / kg * cg + ci) * s.h + iy) * s.w + ix);
+                const auto wi = static_cast<size_t>(((o * cg + ci) * s.kh + r) * s.kw + q);
+                k.diff_weights[wi] += static_cast<float>(g * k.src[si]);
+              }
+        }
+  return k;
+}
+
+
+void check_exact_backward_weights(const Context &ctx, const dlk_conv2d_desc &d,
+                                  const std::vector<int> &src, const std::vector<int> &dy,
+                                  const std::vector<float> &expected, float *diff_bias) {
+  if (d.src_type == DLK_DTYPE_F32) {
+    Buffer<float> x(ctx, cast<float>(src)), y(ctx, cast<float>(dy));
+    Buffer<float> diff_weights(ctx, std::vector<float>(expected.size(), NAN));
+    REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, x.data(), y.data(), diff_weights.data(),
+                                        diff_bias) == DLK_STATUS_SUCCESS);
+    CHECK(diff_weights.values() == expected);
+    return;
+  }
+  const auto bits = [&](float v) {
+    return d.src_type == DLK_DTYPE_F16 ? f16_bits(static_cast<int64_t>(v)) : bf16_bits(v);
+  };
+  std::vector<uint16_t> x_bits, y_bits, expected_bits;
+  for (const int v : src) x_bits.push_back(bits(static_cast<float>(v)));
+  for (const int v : dy) y_bits.push_back(bits(static_cast<float>(v)));
+  for (const float v : expected) expected_bits.push_back(bits(v));
+  Buffer<uint16_t> x(ctx, x_bits), y(ctx, y_bits);
+  Buffer<uint16_t> diff_weights(ctx, std::vector<uint16_t>(expected.size(), 0xffff));
+  REQUIRE(dlk_conv2d_backward_weights(ctx.get(), &d, x.data(), y.data(), diff_weights.data(),
+                                      diff_bias) == DLK_STATUS_SUCCESS);
+  CHECK(diff_weights.values() == expected_bits);
+}
+
 }  // namespace dlk::cpu_test

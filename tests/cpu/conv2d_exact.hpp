@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,26 @@ std::vector<uint16_t> to_bf16(const std::vector<int> &v);
 void check_exact_backward_data(const Context &ctx, const dlk_conv2d_desc &d,
                                const std::vector<int> &diff_dst, const std::vector<int> &weights,
                                const std::vector<int64_t> &sums);
+
+// A shape's descriptor (f32, NCHW) and its data: small integers, and the
+// exact gradients.
+struct GradientCase {
+  dlk_conv2d_desc d;
+  int64_t oh = 0, ow = 0;
+  std::vector<int> src, weights, dy;
+  std::vector<float> diff_src, diff_weights, diff_bias;
+};
+
+// Its data and gradients (range: the data's magnitude; 1 keeps f16's sums
+// exact).
+GradientCase gradient_case(const ConvShape &s, std::mt19937 &rng, int range = 3);
+
+// Runs backward weights of d (f32, f16 or bf16) on the integers src and dy,
+// in d's layouts, into diff_bias where not null, and checks diff_weights
+// against the exact sums `expected` rounded once to the type.
+void check_exact_backward_weights(const Context &ctx, const dlk_conv2d_desc &d,
+                                  const std::vector<int> &src, const std::vector<int> &dy,
+                                  const std::vector<float> &expected, float *diff_bias);
 
 // An NCHW (or OIHW) tensor's values in NHWC (OHWI) order: n images of c x hw.
 template <class V>

@@ -2,11 +2,13 @@
 // groups run as convolutions of their own (backends/cpu_avx512/
 // conv2d_group_views.hpp), on the channel-lane kernel from 16 channels a group
 // (NHWC through compact copies of a group's channels) and on the wide-row
-// kernel below that (NCHW), forward and backward data; the shapes sit on both
+// kernel below that (NCHW), forward and backward data, and the weight
+// gradient of NCHW groups on the direct and channel-block kernels; the shapes sit on both
 // sides of each rule, and every image and group must read its own planes,
 // weights, bias and scales.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -197,6 +199,59 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
                   (on_avx512 && g.nhwc == "lanes"));
         }
       }
+  }
+}
+
+// Backward weights (conv2d_backward_weights.cpp, group_backward_weights_kernel):
+// each NCHW group's weight gradient on the direct kernel (4 to 16 output
+// channels a group, f32: groups of 4, of 8 over 2 images, of 16 at stride 2
+// over 3) or the channel-block kernel (more: 20 a group over 144 pixels, f32
+// over 1 and 2 images; bf16 over one image, 64 pixels, under f32's floor of
+// 128), an image at a time, the images after the first added (f32; bf16 over
+// 2 images declined); declined at 3 channels a group. f32 and bf16 rounded
+// once, with and without diff_bias, 1-3 threads.
+TEST_CASE("conv2d backward weights with groups: each group on the direct or channel-block "
+          "kernel, exact, f32 and bf16, 1-3 threads",
+          "[cpu][conv2d]") {
+  struct GradientShape {
+    ConvShape shape;
+    std::string f32, bf16;  // "direct", "blocks" or "" on the AVX-512 tier
+  };
+  const GradientShape shapes[] = {
+      {{1, 32, 9, 10, 32, 3, 3, 1, 1, 1, 8}, "direct", ""},
+      {{2, 64, 8, 9, 64, 3, 3, 1, 1, 1, 8}, "direct", ""},
+      {{3, 32, 7, 7, 32, 3, 3, 2, 1, 1, 2}, "direct", ""},
+      {{1, 40, 12, 12, 40, 3, 3, 1, 1, 1, 2}, "blocks", "blocks"},
+      {{2, 40, 12, 12, 40, 3, 3, 1, 1, 1, 2}, "blocks", ""},
+      {{1, 40, 8, 8, 40, 3, 3, 1, 1, 1, 2}, "", "blocks"},
+      {{1, 24, 9, 10, 12, 3, 3, 1, 1, 1, 4}, "", ""},
+  };
+  std::mt19937 rng(16);
+  for (const GradientShape &g : shapes) {
+    const ConvShape &s = g.shape;
+    GradientCase k = gradient_case(s, rng);
+    for (const dlk_dtype type : {DLK_DTYPE_F32, DLK_DTYPE_BF16}) {
+      k.d = conv_desc(s, type);
+      const bool f32 = type == DLK_DTYPE_F32;
+      for (const std::string &tier : cpu_tiers())
+        for (const int threads : {1, 2, 3}) {
+          const Context ctx(tier, threads);
+          INFO(tier << " " << dlk_dtype_name(type) << " threads " << threads << describe(s));
+          for (const bool with_bias : {false, true}) {
+            Buffer<float> diff_bias(ctx, std::vector<float>(k.diff_bias.size(), NAN));
+            check_exact_backward_weights(ctx, k.d, k.src, k.dy, k.diff_weights,
+                                         with_bias ? diff_bias.data() : nullptr);
+            if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
+            const std::string name = implementation(ctx);
+            const std::string &route = f32 ? g.f32 : g.bf16;
+            const bool avx512 = tier == "avx512" && !lowers_to_amx(tier, type, s.c, s.groups);
+            CHECK((name == "avx512:group_direct_backward_weights_f32") ==
+                  (avx512 && route == "direct"));
+            CHECK((name.rfind("avx512:group_channel_blocks_", 0) == 0) ==
+                  (avx512 && route == "blocks"));
+          }
+        }
+    }
   }
 }
 

@@ -138,10 +138,14 @@ bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args
 
 // diff_weights and diff_bias (if not null) as above; `scratch` holds
 // plan.bytes. Its name in dlk_context_last_op: f16 and bf16 say that they ran
-// widened, NHWC says so (a shorter stem: dlk_op_record keeps 47 characters).
-inline std::string conv2d_channel_blocks_backward_weights_name(dlk_dtype type, bool pairs,
-                                                               bool nhwc = false) {
-  return std::string(nhwc ? "avx512:nhwc_channel_blocks_" : "avx512:channel_blocks_bwd_weights_") +
+// widened; NHWC, and a grouped convolution's groups, say so (shorter stems:
+// dlk_op_record keeps 47 characters).
+enum class ChannelBlocksRoute { nchw, nhwc, groups };
+inline std::string conv2d_channel_blocks_backward_weights_name(
+    dlk_dtype type, bool pairs, ChannelBlocksRoute route = ChannelBlocksRoute::nchw) {
+  return std::string(route == ChannelBlocksRoute::nhwc     ? "avx512:nhwc_channel_blocks_"
+                     : route == ChannelBlocksRoute::groups ? "avx512:group_channel_blocks_"
+                                                           : "avx512:channel_blocks_bwd_weights_") +
          (pairs                    ? "bf16"
           : type == DLK_DTYPE_BF16 ? "bf16_as_f32"
           : type == DLK_DTYPE_F16  ? "f16_as_f32"
