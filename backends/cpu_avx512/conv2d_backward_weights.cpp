@@ -24,6 +24,7 @@
 // GEMM's rule says.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -366,49 +367,108 @@ std::string backward_weights_nhwc(const core::Conv2dArgs &a, int threads, Scratc
 }
 
 // Grouped NCHW: each group's weight gradient on the direct kernel (4 to 16
-// output channels a group, f32) or the channel-block kernel (more; f32, and
-// bf16 as its rule takes them), the group a convolution of its own
-// (conv2d_group_views.hpp), a thread a group. A group's planes lie together
-// in each image but not across images, so the kernel runs an image at a time:
-// the first image's gradient goes straight into the group's rows of
-// diff_weights, each further image's into a thread's own rows and is added
-// (f32 only: bf16 would be rounded once an image). The GEMM per group and
-// image it replaces packed im2col^T panels that only k/groups output channels
-// reused (ResNeXt-50 conv2-conv5, 32 groups: 0.15-0.50x oneDNN-any).
-enum class GroupKernel { none, direct, channel_blocks };
+// output channels a group, f32) or the channel-block kernel (more, or bf16
+// and f16 from 16; as its rule takes them), else on the direct kernel in
+// parts of up to 16 of the group's output channels, each reading all its
+// input channels (f32 groups of more than 16 over too few pixels for the
+// channel-block kernel: ResNeXt-50 conv5 at batch 1, 32 a group, 49 pixels),
+// the group (or part) a convolution of its own (conv2d_group_views.hpp), a
+// thread each. A group's planes lie together in each image but not across
+// images, so over several images each thread first copies its group's planes
+// of every image into a compact batch of its own, which the kernel then runs
+// in one call (f32 added each image's gradient from a call per image at
+// 0.40-0.67x oneDNN-any on ResNeXt-50 conv4-conv5 at batch 32, 2 threads; the
+// batch copied, 0.65-0.80x; bf16 cannot add rounded gradients). The GEMM per
+// group and image it replaces packed im2col^T panels that only k/groups
+// output channels reused (ResNeXt-50 conv2-conv5, 32 groups: 0.15-0.50x
+// oneDNN-any).
+enum class GroupKernel { none, direct, channel_blocks, direct_parts };
+
+// Output channels [first, last) of a group's view.
+core::Conv2dArgs output_channels_of(const core::Conv2dArgs &group, int64_t first, int64_t last) {
+  const ConvShape s(group);
+  const auto elem = static_cast<int64_t>(dlk_dtype_size(group.desc.src_type));
+  core::Conv2dArgs part = group;
+  part.desc.k = part.k_per_group = last - first;
+  part.diff_dst = static_cast<const unsigned char *>(group.diff_dst) + first * s.pixels() * elem;
+  part.diff_weights = static_cast<unsigned char *>(group.diff_weights) + first * s.taps() * elem;
+  if (group.diff_bias) part.diff_bias = group.diff_bias + first;
+  return part;
+}
+
+// A group's parts for the direct kernel: as many as hold up to 16 output
+// channels each, the channels shared out evenly (17 as 9 + 8, not 16 + 1).
+int64_t direct_parts(int64_t kg) { return (kg + 15) / 16; }
+
+// Group g's view for the kernel: its planes of the one image, or of every
+// image copied into the compact `src` and `diff_dst`.
+core::Conv2dArgs group_batch(const core::Conv2dArgs &a, int64_t g, const void *src,
+                             const void *diff_dst) {
+  core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::forward, 0, g);
+  if (a.desc.n == 1) return group;
+  group.desc.n = a.desc.n;
+  group.src = src, group.diff_dst = diff_dst;
+  return group;
+}
+
+// Group g's planes of every image copied into `src` and `diff_dst`, a batch
+// of their own: all its input channels, its output channels [first, last).
+void stage_group_batch(const core::Conv2dArgs &a, int64_t g, int64_t first, int64_t last,
+                       unsigned char *src, unsigned char *diff_dst) {
+  const ConvShape s(a);
+  const auto elem = static_cast<int64_t>(dlk_dtype_size(a.desc.src_type));
+  const int64_t in = s.cg * s.h * s.w * elem, out = (last - first) * s.pixels() * elem;
+  for (int64_t image = 0; image < s.n; ++image) {
+    std::memcpy(src + image * in,
+                static_cast<const unsigned char *>(a.src) + s.src_offset(image, g) * elem,
+                static_cast<size_t>(in));
+    std::memcpy(diff_dst + image * out,
+                static_cast<const unsigned char *>(a.diff_dst) +
+                    (s.dst_offset(image, g) + first * s.pixels()) * elem,
+                static_cast<size_t>(out));
+  }
+}
 
 GroupKernel group_backward_weights_kernel(const core::Conv2dArgs &a, core::CpuIsa isa) {
   const dlk_conv2d_desc &d = a.desc;
   if (isa != core::CpuIsa::avx512 || d.groups <= 1 || d.format != DLK_FORMAT_NCHW ||
-      lowers_to_amx_gemm(a, isa) || (d.n > 1 && d.src_type != DLK_DTYPE_F32))
+      lowers_to_amx_gemm(a, isa))
     return GroupKernel::none;
-  const core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::forward, 0, 0);
+  const core::Conv2dArgs group = group_batch(a, 0, nullptr, nullptr);
   if (kernels::conv2d_direct_backward_weights_applies(group)) return GroupKernel::direct;
-  if (kernels::conv2d_channel_blocks_backward_weights_applies(group, 1))
+  if (kernels::conv2d_channel_blocks_backward_weights_applies(group, 1, /*of_group=*/true))
     return GroupKernel::channel_blocks;
+  const int64_t kg = a.k_per_group, parts = direct_parts(kg);
+  if (kernels::conv2d_direct_backward_weights_applies(
+          output_channels_of(group, 0, (kg + parts - 1) / parts)))
+    return GroupKernel::direct_parts;
   return GroupKernel::none;
 }
 
-// A thread's scratch: the kernel's plan, and past the first image the rows
-// (and bias) an image's gradient goes to before it is added.
+// Its tasks (groups x parts), and a thread's scratch: the kernel's plan and,
+// over several images, the group's batch (of a part's output channels).
 struct GroupBackwardWeights {
   GroupBackwardWeights(const core::Conv2dArgs &a, GroupKernel kernel, int threads)
-      : group(conv2d_group_of_image(a, GroupPass::forward, 0, 0)) {
+      : parts(kernel == GroupKernel::direct_parts ? direct_parts(a.k_per_group) : 1) {
     const ConvShape s(a);
-    if (kernel == GroupKernel::direct) direct.emplace(group, 1);
-    else blocks.emplace(group, 1);
+    const int64_t channels = (s.kg + parts - 1) / parts;  // of the largest part
+    const core::Conv2dArgs part =
+        output_channels_of(group_batch(a, 0, nullptr, nullptr), 0, channels);
+    if (kernel == GroupKernel::channel_blocks) blocks.emplace(part, 1);
+    else direct.emplace(part, 1);
     kernel_bytes = ScratchCarver::aligned(direct ? direct->bytes : blocks->bytes);
-    rows = a.desc.n > 1 ? s.kg * s.taps() : 0;
-    bias = a.desc.n > 1 && a.diff_bias ? s.kg : 0;
-    thread_bytes = kernel_bytes + ScratchCarver::aligned(static_cast<size_t>(rows) * 4) +
-                   ScratchCarver::aligned(static_cast<size_t>(bias) * 4);
-    team = team_size(a.desc.groups, threads);
+    if (s.n > 1) {
+      const auto elem = dlk_dtype_size(a.desc.src_type);
+      src_bytes = ScratchCarver::aligned(static_cast<size_t>(s.n * s.cg * s.h * s.w) * elem);
+      diff_dst_bytes = ScratchCarver::aligned(static_cast<size_t>(s.n * s.kg * s.pixels()) * elem);
+    }
+    thread_bytes = kernel_bytes + src_bytes + diff_dst_bytes;
+    team = team_size(a.desc.groups * parts, threads);
   }
-  core::Conv2dArgs group;
+  int64_t parts;
   std::optional<kernels::DirectBackwardWeightsPlan> direct;
   std::optional<kernels::ChannelBlocksBackwardWeightsPlan> blocks;
-  size_t kernel_bytes = 0, thread_bytes = 0;
-  int64_t rows = 0, bias = 0;
+  size_t kernel_bytes = 0, src_bytes = 0, diff_dst_bytes = 0, thread_bytes = 0;
   int team = 1;
 };
 
@@ -418,32 +478,28 @@ std::string backward_weights_groups(const core::Conv2dArgs &a, GroupKernel kerne
   auto *base = static_cast<unsigned char *>(
       scratch.get(plan.thread_bytes * static_cast<size_t>(plan.team),
                   "dlk_conv2d_backward_weights",
-                  "each thread's weight-gradient kernel's sums and padded image of a group"));
-  parallel_for(a.desc.groups, plan.team, [&](int64_t g, int thread) {
+                  "each thread's weight-gradient kernel's sums and padded image, and copy of "
+                  "a group's batch"));
+  const int64_t kg = a.k_per_group;
+  parallel_for(a.desc.groups * plan.parts, plan.team, [&](int64_t task, int thread) {
+    const int64_t g = task / plan.parts, part = task % plan.parts;
     unsigned char *own = base + plan.thread_bytes * static_cast<size_t>(thread);
-    auto *rows = reinterpret_cast<float *>(own + plan.kernel_bytes);
-    float *bias = rows + plan.rows;
-    for (int64_t image = 0; image < a.desc.n; ++image) {
-      core::Conv2dArgs view = conv2d_group_of_image(a, GroupPass::forward, image, g);
-      float *sum = static_cast<float *>(view.diff_weights);
-      float *sum_bias = view.diff_bias;
-      if (image > 0) {
-        view.diff_weights = rows;
-        if (view.diff_bias) view.diff_bias = bias;
-      }
-      if (plan.direct)
-        kernels::conv2d_direct_backward_weights_avx512(view, *plan.direct, own);
-      else
-        kernels::conv2d_channel_blocks_backward_weights_avx512(view, *plan.blocks, own);
-      if (image == 0) continue;
-      for (int64_t i = 0; i < plan.rows; ++i) sum[i] += rows[i];
-      for (int64_t i = 0; i < plan.bias; ++i) sum_bias[i] += bias[i];
+    unsigned char *src = own + plan.kernel_bytes, *diff_dst = src + plan.src_bytes;
+    const int64_t first = kg * part / plan.parts, last = kg * (part + 1) / plan.parts;
+    core::Conv2dArgs view = output_channels_of(group_batch(a, g, src, diff_dst), first, last);
+    if (a.desc.n > 1) {
+      stage_group_batch(a, g, first, last, src, diff_dst);
+      view.diff_dst = diff_dst;
     }
+    if (plan.direct)
+      kernels::conv2d_direct_backward_weights_avx512(view, *plan.direct, own);
+    else
+      kernels::conv2d_channel_blocks_backward_weights_avx512(view, *plan.blocks, own);
   });
-  return kernel == GroupKernel::direct
-             ? "avx512:group_direct_backward_weights_f32"
-             : kernels::conv2d_channel_blocks_backward_weights_name(
-                   a.desc.src_type, plan.blocks->pairs, kernels::ChannelBlocksRoute::groups);
+  return plan.direct ? "avx512:group_direct_backward_weights_f32"
+                     : kernels::conv2d_channel_blocks_backward_weights_name(
+                           a.desc.src_type, plan.blocks->pairs,
+                           kernels::ChannelBlocksRoute::groups);
 }
 
 }  // namespace

@@ -205,11 +205,14 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
 // Backward weights (conv2d_backward_weights.cpp, group_backward_weights_kernel):
 // each NCHW group's weight gradient on the direct kernel (4 to 16 output
 // channels a group, f32: groups of 4, of 8 over 2 images, of 16 at stride 2
-// over 3) or the channel-block kernel (more: 20 a group over 144 pixels, f32
-// over 1 and 2 images; bf16 over one image, 64 pixels, under f32's floor of
-// 128), an image at a time, the images after the first added (f32; bf16 over
-// 2 images declined); declined at 3 channels a group. f32 and bf16 rounded
-// once, with and without diff_bias, 1-3 threads.
+// over 3), the channel-block kernel (more: 20 a group over 144 pixels, f32
+// over 1 and 2 images; bf16 from 16: 16, 17, 20 and 32 a group, under f32's
+// floor of 128 pixels too), or the direct kernel in parts of up to 16 output
+// channels (f32 under that floor: 20 as 10 + 10, 17 as 9 + 8, 32 over 2
+// images as 16 + 16); over several images through a compact copy of the
+// group's batch (of a part's output channels); declined at 3 channels a group
+// (and bf16 at 8). f32 and bf16 rounded once, with and without diff_bias, 1-3
+// threads (a part's diff_dst copied from the group's first channel fails it).
 TEST_CASE("conv2d backward weights with groups: each group on the direct or channel-block "
           "kernel, exact, f32 and bf16, 1-3 threads",
           "[cpu][conv2d]") {
@@ -220,10 +223,13 @@ TEST_CASE("conv2d backward weights with groups: each group on the direct or chan
   const GradientShape shapes[] = {
       {{1, 32, 9, 10, 32, 3, 3, 1, 1, 1, 8}, "direct", ""},
       {{2, 64, 8, 9, 64, 3, 3, 1, 1, 1, 8}, "direct", ""},
-      {{3, 32, 7, 7, 32, 3, 3, 2, 1, 1, 2}, "direct", ""},
+      {{3, 32, 7, 7, 32, 3, 3, 2, 1, 1, 2}, "direct", "blocks"},
       {{1, 40, 12, 12, 40, 3, 3, 1, 1, 1, 2}, "blocks", "blocks"},
-      {{2, 40, 12, 12, 40, 3, 3, 1, 1, 1, 2}, "blocks", ""},
-      {{1, 40, 8, 8, 40, 3, 3, 1, 1, 1, 2}, "", "blocks"},
+      {{2, 40, 12, 12, 40, 3, 3, 1, 1, 1, 2}, "blocks", "blocks"},
+      {{1, 40, 8, 8, 40, 3, 3, 1, 1, 1, 2}, "direct", "blocks"},
+      {{1, 32, 12, 12, 32, 3, 3, 1, 1, 1, 2}, "direct", "blocks"},
+      {{2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2}, "direct", "blocks"},
+      {{1, 34, 7, 7, 34, 3, 3, 1, 1, 1, 2}, "direct", "blocks"},
       {{1, 24, 9, 10, 12, 3, 3, 1, 1, 1, 4}, "", ""},
   };
   std::mt19937 rng(16);

@@ -170,13 +170,15 @@ ChannelBlocksBackwardWeightsPlan::ChannelBlocksBackwardWeightsPlan(const core::C
   if (over_images && team < t) settle(false);
 }
 
-bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, int threads) {
+bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &a, int threads,
+                                                    bool of_group) {
   const dlk_conv2d_desc &d = a.desc;
   const bool dtype = d.src_type == DLK_DTYPE_F32 || d.src_type == DLK_DTYPE_F16 ||
                      d.src_type == DLK_DTYPE_BF16;
   const bool pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
   if (!dtype || (d.format != DLK_FORMAT_NCHW && d.format != DLK_FORMAT_NHWC) || d.groups != 1 ||
-      d.k <= 16 || (pairs && d.stride_w > 2) || (d.kw != 3 && d.kw != 5 && d.kw != 7) ||
+      d.k < (of_group ? 16 : 17) || (pairs && d.stride_w > 2) ||
+      (d.kw != 3 && d.kw != 5 && d.kw != 7) ||
       d.dilation_w != 1 ||
       (d.src_type != DLK_DTYPE_BF16 && d.n * a.oh * a.ow < kMinChannelBlockPixels))
     return false;

@@ -106,7 +106,9 @@ struct ChannelBlocksBackwardWeightsPlan {
 // wide-row forward, widened: bf16 x bf16 products are exact in f32; where it
 // does, in pixel pairs at stride 1 or 2 along the rows only, where the two
 // pixels of a pair read adjacent input values), one group, more than 16 output
-// channels (the kernel above takes 4 to 16), kw of 3, 5 or 7 with dilation_w 1
+// channels (the kernel above takes 4 to 16), or 16 in a group of a grouped
+// convolution run as one (`of_group`, conv2d_backward_weights.cpp: bf16 and
+// f16 have no kernel above), kw of 3, 5 or 7 with dilation_w 1
 // (the taps of a kernel row are one pointer's neighbours), any stride_h,
 // padding and dilation_h, at least kMinChannelBlockPixels output pixels in the
 // batch (f32 and f16), its scratch within the bound.
@@ -134,7 +136,8 @@ struct ChannelBlocksBackwardWeightsPlan {
 // 1.01-1.08 / 0.57-0.60 -> 0.97-1.09; batch 32, 2 threads: 0.73-0.93 ->
 // 1.39-1.88.
 constexpr int64_t kMinChannelBlockPixels = 128;
-bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args, int threads);
+bool conv2d_channel_blocks_backward_weights_applies(const core::Conv2dArgs &args, int threads,
+                                                    bool of_group = false);
 
 // diff_weights and diff_bias (if not null) as above; `scratch` holds
 // plan.bytes. Its name in dlk_context_last_op: f16 and bf16 say that they ran
