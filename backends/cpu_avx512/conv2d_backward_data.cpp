@@ -659,24 +659,27 @@ void backward_data_wide_rows(const core::Conv2dArgs &a, int threads, Scratch &sc
                   "the turned weights, the padded images of diff_dst and the taps' offsets"));
 }
 
-// Grouped with fewer than 16 channels a group in diff_src (NCHW, stride 1):
-// each image's groups' turned convolutions on the wide-row kernel, a thread
-// each, where its rule takes a group as one (`of_group`); GEMM + col2im per
-// group reused each diff_dst panel for cg channels.
+// Grouped with fewer than 16 channels a group in diff_src (stride 1): each
+// image's groups' turned convolutions on the wide-row kernel, a thread each,
+// where its rule takes a group as one (`of_group`; NHWC's groups turned into
+// NCHW planes and back, GroupLayout::nchw); GEMM + col2im per group reused
+// each diff_dst panel for cg channels.
 bool runs_wide_rows_groups(const core::Conv2dArgs &a, core::CpuIsa isa, int threads) {
   const dlk_conv2d_desc &d = a.desc;
   if (d.groups <= 1 || a.c_per_group >= 16 || isa != core::CpuIsa::avx512 || d.stride_h != 1 ||
       d.stride_w != 1 || lowers_to_amx_gemm(a, isa))
     return false;
-  const core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::backward_data, 0, 0);
+  const core::Conv2dArgs group =
+      conv2d_group_as_nchw(a, GroupPass::backward_data, 0, 0, nullptr, nullptr, nullptr);
   const core::Conv2dArgs turned = conv2d_turned_convolution(group, group.weights);
   return kernels::conv2d_wide_rows_applies(turned, 1, true, /*of_group=*/true) &&
          conv2d_group_views_fit(a, GroupPass::backward_data, threads,
-                                kernels::WideRowsPlan(turned, 1, true).bytes);
+                                kernels::WideRowsPlan(turned, 1, true).bytes, GroupLayout::nchw);
 }
 
 void backward_data_wide_rows_groups(const core::Conv2dArgs &a, int threads, Scratch &scratch) {
-  const core::Conv2dArgs first = conv2d_group_of_image(a, GroupPass::backward_data, 0, 0);
+  const core::Conv2dArgs first =
+      conv2d_group_as_nchw(a, GroupPass::backward_data, 0, 0, nullptr, nullptr, nullptr);
   const kernels::WideRowsPlan plan(conv2d_turned_convolution(first, first.weights), 1, true);
   for_each_group_of_image(
       a, GroupPass::backward_data, threads, plan.bytes, scratch, "dlk_conv2d_backward_data",
@@ -684,7 +687,8 @@ void backward_data_wide_rows_groups(const core::Conv2dArgs &a, int threads, Scra
       [&](const core::Conv2dArgs &group, void *own) {
         kernels::conv2d_wide_rows_avx512(conv2d_turned_convolution(group, group.weights), 1, plan,
                                          own);
-      });
+      },
+      GroupLayout::nchw);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
+#include "backends/cpu_avx512/kernels/transpose_kernels.hpp"
 
 namespace dlk::cpu {
 namespace {
@@ -31,23 +32,33 @@ GroupTensor output_of(const core::Conv2dArgs &a, GroupPass pass) {
              : GroupTensor{bytes_of(1, a.desc.src_type), s.c, s.cg, s.h * s.w};
 }
 
+// The byte offset of group g's first channel of image `image`'s first pixel.
+int64_t first_of(const GroupTensor &t, int64_t image, int64_t g) {
+  return (image * t.pixels * t.channels + g * t.group_channels) * t.elem;
+}
+
 // copy(at, packed_at, run): for each pixel of image `image`, the byte offset
 // of group g's run of channels in the tensor, in the compact image, and the
 // run's bytes.
 template <class Copy>
 void for_each_run(const GroupTensor &t, int64_t image, int64_t g, Copy copy) {
   const int64_t run = t.group_channels * t.elem, stride = t.channels * t.elem;
-  const int64_t first = (image * t.pixels * t.channels + g * t.group_channels) * t.elem;
+  const int64_t first = first_of(t, image, g);
   for (int64_t p = 0; p < t.pixels; ++p) copy(first + p * stride, p * run, run);
 }
 
 }  // namespace
 
-GroupStaging group_staging(const core::Conv2dArgs &a, GroupPass pass) {
+GroupStaging group_staging(const core::Conv2dArgs &a, GroupPass pass, GroupLayout layout) {
   if (a.desc.format != DLK_FORMAT_NHWC) return {};
   const GroupTensor in = input_of(a, pass), out = output_of(a, pass);
+  const ConvShape s(a);
   return {ScratchCarver::aligned(static_cast<size_t>(in.pixels * in.group_channels * in.elem)),
-          ScratchCarver::aligned(static_cast<size_t>(out.pixels * out.group_channels * out.elem))};
+          ScratchCarver::aligned(static_cast<size_t>(out.pixels * out.group_channels * out.elem)),
+          layout == GroupLayout::nchw
+              ? ScratchCarver::aligned(
+                    static_cast<size_t>(bytes_of(s.kg * s.taps(), a.desc.weights_type)))
+              : 0};
 }
 
 core::Conv2dArgs conv2d_group_of_image(const core::Conv2dArgs &a, GroupPass pass, int64_t image,
@@ -83,28 +94,59 @@ core::Conv2dArgs conv2d_group_of_image(const core::Conv2dArgs &a, GroupPass pass
 }
 
 void stage_group_input(const core::Conv2dArgs &a, GroupPass pass, int64_t image, int64_t g,
-                       void *in) {
+                       void *in, GroupLayout layout) {
   const auto *tensor =
       static_cast<const unsigned char *>(pass == GroupPass::forward ? a.src : a.diff_dst);
-  for_each_run(input_of(a, pass), image, g, [&](int64_t at, int64_t packed_at, int64_t run) {
+  const GroupTensor t = input_of(a, pass);
+  if (layout == GroupLayout::nchw) {
+    kernels::transpose_avx512(tensor + first_of(t, image, g), t.pixels, t.group_channels,
+                              t.channels, static_cast<size_t>(t.elem), in, t.pixels);
+    return;
+  }
+  for_each_run(t, image, g, [&](int64_t at, int64_t packed_at, int64_t run) {
     std::memcpy(static_cast<unsigned char *>(in) + packed_at, tensor + at,
                 static_cast<size_t>(run));
   });
 }
 
 void place_group_output(const core::Conv2dArgs &a, GroupPass pass, int64_t image, int64_t g,
-                        const void *out) {
+                        const void *out, GroupLayout layout) {
   auto *tensor = static_cast<unsigned char *>(pass == GroupPass::forward ? a.dst : a.diff_src);
-  for_each_run(output_of(a, pass), image, g, [&](int64_t at, int64_t packed_at, int64_t run) {
+  const GroupTensor t = output_of(a, pass);
+  if (layout == GroupLayout::nchw) {
+    kernels::transpose_avx512(out, t.group_channels, t.pixels, t.pixels,
+                              static_cast<size_t>(t.elem), tensor + first_of(t, image, g),
+                              t.channels);
+    return;
+  }
+  for_each_run(t, image, g, [&](int64_t at, int64_t packed_at, int64_t run) {
     std::memcpy(tensor + at, static_cast<const unsigned char *>(out) + packed_at,
                 static_cast<size_t>(run));
   });
 }
 
+void stage_group_weights(const core::Conv2dArgs &a, int64_t g, void *weights) {
+  const ConvShape s(a);
+  const int64_t khw = s.kh * s.kw, row = bytes_of(s.taps(), a.desc.weights_type);
+  const auto *from = static_cast<const unsigned char *>(a.weights) + g * s.kg * row;
+  for (int64_t o = 0; o < s.kg; ++o)
+    kernels::transpose_avx512(from + o * row, khw, s.cg, s.cg, dlk_dtype_size(a.desc.weights_type),
+                              static_cast<unsigned char *>(weights) + o * row, khw);
+}
+
+core::Conv2dArgs conv2d_group_as_nchw(const core::Conv2dArgs &a, GroupPass pass, int64_t image,
+                                      int64_t g, const void *in, void *out, const void *weights) {
+  core::Conv2dArgs v = conv2d_group_of_image(a, pass, image, g, in, out);
+  v.desc.format = DLK_FORMAT_NCHW;
+  v.weights = weights;
+  return v;
+}
+
 bool conv2d_group_views_fit(const core::Conv2dArgs &a, GroupPass pass, int threads,
-                            size_t kernel_bytes) {
-  const GroupStaging staging = group_staging(a, pass);
-  return (ScratchCarver::aligned(kernel_bytes) + staging.in_bytes + staging.out_bytes) *
+                            size_t kernel_bytes, GroupLayout layout) {
+  const GroupStaging staging = group_staging(a, pass, layout);
+  return (ScratchCarver::aligned(kernel_bytes) + staging.in_bytes + staging.out_bytes +
+          staging.weights_bytes) *
              static_cast<size_t>(team_size(a.desc.n * a.desc.groups, threads)) <=
          kScratchBound;
 }

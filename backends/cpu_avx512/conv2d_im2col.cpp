@@ -19,8 +19,9 @@
 // conv2d_wide_rows_applies (kernels/conv2d_direct_kernels.hpp):
 // B read straight from a zero-padded copy of the image, nothing packed (f16,
 // and bf16 where vdpbf16ps is slower than FMAs, widened to f32 there), on the
-// groups of a grouped one with fewer output channels a group than the
-// channel-lane kernel's 16 where wide_rows_groups_apply; f32
+// groups of a grouped one (NHWC's turned into NCHW planes) with fewer output
+// channels a group than the channel-lane kernel's 16 where
+// wide_rows_groups_apply; f32
 // NCHW at stride 1 with few output channels runs a direct kernel along rows
 // where conv2d_direct_rows_forward_applies, or one with the channels in the
 // lanes where conv2d_direct_few_channels_applies (LeNet-5's conv1 and conv2).
@@ -280,17 +281,19 @@ bool channel_lanes_groups_apply(const core::Conv2dArgs &a, int threads) {
                                 kernels::ChannelLanesPlan(group, 1).bytes);
 }
 
-// Whether a grouped NCHW forward runs the wide-row kernel on each image's
-// groups, a thread each: where its rule takes a group as one
-// (`of_group`: 4 to 15 output channels a group, which the channel-lane
-// kernel's 16 lanes do not fill; ResNeXt-50 conv2 and conv3). The few-channel
-// kernel, checked after, took conv3's 8 a group at half this speed (f32).
+// Whether a grouped forward runs the wide-row kernel on each image's groups,
+// a thread each: where its rule takes a group as one (`of_group`: 4 to 15
+// output channels a group, which the channel-lane kernel's 16 lanes do not
+// fill; ResNeXt-50 conv2 and conv3); NHWC's groups turned into NCHW planes
+// and back (GroupLayout::nchw). The few-channel kernel, checked after, took
+// conv3's 8 a group at half this speed (f32).
 bool wide_rows_groups_apply(const core::Conv2dArgs &a, int threads) {
   if (a.desc.groups <= 1 || a.k_per_group >= 16) return false;
-  const core::Conv2dArgs group = conv2d_group_of_image(a, GroupPass::forward, 0, 0);
+  const core::Conv2dArgs group =
+      conv2d_group_as_nchw(a, GroupPass::forward, 0, 0, nullptr, nullptr, nullptr);
   return kernels::conv2d_wide_rows_applies(group, 1, false, /*of_group=*/true) &&
          conv2d_group_views_fit(a, GroupPass::forward, threads,
-                                kernels::WideRowsPlan(group, 1).bytes);
+                                kernels::WideRowsPlan(group, 1).bytes, GroupLayout::nchw);
 }
 
 // Whether the channel-lane kernel's (the AMX kernel's) weights are packed
@@ -406,13 +409,15 @@ core::OpResult conv2d_forward_im2col(const core::Conv2dArgs &args, core::CpuIsa 
       return {std::string(kernels::conv2d_channel_lanes_name(args.desc)) + ":groups", 0};
     }
     case ForwardKernel::wide_rows_groups: {
-      const kernels::WideRowsPlan plan(conv2d_group_of_image(args, GroupPass::forward, 0, 0), 1);
-      for_each_group_of_image(args, GroupPass::forward, threads, plan.bytes, scratch,
-                              "dlk_conv2d_forward",
-                              "each thread's padded image of a group and the taps' offsets",
-                              [&](const core::Conv2dArgs &group, void *own) {
-                                kernels::conv2d_wide_rows_avx512(group, 1, plan, own);
-                              });
+      const kernels::WideRowsPlan plan(
+          conv2d_group_as_nchw(args, GroupPass::forward, 0, 0, nullptr, nullptr, nullptr), 1);
+      for_each_group_of_image(
+          args, GroupPass::forward, threads, plan.bytes, scratch, "dlk_conv2d_forward",
+          "each thread's padded image of a group and the taps' offsets",
+          [&](const core::Conv2dArgs &group, void *own) {
+            kernels::conv2d_wide_rows_avx512(group, 1, plan, own);
+          },
+          GroupLayout::nchw);
       return {std::string(kernels::conv2d_wide_rows_name(args.desc.src_type, false)) + ":groups",
               0};
     }

@@ -253,10 +253,11 @@ bool int8_channel_lanes_rule(const std::string &tier, const dlk_conv2d_desc &d, 
                             nchw && d.dst_type == DLK_DTYPE_S32 ? d.c * d.kh * d.kw : 0);
 }
 
-// The wide-row rule for int8 (k-quads on vpdpbusd): also NCHW, dense, a CPU
-// with AVX512_VNNI, and a kernel larger than 1x1; one group of 16 or more
+// The wide-row rule for int8 (k-quads on vpdpbusd): also dense, a CPU with
+// AVX512_VNNI, and a kernel larger than 1x1; one NCHW group of 16 or more
 // output channels, or groups of 4 to 15 (each group a convolution of its
-// own); 3 or more input channels a group (a quad three-quarters full); the
+// own, NHWC's turned into NCHW planes); 3 or more input channels a group (a
+// quad three-quarters full); the
 // rows' width up to 1.2 x ow, and at stride 2 more than 3 tiles of 48 wide
 // columns.
 bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t oh,
@@ -266,7 +267,8 @@ bool int8_wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int6
   const bool channels = d.groups == 1 ? d.k >= 16 : kg >= 4 && kg < 16;
   return __builtin_cpu_supports("avx512vnni") && tier == "avx512" &&
          !lowers_to_amx(tier, d.src_type, d.c, d.groups) &&
-         d.format == DLK_FORMAT_NCHW && channels && d.kh * d.kw > 1 && d.dilation_h == 1 &&
+         (d.format == DLK_FORMAT_NCHW || d.groups > 1) && channels && d.kh * d.kw > 1 &&
+         d.dilation_h == 1 &&
          d.stride_h <= 2 && d.c / d.groups >= 3 && wp * 5 <= ow * 6 &&
          (d.stride_h == 1 || oh * wp > 3 * 48);
 }

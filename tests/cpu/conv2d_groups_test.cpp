@@ -3,7 +3,7 @@
 // conv2d_group_views.hpp), on the channel-lane kernel from 16 channels a group
 // (NHWC through compact copies of a group's channels) and on the wide-row
 // kernel below that (NCHW), forward and backward data, and the weight
-// gradient of NCHW groups on the direct and channel-block kernels; the shapes sit on both
+// gradient of groups on the direct and channel-block kernels; the shapes sit on both
 // sides of each rule, and every image and group must read its own planes,
 // weights, bias and scales.
 #include <catch2/catch.hpp>
@@ -60,10 +60,10 @@ TEST_CASE("conv2d forward with groups: each image's groups on the channel-lane o
       {{2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 2}, "lanes", "lanes"},
       {{1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2}, "", ""},
       {{1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2}, "", ""},
-      {{2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 8}, "rows", ""},
-      {{1, 40, 7, 12, 40, 3, 3, 1, 1, 1, 5}, "rows", ""},
-      {{1, 32, 28, 28, 32, 3, 3, 2, 1, 1, 4}, "rows", ""},
-      {{2, 20, 9, 12, 45, 3, 3, 1, 1, 1, 5}, "rows", ""},
+      {{2, 32, 9, 10, 32, 3, 3, 1, 1, 1, 8}, "rows", "rows"},
+      {{1, 40, 7, 12, 40, 3, 3, 1, 1, 1, 5}, "rows", "rows"},
+      {{1, 32, 28, 28, 32, 3, 3, 2, 1, 1, 4}, "rows", "rows"},
+      {{2, 20, 9, 12, 45, 3, 3, 1, 1, 1, 5}, "rows", "rows"},
       {{1, 24, 9, 10, 12, 3, 3, 1, 1, 1, 4}, "", ""},
   };
   std::mt19937 rng(12);
@@ -160,8 +160,8 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
       {{1, 64, 14, 14, 64, 3, 3, 2, 1, 1, 2}, "lanes", ""},
       {{1, 64, 1, 47, 64, 3, 3, 1, 1, 1, 2}, "", ""},
       {{1, 30, 8, 8, 30, 3, 3, 1, 1, 1, 2}, "", ""},
-      {{2, 32, 9, 20, 32, 3, 3, 1, 1, 1, 8}, "rows", ""},
-      {{1, 24, 7, 24, 48, 3, 3, 1, 1, 1, 3}, "rows", ""},
+      {{2, 32, 9, 20, 32, 3, 3, 1, 1, 1, 8}, "rows", "rows"},
+      {{1, 24, 7, 24, 48, 3, 3, 1, 1, 1, 3}, "rows", "rows"},
       {{1, 32, 8, 10, 32, 3, 3, 1, 1, 1, 8}, "", ""},
       {{1, 32, 14, 14, 32, 3, 3, 2, 1, 1, 8}, "", ""},
   };
@@ -194,9 +194,12 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
           check_exact_backward_data(ctx, d, to_nhwc(diff_dst, s.n, s.k, oh * ow),
                                     to_nhwc(weights, s.k, s.c / s.groups, s.kh * s.kw),
                                     to_nhwc(sums, s.n, s.c, s.h * s.w));
-          if (f32)
+          if (f32) {
             CHECK((implementation(ctx) == "turned:avx512:channel_lanes_f32_nhwc:groups") ==
                   (on_avx512 && g.nhwc == "lanes"));
+            CHECK((implementation(ctx) == "turned:avx512:wide_rows_f32:groups") ==
+                  (on_avx512 && g.nhwc == "rows"));
+          }
         }
       }
   }
@@ -210,11 +213,13 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
 // floor of 128 pixels too), or the direct kernel in parts of up to 16 output
 // channels (f32 under that floor: 20 as 10 + 10, 17 as 9 + 8, 32 over 2
 // images as 16 + 16); over several images through a compact copy of the
-// group's batch (of a part's output channels); declined at 3 channels a group
-// (and bf16 at 8). f32 and bf16 rounded once, with and without diff_bias, 1-3
-// threads (a part's diff_dst copied from the group's first channel fails it).
+// group's batch (of a part's output channels; NHWC turned channel-major, its
+// OIHW gradient turned into OHWI after); declined at 3 channels a group (and
+// bf16 at 8). f32 and bf16 rounded once, with and without diff_bias, NCHW and
+// NHWC, 1-3 threads (a part's diff_dst copied from the group's first channel
+// fails it).
 TEST_CASE("conv2d backward weights with groups: each group on the direct or channel-block "
-          "kernel, exact, f32 and bf16, 1-3 threads",
+          "kernel, exact, f32 and bf16, NCHW and NHWC, 1-3 threads",
           "[cpu][conv2d]") {
   struct GradientShape {
     ConvShape shape;
@@ -255,6 +260,21 @@ TEST_CASE("conv2d backward weights with groups: each group on the direct or chan
                   (avx512 && route == "direct"));
             CHECK((name.rfind("avx512:group_channel_blocks_", 0) == 0) ==
                   (avx512 && route == "blocks"));
+            INFO("nhwc");
+            dlk_conv2d_desc nhwc = k.d;
+            nhwc.format = DLK_FORMAT_NHWC;
+            const int64_t khw = s.kh * s.kw;
+            check_exact_backward_weights(
+                ctx, nhwc, to_nhwc(k.src, s.n, s.c, s.h * s.w),
+                to_nhwc(k.dy, s.n, s.k, k.oh * k.ow),
+                to_nhwc(k.diff_weights, s.k, s.c / s.groups, khw),
+                with_bias ? diff_bias.data() : nullptr);
+            if (with_bias) CHECK(diff_bias.values() == k.diff_bias);
+            // (NHWC: one image's groups of more than 16 output channels keep the GEMM.)
+            const bool nhwc_route = avx512 && !route.empty() && !(s.n == 1 && s.k / s.groups > 16);
+            const std::string nhwc_name = implementation(ctx);
+            CHECK((nhwc_name.rfind("avx512:group_", 0) == 0) == nhwc_route);
+            if (nhwc_route) CHECK(nhwc_name == name);
           }
         }
     }
