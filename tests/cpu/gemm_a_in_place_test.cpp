@@ -172,6 +172,9 @@ TEST_CASE("gemm: A read in place under few panels of B gives the exact sums, eve
           CHECK(differing(product<int32_t>(ctx, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_S32, s, t,
                                            a8, b8, uint8_t{0xFF}, 7),
                           want) == 0);
+          // (u8 and s8 C on 1 and 3 threads, one share and uneven shares:
+          // the sanitizer builds spent most of this test's time on them.)
+          if (threads == 2) continue;
           CHECK(differing(product<uint8_t>(ctx, DLK_DTYPE_U8, DLK_DTYPE_S8, DLK_DTYPE_U8, s, t,
                                            a8, b8, uint8_t{0xFF}, 7, &scales, 100),
                           want_u8) == 0);
