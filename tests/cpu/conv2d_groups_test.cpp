@@ -205,8 +205,8 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
   }
 }
 
-// Backward weights (conv2d_backward_weights.cpp, group_backward_weights_kernel):
-// each NCHW group's weight gradient on the direct kernel (4 to 16 output
+// Backward weights (conv2d_backward_weights_groups.cpp): each group's weight
+// gradient on the direct kernel (4 to 16 output
 // channels a group, f32: groups of 4, of 8 over 2 images, of 16 at stride 2
 // over 3), the channel-block kernel (more: 20 a group over 144 pixels, f32
 // over 1 and 2 images; bf16 from 16: 16, 17, 20 and 32 a group, under f32's
