@@ -39,7 +39,9 @@
 // backward_data_wide_rows), which reads B from a padded copy of diff_dst:
 // no im2col packing, the weights turned once per call; bf16 at stride 2
 // where the GEMM runs on AMX tiles, as four phase convolutions on the AMX
-// kernel (conv2d_backward_data_amx_phases.hpp). f32 NCHW at stride 1
+// kernel (conv2d_backward_data_amx_phases.hpp), and f32 and bf16 groups of
+// 4 to 16 channels at stride 2 as four phase convolutions per group on the
+// wide-row kernel (conv2d_backward_data_wide_rows_phases.hpp). f32 NCHW at stride 1
 // with at most 16 input and output channels runs the AVX-512 tier's direct
 // kernel instead (kernels/conv2d_direct_rows_kernels.hpp): LeNet-5 conv2.
 #include <algorithm>
@@ -48,6 +50,7 @@
 #include <type_traits>
 
 #include "backends/cpu_avx512/conv2d_backward_data_amx_phases.hpp"
+#include "backends/cpu_avx512/conv2d_backward_data_wide_rows_phases.hpp"
 #include "backends/cpu_avx512/conv2d_col2im.hpp"
 #include "backends/cpu_avx512/conv2d_group_views.hpp"
 #include "backends/cpu_avx512/conv2d_lowering.hpp"
@@ -748,6 +751,12 @@ core::OpResult conv2d_backward_data(const core::Conv2dArgs &args, core::CpuIsa i
     const bool bf16 = args.desc.src_type == DLK_DTYPE_BF16;
     return {std::string("turned:avx512:channel_lanes_") + (bf16 ? "bf16" : "f32") +
                 (args.desc.format == DLK_FORMAT_NHWC ? "_nhwc" : "") + ":groups",
+            0};
+  }
+  if (backward_data_wide_rows_phases_apply(args, isa, threads)) {
+    backward_data_wide_rows_phases(args, threads, scratch);
+    return {std::string("phases:") + kernels::conv2d_wide_rows_name(args.desc.src_type, false) +
+                ":groups",
             0};
   }
   if (runs_wide_rows_groups(args, isa, threads)) {

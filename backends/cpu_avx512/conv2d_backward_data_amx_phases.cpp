@@ -16,31 +16,32 @@ constexpr int64_t kElem = 2;  // bf16
 // workspaces).
 constexpr size_t kPassBytes = size_t{32} << 20;
 
-// Output pixel y = 2 i + parity reads diff_dst row (y + pad - r) / 2 at the
-// forward's tap r of the same parity as y + pad: phase tap a is r = first -
-// 2 a, row i + offset + a. padded stays 0 where the phases do not apply.
-AmxDataPhases::Axis axis(int64_t kernel, int64_t pad, int64_t extent) {
-  AmxDataPhases::Axis x;
-  int64_t offsets[2] = {}, padded = 0;
-  for (int parity = 0; parity < 2; ++parity) {
-    const int64_t r0 = (parity + pad) % 2;
-    x.taps[parity] = r0 < kernel ? (kernel - 1 - r0) / 2 + 1 : 0;
-    x.first[parity] = r0 + 2 * (x.taps[parity] - 1);
-    x.outputs[parity] = (extent + 1 - parity) / 2;
-    offsets[parity] = (parity + pad - x.first[parity]) / 2;
-    padded = std::max(padded, x.outputs[parity] + x.taps[parity] - 1);
-  }
-  x.offset = offsets[0];
-  if (offsets[0] == offsets[1] && x.taps[0] > 0 && x.taps[1] > 0 && x.outputs[1] > 0)
-    x.padded = padded;
-  return x;
+// Phase p (2 py + px) as a forward convolution of n images of the padded
+// diff_dst `src` into the compact NHWC image `dst`, weights prepacked.
+core::Conv2dArgs amx_phase(const DataPhases &phases, const core::Conv2dArgs &a, int p, int64_t n,
+                           const void *src, void *dst) {
+  const int py = p / 2, px = p % 2;
+  core::Conv2dArgs t;
+  t.desc = a.desc;
+  t.desc.format = DLK_FORMAT_NHWC;
+  t.desc.n = n;
+  t.desc.c = a.desc.k, t.desc.k = a.desc.c;
+  t.desc.h = phases.rows.padded, t.desc.w = phases.cols.padded;
+  t.desc.kh = phases.rows.taps[py], t.desc.kw = phases.cols.taps[px];
+  t.desc.stride_h = t.desc.stride_w = 1;
+  t.desc.pad_h = t.desc.pad_w = 0;
+  t.desc.relu = 0;
+  t.c_per_group = a.desc.k, t.k_per_group = a.desc.c;
+  t.oh = phases.rows.outputs[py], t.ow = phases.cols.outputs[px];
+  t.src = src, t.dst = dst;
+  return t;
 }
 
 // How the batch goes through: `chunk` images a pass, and the bytes of a
 // pass's scratch (the kernel's workspaces after the images; before them,
 // packed per call, the panels and NCHW's KRSC stage).
 struct PhasesPlan {
-  PhasesPlan(const core::Conv2dArgs &args, const AmxDataPhases &phases, int threads,
+  PhasesPlan(const core::Conv2dArgs &args, const DataPhases &phases, int threads,
              bool prepacked) {
     const ConvShape s(args);
     if (!prepacked) {
@@ -61,7 +62,8 @@ struct PhasesPlan {
     while (chunk > 1 && image_bytes(chunk) > kPassBytes) chunk = (chunk + 1) / 2;
     images = image_bytes(chunk);
     for (int p = 0; p < 4; ++p) {
-      const kernels::AmxConvPlan phase(phases.phase(args, p, chunk, nullptr, nullptr), threads);
+      const kernels::AmxConvPlan phase(amx_phase(phases, args, p, chunk, nullptr, nullptr),
+                                       threads);
       kernel = std::max(kernel, phase.bytes - phase.weights_bytes);
     }
   }
@@ -72,42 +74,6 @@ struct PhasesPlan {
 
 }  // namespace
 
-AmxDataPhases::AmxDataPhases(const core::Conv2dArgs &a) {
-  const dlk_conv2d_desc &d = a.desc;
-  rows = axis(d.kh, d.pad_h, d.h);
-  cols = axis(d.kw, d.pad_w, d.w);
-  valid = d.stride_h == 2 && d.stride_w == 2 && d.dilation_h == 1 && d.dilation_w == 1 &&
-          rows.padded > 0 && cols.padded > 0;
-}
-
-core::Conv2dArgs AmxDataPhases::phase(const core::Conv2dArgs &a, int p, int64_t n,
-                                      const void *src, void *dst) const {
-  const int py = p / 2, px = p % 2;
-  core::Conv2dArgs t;
-  t.desc = a.desc;
-  t.desc.format = DLK_FORMAT_NHWC;
-  t.desc.n = n;
-  t.desc.c = a.desc.k, t.desc.k = a.desc.c;
-  t.desc.h = rows.padded, t.desc.w = cols.padded;
-  t.desc.kh = rows.taps[py], t.desc.kw = cols.taps[px];
-  t.desc.stride_h = t.desc.stride_w = 1;
-  t.desc.pad_h = t.desc.pad_w = 0;
-  t.desc.relu = 0;
-  t.c_per_group = a.desc.k, t.k_per_group = a.desc.c;
-  t.oh = rows.outputs[py], t.ow = cols.outputs[px];
-  t.src = src, t.dst = dst;
-  return t;
-}
-
-std::vector<int64_t> AmxDataPhases::source_taps(const core::Conv2dArgs &a, int p) const {
-  const int py = p / 2, px = p % 2;
-  std::vector<int64_t> taps;
-  for (int64_t i = 0; i < rows.taps[py]; ++i)
-    for (int64_t j = 0; j < cols.taps[px]; ++j)
-      taps.push_back((rows.first[py] - 2 * i) * a.desc.kw + cols.first[px] - 2 * j);
-  return taps;
-}
-
 bool backward_data_amx_phases_apply(const core::Conv2dArgs &a, core::CpuIsa isa, int threads,
                                     bool prepacked) {
   const dlk_conv2d_desc &d = a.desc;
@@ -117,7 +83,7 @@ bool backward_data_amx_phases_apply(const core::Conv2dArgs &a, core::CpuIsa isa,
   // Packed per call, the panels weigh as the stride-1 turned convolution's
   // do (AmxWeights::turned): half as many pixels of diff_src as its channels.
   if (!prepacked && 2 * d.n * d.h * d.w < d.c) return false;
-  const AmxDataPhases phases(a);
+  const DataPhases phases(a);
   return phases.valid && PhasesPlan(a, phases, threads, prepacked).bytes() <= kScratchBound;
 }
 
@@ -127,8 +93,9 @@ AmxPhasePanels::AmxPhasePanels(const core::Conv2dArgs &a, int threads) : phases_
     stage_bytes_ = ScratchCarver::aligned(static_cast<size_t>(d.k * a.c_per_group * d.kh * d.kw *
                                                               kElem));
   for (int p = 0; p < 4; ++p) {
-    elems_[p] = kernels::AmxConvPlan(phases_.phase(a, p, a.desc.n, nullptr, nullptr), threads)
-                    .weight_elems;
+    elems_[p] =
+        kernels::AmxConvPlan(amx_phase(phases_, a, p, a.desc.n, nullptr, nullptr), threads)
+            .weight_elems;
     bytes_ += ScratchCarver::aligned(static_cast<size_t>(elems_[p] * kElem));
   }
 }
@@ -141,7 +108,8 @@ void AmxPhasePanels::pack(const core::Conv2dArgs &a, int threads, void *panels, 
   krsc.desc.format = DLK_FORMAT_NHWC;
   ScratchCarver carve(panels);
   for (int p = 0; p < 4; ++p) {
-    const kernels::AmxConvPlan plan(phases_.phase(a, p, a.desc.n, nullptr, nullptr), threads);
+    const kernels::AmxConvPlan plan(amx_phase(phases_, a, p, a.desc.n, nullptr, nullptr),
+                                    threads);
     void *out = carve.carve<uint16_t>(elems_[p]);
     kernels::conv2d_amx_pack_turned_weights(krsc, threads, plan, phases_.source_taps(a, p), out,
                                             nullptr);
@@ -152,7 +120,7 @@ void AmxPhasePanels::pack(const core::Conv2dArgs &a, int threads, void *panels, 
 void backward_data_amx_phases(const core::Conv2dArgs &a, int threads, Scratch &scratch,
                               const kernels::AmxConvWeights *prepacked) {
   const ConvShape s(a);
-  const AmxDataPhases phases(a);
+  const DataPhases phases(a);
   const PhasesPlan plan(a, phases, threads, prepacked != nullptr);
   ScratchCarver carve(scratch.get(plan.bytes(), "dlk_conv2d_backward_data",
                                   "the phases' panels, the padded diff_dst, the phases' images "
@@ -199,7 +167,7 @@ void backward_data_amx_phases(const core::Conv2dArgs &a, int threads, Scratch &s
                                   x1 - x0, out_pixels, sizeof(uint16_t), row + left * s.k, s.k);
     });
     for (int p = 0; p < 4; ++p) {
-      const core::Conv2dArgs t = phases.phase(a, p, count, padded, out[p]);
+      const core::Conv2dArgs t = amx_phase(phases, a, p, count, padded, out[p]);
       kernels::conv2d_amx_forward(t, threads, kernels::AmxConvPlan(t, threads), workspaces,
                                   &panels[p]);
     }

@@ -1,11 +1,6 @@
-// Backward data at stride 2 x 2 on the AMX implicit GEMM (bf16). diff_src
-// split by the parity (py, px) of its rows and columns is four stride-1
-// convolutions of diff_dst, each with the forward's taps of that parity
-// turned around: a 3x3 kernel with padding 1 gives phases of 1 x 1, 1 x 2,
-// 2 x 1 and 2 x 2 taps, 9 in all, so no product is spent on the zeros a
-// stride-1 convolution over diff_dst dilated by the stride would multiply (3
-// in 4 of them). diff_dst is padded once into an NHWC image all four phases
-// read, each phase runs the forward kernel (kernels/conv2d_amx_kernels.hpp)
+// Backward data at stride 2 x 2 on the AMX implicit GEMM (bf16), in phases
+// (conv2d_data_phases.hpp). diff_dst is padded once into an NHWC image all
+// four phases read, each phase runs the forward kernel (kernels/conv2d_amx_kernels.hpp)
 // into a compact NHWC image of its pixels, and those are interleaved into
 // diff_src (NCHW through an NHWC image and transposes). The phases' panels
 // are packed per call, where they cost no more than the stride-1 turned
@@ -21,37 +16,13 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
+#include "backends/cpu_avx512/conv2d_data_phases.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_amx_kernels.hpp"
 #include "backends/cpu_avx512/scratch.hpp"
 #include "core/backend.hpp"
 
 namespace dlk::cpu {
-
-// The phases of backward data's args (the forward's shape).
-struct AmxDataPhases {
-  explicit AmxDataPhases(const core::Conv2dArgs &args);
-  // One dimension (rows, or columns) of the phases of either parity.
-  struct Axis {
-    int64_t taps[2] = {};     // the phase's kernel extent
-    int64_t first[2] = {};    // its tap 0 as the forward's kernel index (its parity's last)
-    int64_t outputs[2] = {};  // diff_src's rows of that parity
-    // diff_dst's row read by a phase's output 0 at its tap 0, both
-    // parities alike (else no phases: valid false), and the rows of the
-    // padded diff_dst that the phases read from there.
-    int64_t offset = 0, padded = 0;
-  };
-  Axis rows, cols;
-  bool valid = false;  // every phase has taps and outputs, and one offset per axis
-
-  // Phase p (2 py + px) as a forward convolution of n images of the padded
-  // diff_dst `src` into the compact NHWC image `dst`, weights prepacked.
-  core::Conv2dArgs phase(const core::Conv2dArgs &args, int p, int64_t n, const void *src,
-                         void *dst) const;
-  // The forward's tap that each of phase p's taps reads.
-  std::vector<int64_t> source_taps(const core::Conv2dArgs &args, int p) const;
-};
 
 // Whether backward data runs in phases on AMX tiles, its panels `prepacked`
 // or packed per call.
@@ -70,7 +41,7 @@ class AmxPhasePanels {
             std::array<kernels::AmxConvWeights, 4> &phases) const;
 
  private:
-  AmxDataPhases phases_;
+  DataPhases phases_;
   std::array<int64_t, 4> elems_{};
   size_t bytes_ = 0, stage_bytes_ = 0;
 };

@@ -144,12 +144,18 @@ TEST_CASE("conv2d forward with groups: each image's groups on the channel-lane o
 // convolutions on the channel-lane kernel where runs_channel_lanes_groups
 // (turned output channels, c/groups, of 16 and 32, turned input channels,
 // k/groups, of 16, 17 and 32, 49 and 56 pixels of diff_src over the floor of
-// 48, stride 2 in phases, NHWC declined below 128 pixels a phase; declined at
-// 47 pixels and 15 channels a group), or on the wide-row kernel where
+// 48, stride 2 in phases, 36 taps a phase over their floor of 16, NHWC
+// declined below 128 pixels a phase; declined at 47 pixels and 15 channels a
+// group), or on the wide-row kernel where
 // runs_wide_rows_groups (NCHW, stride 1, fewer than 16 turned output
 // channels: groups of 4 x 4, of 8 into 16; declined where the padded rows, 12
-// / 10, pass the turned rule's 1.1, and at stride 2). f32, with the route
-// checked, and bf16 rounded once, NCHW and NHWC, 1-3 threads.
+// / 10, pass the turned rule's 1.1), or at stride 2 in phases on the wide-row
+// kernel where backward_data_wide_rows_phases_apply (4 to 16 channels a group
+// each way: groups of 4 x 4, 8 x 8 over 2 images of odd height and width,
+// whose phases differ in size, 16 x 16 below the channel-lane kernel's
+// pixels, 16 into 8; declined without padding, whose phases read diff_dst from
+// different rows, and at 3 channels a group). f32 and bf16 rounded once, with
+// the route checked, NCHW and NHWC, 1-3 threads.
 TEST_CASE("conv2d backward data with groups: each image's groups on the channel-lane or "
           "wide-row kernel, exact, f32 and bf16, NCHW and NHWC, 1-3 threads",
           "[cpu][conv2d]") {
@@ -163,7 +169,13 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
       {{2, 32, 9, 20, 32, 3, 3, 1, 1, 1, 8}, "rows", "rows"},
       {{1, 24, 7, 24, 48, 3, 3, 1, 1, 1, 3}, "rows", "rows"},
       {{1, 32, 8, 10, 32, 3, 3, 1, 1, 1, 8}, "", ""},
-      {{1, 32, 14, 14, 32, 3, 3, 2, 1, 1, 8}, "", ""},
+      {{1, 32, 14, 14, 32, 3, 3, 2, 1, 1, 8}, "phases", "phases"},
+      {{2, 16, 13, 11, 16, 3, 3, 2, 1, 1, 2}, "phases", "phases"},
+      {{1, 32, 12, 12, 32, 3, 3, 2, 1, 1, 2}, "phases", "phases"},
+      {{1, 32, 16, 16, 32, 3, 3, 2, 1, 1, 2}, "lanes", "phases"},
+      {{1, 24, 10, 10, 48, 3, 3, 2, 1, 1, 3}, "phases", "phases"},
+      {{1, 16, 11, 11, 16, 3, 3, 2, 0, 1, 2}, "", ""},
+      {{1, 6, 10, 10, 6, 3, 3, 2, 1, 1, 2}, "", ""},
   };
   std::mt19937 rng(14);
   for (const GroupedShape &g : shapes) {
@@ -189,6 +201,8 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
             CHECK((implementation(ctx) == "turned:avx512:wide_rows_f32:groups") ==
                   (on_avx512 && g.nchw == "rows"));
           }
+          CHECK((implementation(ctx).rfind("phases:avx512:conv2d_wide_rows_", 0) == 0) ==
+                (on_avx512 && g.nchw == "phases"));
           INFO("nhwc");
           d.format = DLK_FORMAT_NHWC;
           check_exact_backward_data(ctx, d, to_nhwc(diff_dst, s.n, s.k, oh * ow),
@@ -200,6 +214,8 @@ TEST_CASE("conv2d backward data with groups: each image's groups on the channel-
             CHECK((implementation(ctx) == "turned:avx512:wide_rows_f32:groups") ==
                   (on_avx512 && g.nhwc == "rows"));
           }
+          CHECK((implementation(ctx).rfind("phases:avx512:conv2d_wide_rows_", 0) == 0) ==
+                (on_avx512 && g.nhwc == "phases"));
         }
       }
   }

@@ -164,6 +164,12 @@ constexpr int64_t kChannelLanesMinTaps = 64;
 // 2.05x (f32) and 2.23x (bf16) the GEMM on its im2col panels (0.33 -> 0.67x
 // and 0.21 -> 0.46x oneDNN-any; batch 1, 1 thread, Zen 5).
 constexpr int64_t kChannelLanesMinTapsNhwc = 16;
+// Backward data's phases (turned at stride 2) count a phase's taps, a quarter
+// of the kernel's, and each output row's tile runs every phase's taps of its
+// row parity: from 16, as f32 NHWC. ResNeXt-50 conv4_1's groups of 16 (36
+// taps a phase, f32; 18 pairs, bf16) ran 1.7x and 2.2x GEMM + col2im
+// (0.28 -> 0.47x and 0.15 -> 0.33x oneDNN-any, NCHW, batch 1, 1 thread, Zen 4).
+constexpr int64_t kChannelLanesMinTapsPhased = 16;
 // int8 NHWC requantized into u8, s8 or f32 (staged and stored by the integer
 // GEMM's vector store, as the GEMM's own tiles are): from 8 quads. VGG-16
 // conv1_1 (9 quads) u8 dst ran 1.62-2.23x the integer GEMM, conv1 (49)
@@ -233,6 +239,7 @@ inline bool conv2d_channel_lanes_applies(const core::Conv2dArgs &a, int threads,
   const int64_t pixels = d.n * a.oh * a.ow / quarter, taps = units * d.kh * d.kw / quarter;
   const bool float_nhwc = !nchw && (d.src_type == DLK_DTYPE_F32 || bf16);
   const int64_t min_taps = float_nhwc       ? kChannelLanesMinTapsNhwc
+                           : phased         ? kChannelLanesMinTapsPhased
                            : nchw || !int8  ? kChannelLanesMinTaps
                            : d.dst_type != DLK_DTYPE_S32 ? kChannelLanesMinQuadsNhwcRequantized
                                                          : kChannelLanesMinQuadsNhwc;

@@ -1,12 +1,13 @@
 // kernels/conv2d_direct_kernels.hpp's wide-row convolution in AVX-512 steps.
 //
 // An image is copied once into zero-padded planes (Hp x Wp, Hp = h + 2 pad_h,
-// Wp = w + 2 pad_w). With stride 1 and no dilation, output pixel (y, x) reads
-// plane element (y + r) * Wp + (x + s) at tap (ci, r, s): counting output
-// pixels over the padded width ("wide" column j = y * Wp + x, the columns with
-// x >= ow junk), the im2col row of a tap is the plane itself shifted by
-// r * Wp + s. So the micro-kernel reads B straight from the padded image, one
-// unaligned load per 16 columns and tap, and no im2col panel is ever packed.
+// Wp = w + 2 pad_w, or as far as the outputs read). With stride 1 and no
+// dilation, output pixel (y, x) reads plane element (y + r) * Wp + (x + s) at
+// tap (ci, r, s): counting output pixels over the padded width ("wide"
+// column j = y * Wp + x, the columns with x >= ow junk), the im2col row of a
+// tap is the plane itself shifted by r * Wp + s. So the micro-kernel reads B
+// straight from the padded image, one unaligned load per 16 columns and tap,
+// and no im2col panel is ever packed.
 // The weights are A as they lie (OIHW: each output channel's taps in a row,
 // in the micro-kernel's tap order), so nothing is packed at all. Backward data
 // runs here too, as the convolution of diff_dst with the weights turned around
@@ -22,17 +23,17 @@
 // first block's starting value, ReLU applied in the last block's store. int8
 // runs the same loops on k-quads (conv2d_wide_rows_int8_avx512vnni.cpp), its
 // starting value -(zero point x the weights' sum) of the channel.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 
 #include "backends/cpu_avx512/float_storage.hpp"
 #include "backends/cpu_avx512/gemm_driver.hpp"
+#include "backends/cpu_avx512/kernels/bf16_round_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
+#include "common/immintrin.hpp"
 
 namespace dlk::cpu::kernels {
 namespace {
@@ -69,6 +70,19 @@ void segments_of(int64_t j0, int64_t wp, int64_t oh, int64_t ow, WideRowsSegment
       out.seg[out.count++] = {y * ow + x - lane, mask};
     }
     lane += run;
+  }
+}
+
+// One padded row of `width` floats: row[j] = in[j - left] where j - left lies
+// in [0, count), else 0; a masked load and store per 16 columns (a memset,
+// memcpy and memset a row took a tenth of the time of backward data's phases
+// on ResNeXt-50 conv3_1, rows of 28 and 29 floats).
+void pad_row(const float *in, int64_t left, int64_t count, int64_t width, float *row) {
+  for (int64_t j = 0; j < width; j += 16) {
+    const int64_t x0 = j - left;
+    _mm512_mask_storeu_ps(
+        row + j, first_lanes(width - j),
+        _mm512_maskz_loadu_ps(lane_range(-x0, count - x0), lane_address(in, x0)));
   }
 }
 
@@ -142,14 +156,29 @@ void pair_planes(const uint16_t *lo, const uint16_t *hi, const dlk_conv2d_desc &
         std::memset(row, 0, static_cast<size_t>(first) * sizeof(uint32_t));
         const int64_t x0 = pw + p.sw * first - d.pad_w;
         const uint16_t *r0 = lo + y * d.w + x0;
+        const uint16_t *r1 = hi ? hi + y * d.w + x0 : nullptr;
+        // 16 pairs a step (an element at a time, the pairing took half as
+        // long as the products of ResNeXt-50 conv3_1's bf16 backward-data
+        // phases, and 2.5 times as long at stride 2 forward); at stride 2 a
+        // pair's elements are the low halves of 32-bit lanes of each row.
+        for (int64_t jq = 0; hi != nullptr && jq < end - first; jq += 16) {
+          const int64_t count = end - first - jq;
+          __m512i l, h;
+          if (p.sw == 1) {
+            l = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(first_lanes(count), r0 + jq));
+            h = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(first_lanes(count), r1 + jq));
+          } else {
+            const __mmask32 words = first_words(2 * count - 1);
+            l = _mm512_maskz_loadu_epi16(words, r0 + 2 * jq);
+            h = _mm512_maskz_loadu_epi16(words, r1 + 2 * jq);
+          }
+          _mm512_mask_storeu_epi32(
+              row + first + jq, first_lanes(count),
+              _mm512_ternarylogic_epi32(l, _mm512_set1_epi32(0xFFFF), _mm512_slli_epi32(h, 16),
+                                        0xEA));
+        }
         if (hi == nullptr)
           for (int64_t jq = 0; jq < end - first; ++jq) row[first + jq] = r0[p.sw * jq];
-        else if (p.sw == 1)
-          for (int64_t jq = 0; jq < end - first; ++jq)
-            row[first + jq] = r0[jq] | uint32_t{hi[y * d.w + x0 + jq]} << 16;
-        else
-          for (int64_t jq = 0; jq < end - first; ++jq)
-            row[first + jq] = r0[p.sw * jq] | uint32_t{hi[y * d.w + x0 + p.sw * jq]} << 16;
         std::memset(row + end, 0, static_cast<size_t>(p.wp - end) * sizeof(uint32_t));
       }
     }
@@ -334,21 +363,30 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
         split_phases<Storage>(channels + u * d.h * d.w, d, p, out);
       }
     } else {
+      // The padding below and right of the image is what the outputs read
+      // (hp, wp): pad_h and pad_w as validated, other amounts for backward
+      // data's phases (conv2d_backward_data_wide_rows_phases.cpp).
+      const int64_t top = std::min(d.pad_h, p.hp), left = std::min(d.pad_w, p.wp);
+      const int64_t rows = std::clamp<int64_t>(p.hp - top, 0, d.h);
+      const int64_t cols = std::clamp<int64_t>(p.wp - left, 0, d.w);
+      const auto zero = [](float *at, int64_t count) {
+        std::memset(at, 0, static_cast<size_t>(count) * sizeof(float));
+      };
       for (int64_t ci = c0; ci < c1; ++ci) {
         float *out = padded + ci * p.plane;
         const T *in = src + (image * d.c + ci) * d.h * d.w;
-        std::memset(out, 0, static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
-        for (int64_t y = 0; y < d.h; ++y) {
-          float *row = out + (d.pad_h + y) * p.wp;
-          std::memset(row, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
-          if constexpr (f32)
-            std::memcpy(row + d.pad_w, in + y * d.w, static_cast<size_t>(d.w) * sizeof(float));
-          else
-            for (int64_t x = 0; x < d.w; ++x) row[d.pad_w + x] = Storage::load(in[y * d.w + x]);
-          std::memset(row + d.pad_w + d.w, 0, static_cast<size_t>(d.pad_w) * sizeof(float));
+        zero(out, top * p.wp);
+        for (int64_t y = 0; y < rows; ++y) {
+          float *row = out + (top + y) * p.wp;
+          if constexpr (f32) {
+            pad_row(in + y * d.w, left, cols, p.wp, row);
+          } else {
+            zero(row, left);
+            for (int64_t x = 0; x < cols; ++x) row[left + x] = Storage::load(in[y * d.w + x]);
+            zero(row + left + cols, p.wp - left - cols);
+          }
         }
-        std::memset(out + (d.pad_h + d.h) * p.wp, 0,
-                    static_cast<size_t>(d.pad_h * p.wp) * sizeof(float));
+        zero(out + (top + rows) * p.wp, (p.hp - top - rows) * p.wp);
       }
     }
     // The slack past the last plane, which a tile's reads run into.
@@ -416,9 +454,13 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
         }
       } else if constexpr (!f32) {
         const int64_t q0 = pixel_of(c0 * kCols), q1 = pixel_of(c1 * kCols);
-        for (int64_t o = o0 * kRows; o < std::min(d.k, o1 * kRows); ++o)
-          for (int64_t q = q0; q < q1; ++q)
-            dst[(image * d.k + o) * pixels + q] = Storage::store(staged[o * pixels + q]);
+        for (int64_t o = o0 * kRows; o < std::min(d.k, o1 * kRows); ++o) {
+          T *out = dst + (image * d.k + o) * pixels;
+          if constexpr (std::is_same_v<Storage, FloatStorage<DLK_DTYPE_BF16>>)
+            round_to_bf16_avx512(staged + o * pixels + q0, q1 - q0, out + q0);
+          else
+            for (int64_t q = q0; q < q1; ++q) out[q] = Storage::store(staged[o * pixels + q]);
+        }
       }
     }
   };
