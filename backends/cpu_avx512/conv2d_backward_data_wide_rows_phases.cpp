@@ -37,9 +37,12 @@ core::Conv2dArgs phase_of(const core::Conv2dArgs &group, const DataPhases &phase
 }
 
 // A thread's scratch for one group: the phases' weights and compact planes
-// (elements from weights_at[p] and planes_at[p]), then the wide-row kernel's
-// own (the largest phase's plan). source_taps: the forward's tap that each of
-// a phase's taps reads.
+// (elements from weights_at[p] and planes_at[p]), the group's diff_dst padded
+// once for all four phases (`shape`: the phases share their padding above and
+// left; padded per phase, the copies took a fifth of ResNeXt-50 conv3_1's
+// f32 time and the bf16 pairing as long), then the wide-row kernel's own (the
+// largest phase's plan). source_taps: the forward's tap that each of a phase's
+// taps reads.
 struct GroupPhases {
   GroupPhases(const core::Conv2dArgs &group, const DataPhases &phases) {
     const int64_t elem = static_cast<int64_t>(dlk_dtype_size(group.desc.src_type));
@@ -50,15 +53,25 @@ struct GroupPhases {
       const core::Conv2dArgs t = phase_of(group, phases, p, nullptr, nullptr);
       weights += t.desc.k * t.desc.c * static_cast<int64_t>(source_taps[p].size());
       planes += t.desc.k * t.oh * t.ow;
-      kernel_bytes = std::max(kernel_bytes, kernels::WideRowsPlan(t, 1).bytes);
+      const kernels::WideRowsPlan own(t, 1);
+      shape.rows = std::max(shape.rows, own.hp);
+      shape.pitch = std::max(shape.pitch, own.wp);
+      shape.kw = std::max(shape.kw, t.desc.kw);
+    }
+    for (int p = 0; p < 4; ++p) {
+      const kernels::WideRowsPlan plan(phase_of(group, phases, p, nullptr, nullptr), 1, false,
+                                       shape);
+      kernel_bytes = std::max(kernel_bytes, plan.bytes);
+      image_bytes = ScratchCarver::aligned(static_cast<size_t>(plan.image_floats) * sizeof(float));
     }
     weights_bytes = ScratchCarver::aligned(static_cast<size_t>(weights * elem));
     planes_bytes = ScratchCarver::aligned(static_cast<size_t>(planes * elem));
   }
-  size_t bytes() const { return weights_bytes + planes_bytes + kernel_bytes; }
+  size_t bytes() const { return weights_bytes + planes_bytes + image_bytes + kernel_bytes; }
   std::array<std::vector<int64_t>, 4> source_taps;
   std::array<int64_t, 4> weights_at{}, planes_at{};
-  size_t weights_bytes = 0, planes_bytes = 0, kernel_bytes = 0;
+  kernels::WideRowsImageShape shape;
+  size_t weights_bytes = 0, planes_bytes = 0, image_bytes = 0, kernel_bytes = 0;
 };
 
 template <class T>
@@ -67,7 +80,8 @@ void run_group(const core::Conv2dArgs &group, const DataPhases &phases, const Gr
   auto *bytes = static_cast<unsigned char *>(own);
   T *weights = reinterpret_cast<T *>(bytes);
   T *planes = reinterpret_cast<T *>(bytes + layout.weights_bytes);
-  void *kernel = bytes + layout.weights_bytes + layout.planes_bytes;
+  auto *image = reinterpret_cast<float *>(bytes + layout.weights_bytes + layout.planes_bytes);
+  void *kernel = bytes + layout.weights_bytes + layout.planes_bytes + layout.image_bytes;
   const auto *w = static_cast<const T *>(group.weights);
   const int64_t kg = group.desc.k, cg = group.desc.c, taps = group.desc.kh * group.desc.kw;
   for (int p = 0; p < 4; ++p) {
@@ -79,7 +93,8 @@ void run_group(const core::Conv2dArgs &group, const DataPhases &phases, const Gr
         for (int64_t t = 0; t < n; ++t)
           turned[(ci * kg + kk) * n + t] = w[(kk * cg + ci) * taps + from[static_cast<size_t>(t)]];
     const core::Conv2dArgs t = phase_of(group, phases, p, turned, planes + layout.planes_at[p]);
-    kernels::conv2d_wide_rows_avx512(t, 1, kernels::WideRowsPlan(t, 1), kernel);
+    kernels::conv2d_wide_rows_avx512(t, 1, kernels::WideRowsPlan(t, 1, false, layout.shape),
+                                     kernel, {image, p > 0});
   }
   const int64_t h = group.desc.h, width = group.desc.w;
   auto *diff_src = static_cast<T *>(group.diff_src);

@@ -2,14 +2,13 @@
 // 16 channels, on the wide-row kernel in phases (conv2d_data_phases.hpp):
 // each image's groups a thread each (conv2d_group_views.hpp; NHWC's turned
 // into NCHW planes and back), each group's four phases forward convolutions
-// of its diff_dst planes on the wide-row kernel (kernels/conv2d_direct_kernels.hpp),
-// their weights the phase's taps turned around (copied per group: OIHW with
-// the group's cg output and kg input channels), into compact planes whose
-// rows are then merged column by column into diff_src
-// (kernels/interleave_kernels.hpp). The channel-lane kernel's phases take
-// groups from 16 channels and 64 taps a phase (kChannelLanesMinTaps), which
-// ResNeXt-50's conv3_1 (32 groups of 8) and conv4_1 (of 16) lack: they ran
-// the GEMM and col2im per group.
+// of its diff_dst planes, padded once for the four, on the wide-row kernel
+// (kernels/conv2d_direct_kernels.hpp), their weights the phase's taps turned
+// around (copied per group: OIHW with the group's cg output and kg input
+// channels), into compact planes whose rows are then merged column by column
+// into diff_src (kernels/interleave_kernels.hpp). The channel-lane kernel's
+// phases, checked first, take groups from 16 channels (ResNeXt-50's conv4_1);
+// conv3_1's groups of 8 ran the GEMM and col2im per group.
 #pragma once
 
 #include "backends/cpu_avx512/scratch.hpp"

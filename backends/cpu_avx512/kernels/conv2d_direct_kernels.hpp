@@ -84,10 +84,20 @@ void conv2d_direct_few_channels_avx512(const core::Conv2dArgs &args, int threads
 // quadded (f16/bf16/int8) or turned around (backward data), int8's starting
 // sums, and per thread that holds one the padded image and (f16/bf16, int8
 // but to s32) an image of sums.
+// Where several stride-1 convolutions of one image with the same padding
+// above and left read one padded copy of it (backward data's phases,
+// conv2d_backward_data_wide_rows_phases.cpp): its rows and pitch, at least
+// each one's own, and the widest kernel among them (the slack past the last
+// plane); zero: a convolution's own.
+struct WideRowsImageShape {
+  int64_t rows = 0, pitch = 0, kw = 0;
+};
+
 struct WideRowsPlan {
   // turned: the weights are turned around first (backward data, see
   // conv2d_wide_rows_applies), else read as they lie.
-  WideRowsPlan(const core::Conv2dArgs &args, int threads, bool turned = false);
+  WideRowsPlan(const core::Conv2dArgs &args, int threads, bool turned = false,
+               WideRowsImageShape shape = {});
   bool turned = false;
   bool pairs = false;  // bf16 k-pairs for vdpbf16ps
   bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
@@ -251,9 +261,18 @@ inline const char *conv2d_wide_rows_name(dlk_dtype type, bool turned) {
                                   : "avx512:conv2d_wide_rows_f32";
 }
 
+// One image's padded planes (plan.image_floats floats) kept by the caller
+// for convolutions of one WideRowsImageShape: the first call pads src into
+// them (`padded` false), the others read them as they are.
+struct WideRowsImage {
+  float *planes = nullptr;
+  bool padded = false;
+};
+
 // dst = conv(src, weights) + bias, ReLU where asked (the weights turned
-// around where plan.turned); `scratch` holds plan.bytes.
+// around where plan.turned); `scratch` holds plan.bytes; with `image` (one
+// image on one thread) its planes instead of the scratch's.
 void conv2d_wide_rows_avx512(const core::Conv2dArgs &args, int threads, const WideRowsPlan &plan,
-                             void *scratch);
+                             void *scratch, WideRowsImage image = {});
 
 }  // namespace dlk::cpu::kernels

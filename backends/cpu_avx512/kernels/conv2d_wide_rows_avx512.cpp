@@ -186,7 +186,8 @@ void pair_planes(const uint16_t *lo, const uint16_t *hi, const dlk_conv2d_desc &
 
 }  // namespace
 
-WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_weights)
+WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_weights,
+                           WideRowsImageShape shape)
     : turned(turned_weights) {
   const dlk_conv2d_desc &d = a.desc;
   pairs = d.src_type == DLK_DTYPE_BF16 && bf16_dot_outpaces_fma(core::cpu_features());
@@ -197,8 +198,8 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
   // The padded rows the outputs read, (oh - 1) sh + kh (h + 2 pad_h at
   // stride 1), from the output size, which validation bounds: the padding
   // alone may be far larger than any tensor; a phase plane holds every sh-th.
-  hp = a.oh - 1 + (d.kh + sh - 1) / sh;
-  wp = a.ow - 1 + (d.kw + sw - 1) / sw;
+  hp = std::max(a.oh - 1 + (d.kh + sh - 1) / sh, shape.rows);
+  wp = std::max(a.ow - 1 + (d.kw + sw - 1) / sw, shape.pitch);
   phase_plane = hp * wp;
   plane = sh * sw * phase_plane;
   wide_columns = a.oh * wp;
@@ -228,7 +229,7 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
   buffers = images_per_thread ? std::max(threads, 1) : 1;
   // Reads run up to a tile's 48 columns and the kernel's width past the last
   // phase plane's wide columns: zeroed slack.
-  image_floats = units * plane + kCols + d.kw + 16;
+  image_floats = units * plane + kCols + std::max(d.kw, shape.kw) + 16;
   if (d.src_type != DLK_DTYPE_F32 && !(quads && d.dst_type == DLK_DTYPE_S32))
     staged_floats = d.k * a.oh * a.ow;
   if (d.src_type != DLK_DTYPE_F32 || turned) weight_floats = d.k * units * d.kh * d.kw;
@@ -242,7 +243,8 @@ WideRowsPlan::WideRowsPlan(const core::Conv2dArgs &a, int threads, bool turned_w
 namespace {
 
 template <class Storage>
-void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, void *scratch) {
+void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, void *scratch,
+               WideRowsImage kept) {
   using T = typename Storage::type;
   constexpr bool f32 = std::is_same_v<T, float>;
   constexpr bool int8 = std::is_same_v<Storage, Int8Quads>;
@@ -467,9 +469,10 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
 
   if (p.images_per_thread) {
     parallel_for(d.n, threads, [&](int64_t image, int thread) {
-      float *padded = images + thread * buffer_stride;
-      pad_channels(image, 0, p.units, padded);
-      compute(image, padded, padded + aligned(p.image_floats), 0, p.tiles, 0, panels);
+      float *own = images + thread * buffer_stride;
+      float *padded = kept.planes ? kept.planes : own;
+      if (!kept.padded) pad_channels(image, 0, p.units, padded);
+      compute(image, padded, own + aligned(p.image_floats), 0, p.tiles, 0, panels);
     });
     return;
   }
@@ -496,10 +499,10 @@ void wide_rows(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p, vo
 }  // namespace
 
 void conv2d_wide_rows_avx512(const core::Conv2dArgs &a, int threads, const WideRowsPlan &p,
-                             void *scratch) {
-  if (p.quads) return wide_rows<Int8Quads>(a, threads, p, scratch);
+                             void *scratch, WideRowsImage image) {
+  if (p.quads) return wide_rows<Int8Quads>(a, threads, p, scratch, image);
   with_float_storage(a.desc.src_type, [&](auto storage) {
-    wide_rows<decltype(storage)>(a, threads, p, scratch);
+    wide_rows<decltype(storage)>(a, threads, p, scratch, image);
   });
 }
 
