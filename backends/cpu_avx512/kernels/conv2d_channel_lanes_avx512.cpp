@@ -10,6 +10,7 @@
 #include "backends/cpu_avx512/kernels/conv2d_channel_lanes_kernels.hpp"
 #include "backends/cpu_avx512/kernels/conv2d_direct_kernels.hpp"
 #include "backends/cpu_avx512/kernels/gemm_store_kernels.hpp"
+#include "backends/cpu_avx512/kernels/interleave_kernels.hpp"
 #include "backends/cpu_avx512/kernels/transpose16_avx512.hpp"
 #include "backends/cpu_avx512/parallel_for.hpp"
 #include "common/immintrin.hpp"
@@ -470,8 +471,6 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   // into diff_src's row, bf16 rounded as it is stored), or the f32 NHWC row's
   // every other pixel.
   const int64_t half = (a.ow + 1) / 2;
-  const __m512i interleave =
-      _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
   const auto compute_phased = [&](int64_t n, const float *image, int64_t b, int64_t y,
                                   float *stage) {
     const int64_t o0 = kBlock * b;
@@ -505,39 +504,28 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
     for (int64_t i = 0; i < channels; ++i) {
       const float *even = stage + i * half, *odd = even + kBlock * half;
       const int64_t at = (n * d.k + o0 + i) * pixels + y * a.ow;
-      if (p.pairs) {
-        // Column t of the even phase rounded into the low half of a 32-bit
-        // lane, the odd one's into the high half: the row's columns 2t and
-        // 2t + 1 in order, 32 a store (a permute and a 16-bit store per 16
-        // columns cost res3a_3x3's bf16 pass a tenth of its time on Zen 4).
-        for (int64_t t = 0; t < half; t += 16) {
-          const __mmask16 both = first_lanes(a.ow / 2 - t);
-          const __m512i e = round_to_bf16_lanes(
-              _mm512_maskz_loadu_ps(first_lanes(half - t), even + t));
-          const __m512i o = round_to_bf16_lanes(_mm512_maskz_loadu_ps(both, odd + t));
-          _mm512_mask_storeu_epi32(dst16 + at + 2 * t, both,
-                                   _mm512_or_si512(e, _mm512_maskz_slli_epi32(0xFFFF, o, 16)));
-          if (a.ow % 2 && half - t <= 16) {
-            // An odd width's last column, an even one, alone.
-            alignas(64) uint32_t last[16];
-            _mm512_store_si512(last, e);
-            dst16[at + a.ow - 1] = static_cast<uint16_t>(last[half - 1 - t]);
-          }
-        }
+      if (!p.pairs) {
+        interleave_columns_avx512(even, odd, a.ow, sizeof(float),
+                                  static_cast<float *>(a.dst) + at);
         continue;
       }
-      for (int64_t x = 0; x < a.ow; x += 16) {
-        const int64_t t = x / 2;
-        const __m512 e =
-            _mm512_maskz_loadu_ps(first_lanes(std::min<int64_t>(8, half - t)), even + t);
-        const __m512 o =
-            _mm512_maskz_loadu_ps(first_lanes(std::min<int64_t>(8, a.ow / 2 - t)), odd + t);
-        const __m512 row16 = _mm512_permutex2var_ps(e, interleave, o);
-        const __mmask16 lanes = first_lanes(a.ow - x);
-        if (p.pairs)
-          _mm512_mask_cvtepi32_storeu_epi16(dst16 + at + x, lanes, round_to_bf16_lanes(row16));
-        else
-          _mm512_mask_storeu_ps(static_cast<float *>(a.dst) + at + x, lanes, row16);
+      // Column t of the even phase rounded into the low half of a 32-bit
+      // lane, the odd one's into the high half: the row's columns 2t and
+      // 2t + 1 in order, 32 a store (a permute and a 16-bit store per 16
+      // columns cost res3a_3x3's bf16 pass a tenth of its time on Zen 4).
+      for (int64_t t = 0; t < half; t += 16) {
+        const __mmask16 both = first_lanes(a.ow / 2 - t);
+        const __m512i e = round_to_bf16_lanes(
+            _mm512_maskz_loadu_ps(first_lanes(half - t), even + t));
+        const __m512i o = round_to_bf16_lanes(_mm512_maskz_loadu_ps(both, odd + t));
+        _mm512_mask_storeu_epi32(dst16 + at + 2 * t, both,
+                                 _mm512_or_si512(e, _mm512_maskz_slli_epi32(0xFFFF, o, 16)));
+        if (a.ow % 2 && half - t <= 16) {
+          // An odd width's last column, an even one, alone.
+          alignas(64) uint32_t last[16];
+          _mm512_store_si512(last, e);
+          dst16[at + a.ow - 1] = static_cast<uint16_t>(last[half - 1 - t]);
+        }
       }
     }
   };
