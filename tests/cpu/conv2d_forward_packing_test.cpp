@@ -153,7 +153,8 @@ bool wide_rows_rule(const std::string &tier, const dlk_conv2d_desc &d, int64_t o
 // 15 lanes unstored), one below and at a block (31, 32), one above (33, a
 // second block of one vector), 48 and 65; output widths of one pixel, one
 // below, at and above a tile of 14 (13, 14, 15), 29 (two tiles and one
-// pixel) and 7 (res5's); padding wider than the kernel, dilation 2, 5x5, 1x3,
+// pixel) and 7 (res5's); padding wider than the kernel (the output rows whose
+// taps all fall in it run none: bias alone), dilation 2, 5x5, 1x3,
 // 3x1, conv1's 7x7 over 3 channels (147 taps) at stride 2; stride 2 at odd
 // and even widths; one image in bands of output rows, a band a thread (the
 // padded image outweighing the weights: 12 rows of 6 x 30 padded by 4, 16 of

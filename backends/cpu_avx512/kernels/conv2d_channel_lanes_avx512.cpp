@@ -44,10 +44,12 @@ struct TurnedTap {
 // weights as stored are `runs` runs of `run` taps each, output channel o's
 // run g at weights + g run_stride + o row_stride, tap j of it tap g run + j,
 // or where `turned` is given tap turned[j].first + g turned[j].taps +
-// turned[j].index; 16 x 16 pieces turned in registers.
+// turned[j].index, and that tap to place[tap] where `place` is given; 16 x
+// 16 pieces turned in registers.
 struct WeightRuns {
   int64_t runs, run, run_stride, row_stride;
   const TurnedTap *turned;
+  const int64_t *place;
 };
 void pack_block(const float *weights, int64_t k, const WeightRuns &w, int64_t b, float *packed) {
   const int64_t o0 = kBlock * b, width = std::min<int64_t>(kBlock, (k - o0 + 15) / 16 * 16);
@@ -62,8 +64,10 @@ void pack_block(const float *weights, int64_t k, const WeightRuns &w, int64_t b,
                                       : _mm512_setzero_ps();
         transpose16(rows);
         for (int64_t j = j0; j < std::min(w.run, j0 + 16); ++j) {
-          const int64_t t = w.turned ? w.turned[j].first + g * w.turned[j].taps + w.turned[j].index
-                                     : g * w.run + j;
+          const int64_t tap = w.turned
+                                  ? w.turned[j].first + g * w.turned[j].taps + w.turned[j].index
+                                  : g * w.run + j;
+          const int64_t t = w.place ? w.place[tap] : tap;
           _mm512_store_ps(packed + t * width + half, rows[j - j0]);
         }
       }
@@ -152,6 +156,7 @@ ChannelLanesPlan::ChannelLanesPlan(const core::Conv2dArgs &a, int threads, bool 
   // (res4a's 256 channels at stride 2: 14 lines in 2 sets of each row read);
   // 16 elements more spread them (res4a 0.92x -> 1.02x the GEMM at batch 1).
   pixel_floats = !nhwc ? 1 : units % 16 == 0 && units >= 128 ? units + 16 : units;
+  skip_rows = !phased && (!quads || SrcBytes(d).zero_u8 == 0);
   if (!phased) {
     pad_top = d.pad_h, pad_left = d.pad_w;
     hp = (a.oh - 1) * d.stride_h + (d.kh - 1) * d.dilation_h + 1;
@@ -290,12 +295,19 @@ void conv2d_channel_lanes_pack_weights(const core::Conv2dArgs &a, int threads,
     });
     if (p.paired_floats > 0) weights = reinterpret_cast<const float *>(paired);
   }
+  // NCHW's taps (u, r, s) to (r, u, s) where the plan skips rows.
+  std::vector<int64_t> rows_outer;
+  if (p.skip_rows && !nhwc)
+    for (int64_t u = 0; u < p.units; ++u)
+      for (int64_t r = 0; r < d.kh; ++r)
+        for (int64_t s = 0; s < d.kw; ++s) rows_outer.push_back((r * p.units + u) * d.kw + s);
+  const int64_t *order = rows_outer.empty() ? nullptr : rows_outer.data();
   // (bf16 NCHW's pairing turned them already; phased, its taps go to their
   // phases.)
   const WeightRuns runs =
-      p.turned && !p.pairs ? WeightRuns{d.c, khw, d.k * khw, khw, turned_taps.data()}
-      : p.phased           ? WeightRuns{p.units, khw, khw, p.taps, paired_taps.data()}
-                           : WeightRuns{1, p.taps, 0, p.taps, nullptr};
+      p.turned && !p.pairs ? WeightRuns{d.c, khw, d.k * khw, khw, turned_taps.data(), order}
+      : p.phased           ? WeightRuns{p.units, khw, khw, p.taps, paired_taps.data(), nullptr}
+                           : WeightRuns{1, p.taps, 0, p.taps, nullptr, order};
   parallel_for(p.blocks, threads, [&](int64_t b, int) {
     if (p.turned && nhwc)
       pack_block_turned_ohwi(a.weights, d, p.pairs, p.units, turned_taps.data(), b,
@@ -333,8 +345,9 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
   auto *stages = carve.carve<float>(stage_stride * p.stages);
 
   // The taps in the weights' order: OIHW (u, r, s) over planes of hp x wp,
-  // OHWI (r, s, u) over an image of hp x wp pixels, u a channel or a pair;
-  // phased: each phase's kernel from its first tap.
+  // (r, u, s) where the plan skips rows, OHWI (r, s, u) over an image of hp x
+  // wp pixels, u a channel or a pair; phased: each phase's kernel from its
+  // first tap.
   const auto fill_offsets = [&](int32_t *off, int64_t kh, int64_t kw, int64_t dh, int64_t dw) {
     for (int64_t u = 0; u < p.units; ++u)
       for (int64_t r = 0; r < kh; ++r)
@@ -343,7 +356,8 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
           if (nhwc)
             off[(r * kw + s) * p.units + u] = static_cast<int32_t>(pixel * p.pixel_floats + u);
           else
-            off[(u * kh + r) * kw + s] = static_cast<int32_t>(u * p.plane + pixel);
+            off[(p.skip_rows ? r * p.units + u : u * kh + r) * kw + s] =
+                static_cast<int32_t>(u * p.plane + pixel);
         }
   };
   if (!p.phased)
@@ -558,8 +572,20 @@ void conv2d_channel_lanes_avx512(const core::Conv2dArgs &a, int threads,
                         : a.bias ? a.bias + o0
                                  : nullptr;
     const bool relu = d.relu != 0 && !(p.quads && staged);
-    tiles(row, a.ow, d.stride_w * pixel, d.stride_w, offsets, p.taps, packed + o0 * p.taps, bias,
-          relu, out, out_pixel, out_stride, channels);
+    // The kernel rows that reach the image (all but where the row's taps
+    // reach the padding above or below it), their taps a run.
+    int64_t first_row = 0, end_row = d.kh;
+    if (p.skip_rows) {
+      const int64_t top = y * d.stride_h - d.pad_h, below = d.h - top;
+      first_row = std::min(d.kh, top < 0 ? (-top + d.dilation_h - 1) / d.dilation_h : 0);
+      end_row = std::max(first_row, std::min(d.kh, below <= 0 ? 0
+                                                               : (below + d.dilation_h - 1) /
+                                                                     d.dilation_h));
+    }
+    const int64_t row_taps = p.taps / d.kh, width = (channels + 15) / 16 * 16;
+    const int64_t t0 = first_row * row_taps;
+    tiles(row, a.ow, d.stride_w * pixel, d.stride_w, offsets + t0, (end_row - first_row) * row_taps,
+          packed + o0 * p.taps + t0 * width, bias, relu, out, out_pixel, out_stride, channels);
     if (!staged) return;
     if (p.quads) {
       const auto *sums = reinterpret_cast<const int32_t *>(stage);

@@ -105,6 +105,18 @@ struct ChannelLanesPlan {
   // pixels copied one at a time, the weights grouped first.
   bool ragged = false;
   bool quads = false;  // int8 k-quads for vpdpbusd; neither: f32
+  // An output row runs only the taps of the kernel rows that reach the image,
+  // the taps ordered by kernel row first (NCHW (r, u, s); NHWC's (r, s, u)
+  // are so anyway). oneDNN's blocked kernels skip the padding's rows and
+  // columns: over a 7 x 7 image a 3x3 kernel with padding 1 has 19 of its 21
+  // row taps in the image, 361 of 441 taps (0.82: oneDNN-any ran res5b at
+  // 104-120 % of the peak that dlk's tiles measure), 14 x 14 40 of 42. The
+  // rows alone: ResNet-50 res4b/res5b 3x3 at batch 32 on 2 threads, forward
+  // and backward data, 0.75-1.00x -> 0.85-1.06x oneDNN-any (Zen 4). Not
+  // phased (a phase's rows are few), nor int8 but with a zero point of 0 (u8;
+  // s8's -128): elsewhere its padding holds the zero point, whose taps the
+  // starting sums count.
+  bool skip_rows = false;
   int64_t units = 0;   // input channels, or their pairs or quads
   bool images_per_thread = false;
   // bands > 1: output rows band_rows a band (the last may hold fewer), a
