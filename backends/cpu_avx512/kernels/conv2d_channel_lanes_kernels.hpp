@@ -5,7 +5,8 @@
 // conv2d_channel_lanes_bf16_avx512bf16.cpp and
 // conv2d_channel_lanes_int8_avx512vnni.cpp): a tile of up to 14 consecutive
 // output pixels of a row x 32 output channels keeps its 28
-// sums in registers over all c x kh x kw taps; per tap two aligned loads of
+// sums in registers over the c x kh x kw taps (those of the kernel rows that
+// reach the image: the plan's skip_rows); per tap two aligned loads of
 // the tap's weights (packed once per call, or once for many calls through
 // dlk_conv2d_weights_create; 32 output channels a tap) and one
 // broadcast of each pixel's input value from a zero-padded copy of the image,
