@@ -58,12 +58,15 @@ struct GroupPhases {
       shape.pitch = std::max(shape.pitch, own.wp);
       shape.kw = std::max(shape.kw, t.desc.kw);
     }
+    // A plan depends on the phase's shapes alone, the same for every group.
+    plans.reserve(4);
     for (int p = 0; p < 4; ++p) {
-      const kernels::WideRowsPlan plan(phase_of(group, phases, p, nullptr, nullptr), 1, false,
-                                       shape);
-      kernel_bytes = std::max(kernel_bytes, plan.bytes);
-      image_bytes = ScratchCarver::aligned(static_cast<size_t>(plan.image_floats) * sizeof(float));
+      plans.emplace_back(phase_of(group, phases, p, nullptr, nullptr), 1, false, shape);
+      kernel_bytes = std::max(kernel_bytes, plans.back().bytes);
     }
+    // The phases share the padded image: one shape, one size.
+    image_bytes =
+        ScratchCarver::aligned(static_cast<size_t>(plans[0].image_floats) * sizeof(float));
     weights_bytes = ScratchCarver::aligned(static_cast<size_t>(weights * elem));
     planes_bytes = ScratchCarver::aligned(static_cast<size_t>(planes * elem));
   }
@@ -71,6 +74,7 @@ struct GroupPhases {
   std::array<std::vector<int64_t>, 4> source_taps;
   std::array<int64_t, 4> weights_at{}, planes_at{};
   kernels::WideRowsImageShape shape;
+  std::vector<kernels::WideRowsPlan> plans;
   size_t weights_bytes = 0, planes_bytes = 0, image_bytes = 0, kernel_bytes = 0;
 };
 
@@ -93,8 +97,8 @@ void run_group(const core::Conv2dArgs &group, const DataPhases &phases, const Gr
         for (int64_t t = 0; t < n; ++t)
           turned[(ci * kg + kk) * n + t] = w[(kk * cg + ci) * taps + from[static_cast<size_t>(t)]];
     const core::Conv2dArgs t = phase_of(group, phases, p, turned, planes + layout.planes_at[p]);
-    kernels::conv2d_wide_rows_avx512(t, 1, kernels::WideRowsPlan(t, 1, false, layout.shape),
-                                     kernel, {image, p > 0});
+    kernels::conv2d_wide_rows_avx512(t, 1, layout.plans[static_cast<size_t>(p)], kernel,
+                                     {image, p > 0});
   }
   const int64_t h = group.desc.h, width = group.desc.w;
   auto *diff_src = static_cast<T *>(group.diff_src);
