@@ -66,8 +66,8 @@ void pack_k_contiguous_avx512(const uint8_t *src, int64_t stride, int rows, int6
 
 namespace {
 
-// Panels of int8 B from which pack_panel32_interleaved packs panel by panel
-// (measured at 98 panels and at 25, and level or behind at 2 and 7).
+// Panels of B from which pack_panel32_interleaved packs panel by panel
+// (int8 measured at 98 panels and at 25, and level or behind at 2 and 7).
 constexpr int kPanelsOneByOne = 16;
 
 // pack_panel_contiguous for the B panels of the 32-column kernels, bf16 or
@@ -132,15 +132,18 @@ void pack_panel32_interleaved(const uint8_t *src, int64_t stride, int elem_bytes
     _mm512_storeu_si512(o, _mm512_shuffle_i32x4(ab, cd, 0x88));
     _mm512_storeu_si512(o + 64, _mm512_shuffle_i32x4(ab, cd, 0xDD));
   };
-  // Many int8 panels, panel by panel, each written front to back: line by line
+  // Many panels, panel by panel, each written front to back: line by line
   // across them, a unit-row's stores went to panels unit_rows x 128 bytes
-  // apart, a multiple of 4 KiB where k is a multiple of 128, into one set of
-  // L1 (the GEMM 64 x 3136 x 256, 98 panels, ran 1.21-1.27x this way on 1
-  // thread; conv runs with 2 or 7 panels read 0.86-0.94x). A panel takes half
-  // of each of its k lines, which stay in L1 or L2 for the next; each panel
-  // prefetches its own (where a thread's share starts mid-line, prefetching on
-  // every other panel missed half of them: 0.95x on 2 threads).
-  if (elem_bytes == 1 && panels >= kPanelsOneByOne) {
+  // apart, a multiple of 4 KiB where k is a multiple of 64 (bf16) or 128
+  // (int8), into one set of L1 (the int8 GEMM 64 x 3136 x 256, 98 panels, ran
+  // 1.21-1.27x this way on 1 thread; conv runs with 2 or 7 panels read
+  // 0.86-0.94x; bf16 weights of 512 to 2048 columns as B, res5's 1x1 backward
+  // data at batch 1, 1.14-1.25x on 1 thread and 1.29-1.45x on 2, AMD EPYC Zen
+  // 5). An int8 panel takes half of each of its k lines, which stay in L1 or
+  // L2 for the next; each panel prefetches its own (where a thread's share
+  // starts mid-line, prefetching on every other panel missed half of them:
+  // 0.95x on 2 threads).
+  if (panels >= kPanelsOneByOne) {
     for (int q = 0; q < panels; ++q) {
       select_panel(q);
       for (int64_t u = 0; u < unit_rows; ++u) {
